@@ -1,0 +1,83 @@
+# acceptlab: the front door. `make` builds, `make test` runs every test,
+# `make measure PLATFORM=linux` runs the campaign, `make report` re-derives
+# report/linux.md from the committed run. Quiet unless V=1.
+
+PYTHON ?= /usr/bin/python3
+CC := gcc
+CLANG ?= clang
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
+SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+PLATFORM ?=
+QUICK ?=
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+SERVER_SRC := servers/main.c servers/supervisor.c servers/worker.c servers/http.c \
+	servers/net.c servers/util.c servers/variants.c $(wildcard servers/variants/*.c)
+SERVER_HDR := $(wildcard servers/*.h)
+PROBE_SRC := probes/probe.c probes/response.c
+PROBE_HDR := $(wildcard probes/*.h)
+
+BINS := bin/acceptlab-server bin/acceptlab-probe
+TEST_BINS := build/test_http build/test_response build/server-asan
+
+.DELETE_ON_ERROR:
+.PHONY: all deps test measure report clean check-platform
+
+all: deps $(BINS)
+
+deps:
+	$(Q)sh ci/deps.sh
+
+bin/acceptlab-server: $(SERVER_SRC) $(SERVER_HDR) | bin
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WARN) $(CFLAGS) $(SERVER_SRC) -o $@
+
+bin/acceptlab-probe: $(PROBE_SRC) $(PROBE_HDR) | bin
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WARN) $(CFLAGS) $(PROBE_SRC) -lm -o $@
+
+# The parsers' unit tests and a whole server, under ASan/UBSan.
+build/test_http: tests/c/test_http.c tests/c/check.h servers/http.c servers/http.h | build
+	@echo "  CC-SAN  $@"
+	$(Q)$(CC) $(WARN) $(SAN) -Iservers tests/c/test_http.c servers/http.c -o $@
+
+build/test_response: tests/c/test_response.c tests/c/check.h probes/response.c probes/response.h | build
+	@echo "  CC-SAN  $@"
+	$(Q)$(CC) $(WARN) $(SAN) -Iprobes tests/c/test_response.c probes/response.c -o $@
+
+build/server-asan: $(SERVER_SRC) $(SERVER_HDR) | build
+	@echo "  CC-SAN  $@"
+	$(Q)$(CC) $(WARN) $(SAN) $(SERVER_SRC) -o $@
+
+# libFuzzer target for the request parser (clang); the tests run it briefly.
+build/fuzz_http: tests/fuzz/fuzz_http.c servers/http.c servers/http.h | build
+	@echo "  FUZZ    $@"
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -Iservers tests/fuzz/fuzz_http.c servers/http.c -o $@
+
+bin build:
+	$(Q)mkdir -p $@
+
+test: all $(TEST_BINS) build/fuzz_http
+	$(Q)$(PYTHON) -m pytest -q tests
+
+check-platform:
+	@if [ "$(PLATFORM)" != "linux" ]; then \
+		echo "measure: PLATFORM=$(if $(PLATFORM),$(PLATFORM),<unset>) is not supported; use PLATFORM=linux" >&2; \
+		exit 2; \
+	fi
+
+measure: check-platform all
+	$(Q)$(PYTHON) probes/campaign.py --platform $(PLATFORM) $(if $(QUICK),--quick)
+	$(Q)$(PYTHON) report/report.py
+
+report:
+	$(Q)$(PYTHON) report/report.py
+
+clean:
+	rm -rf bin build

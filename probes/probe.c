@@ -1,0 +1,897 @@
+/* probe.c: acceptlab-probe, the client that asks every connection which
+ * worker holds it. One thread, one epoll; shapes burst, ramp, keepalive and
+ * oneshot; counts per worker, latencies, and every error by kind. */
+#include "response.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "acceptlab-probe"
+#define MAX_WORKERS 256
+#define MAX_CONNECTIONS 20000
+#define ID_LEN 64
+#define BUF_CAP 8192
+#define STOP_CONFIRM_MS 2000 /* how long a SIGSTOP may take to show in /proc */
+
+enum shape { SHAPE_BURST, SHAPE_RAMP, SHAPE_KEEPALIVE, SHAPE_ONESHOT };
+static const char *const shape_names[] = { "burst", "ramp", "keepalive", "oneshot" };
+
+enum err_kind { E_REFUSED, E_CONNECT_TIMEOUT, E_RESET, E_EOF, E_TIMEOUT, E_BAD_RESPONSE, E_SEND, E_OTHER, E_KINDS };
+static const char *const err_names[] = { "refused", "connect_timeout", "reset", "eof", "timeout",
+					 "bad_response", "send", "other" };
+
+struct options {
+	struct sockaddr_in target;
+	const char *target_str;
+	enum shape shape;
+	int connections, rounds, gap_ms, requests, round_gap_ms, timeout_ms;
+	int pin;
+	const char *path;
+	const char *worker_header; /* NULL: the id is the body's first line */
+	double max_ratio;          /* <= 0: not checked */
+	int stop_winner, json;
+	const char *workers_from;
+	int expect_workers;
+};
+
+/* A worker the probe knows of: from the ready line, or because it answered. */
+struct wstat {
+	char id[ID_LEN];
+	int pid; /* 0 if unknown */
+	long conns, reqs;
+};
+
+struct tally {
+	struct wstat w[MAX_WORKERS];
+	int n;
+	long errors[E_KINDS];
+	long answered, unanswered, switched;
+};
+
+enum cstate { C_CONNECTING, C_OPEN, C_ASKING, C_DONE, C_FAILED };
+
+struct pconn {
+	int fd;
+	enum cstate state;
+	int64_t t_start, t_sent;
+	char owner[ID_LEN]; /* who answered this connection first */
+	size_t len;
+	char buf[BUF_CAP];
+};
+
+static struct options opt;
+static int epfd = -1;
+static struct pconn *conns;
+static int nconns;
+static int64_t *lat_connect, *lat_first;
+static int nlat_connect, nlat_first;
+static pid_t stopped_pid; /* a worker we SIGSTOPped: always SIGCONT it on the way out */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void on_fatal_signal(int sig)
+{
+	if (stopped_pid > 0)
+		kill(stopped_pid, SIGCONT);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " --target HOST:PORT --shape burst|ramp|keepalive|oneshot\n"
+		"                       [--connections N] [--rounds R] [--gap-ms G] [--requests M]\n"
+		"                       [--pin CPU] [--path /pid] [--worker-from body|header:NAME]\n"
+		"                       [--max-ratio X] [--stop-winner] [--workers-from FILE]\n"
+		"                       [--expect-workers N] [--timeout-ms T] [--round-gap-ms G] [--json]\n"
+		"\n"
+		"Asks which worker holds each connection and counts per worker.\n"
+		"  burst      open N connections at once (connects issued back to back), then,\n"
+		"             with all of them open, ask once on each (default N 32)\n"
+		"  ramp       open N one at a time, --gap-ms apart (default 10), hold them, then ask\n"
+		"  keepalive  open N at once and hold them; ask M times on each (--requests, default 4),\n"
+		"             --gap-ms between waves (default 10); flags connections answered by two workers\n"
+		"  oneshot    --rounds rounds (default 10) of N sequential fresh connections\n"
+		"             (default 8), each closed before the next, --gap-ms apart (default 5)\n"
+		"\n"
+		"Each round prints 'burst 32: 17/15' (largest share first; workers known from\n"
+		"--workers-from or --expect-workers that got none show as 0). With --json, stdout\n"
+		"has one JSON object per round and a summary; the human lines go to stderr.\n"
+		"\n"
+		"  --worker-from body|header:NAME  where the worker id is (default body: first line)\n"
+		"  --workers-from FILE  the server's ready line: names every worker (and its pid)\n"
+		"  --expect-workers N   how many workers there are, when no ready line is at hand\n"
+		"  --max-ratio X        exit 1 if a round's max/min over the workers exceeds X\n"
+		"                       (a worker with no connection makes it infinite)\n"
+		"  --stop-winner        after the rounds, SIGSTOP the worker that answered most, run\n"
+		"                       them again (the others must answer all), then SIGCONT it\n"
+		"  --pin CPU            run the probe on that CPU\n"
+		"  --timeout-ms T       connect and answer timeout per phase (default 5000)\n"
+		"  --round-gap-ms G     pause between rounds (default 100)\n"
+		"\n"
+		"Exit: 0 ok; 1 a connection went unanswered, --max-ratio exceeded, or the stopped\n"
+		"winner's siblings did not answer all; 2 usage error.\n");
+}
+
+static void bad_arg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see --help)\n");
+	exit(2);
+}
+
+static int parse_int(const char *name, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi)
+		bad_arg("%s %s: expected an integer in %ld..%ld", name, s, lo, hi);
+	return (int)v;
+}
+
+static void parse_target(const char *s)
+{
+	const char *colon = strrchr(s, ':');
+	struct addrinfo hints, *res;
+	char host[256];
+	int port;
+
+	if (!colon || colon == s || (size_t)(colon - s) >= sizeof(host))
+		bad_arg("--target %s: expected HOST:PORT", s);
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = '\0';
+	port = parse_int("--target port", colon + 1, 1, 65535);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0)
+		bad_arg("--target %s: cannot resolve %s to an IPv4 address", s, host);
+	memcpy(&opt.target, res->ai_addr, sizeof(opt.target));
+	opt.target.sin_port = htons((unsigned short)port);
+	freeaddrinfo(res);
+	opt.target_str = s;
+}
+
+/* Adds a worker id to the tally (if new) and returns its slot, or NULL when full. */
+static struct wstat *tally_worker(struct tally *t, const char *id)
+{
+	for (int i = 0; i < t->n; i++)
+		if (strcmp(t->w[i].id, id) == 0)
+			return &t->w[i];
+	if (t->n == MAX_WORKERS)
+		return NULL;
+	snprintf(t->w[t->n].id, ID_LEN, "%s", id);
+	return &t->w[t->n++];
+}
+
+/* Reads the server's ready line: the expected workers, their ids and pids. */
+static void load_workers(const char *file, struct tally *known)
+{
+	FILE *f = fopen(file, "r");
+	char line[16384];
+	const char *p;
+
+	if (!f)
+		bad_arg("--workers-from %s: %s", file, strerror(errno));
+	if (!fgets(line, sizeof(line), f) || !strstr(line, "\"event\":\"ready\"") ||
+	    !(p = strstr(line, "\"workers\":["))) {
+		fclose(f);
+		bad_arg("--workers-from %s: first line is not the server's ready line", file);
+	}
+	fclose(f);
+	while ((p = strstr(p, "{\"index\":")) != NULL) {
+		int index, pid, tid;
+		char id[ID_LEN];
+		struct wstat *w;
+
+		if (sscanf(p, "{\"index\":%d,\"pid\":%d,\"tid\":%d", &index, &pid, &tid) != 3)
+			bad_arg("--workers-from %s: cannot read a worker entry", file);
+		/* The id the server answers with: its pid in the body, its index in X-Worker. */
+		if (opt.worker_header && strcasecmp(opt.worker_header, "X-Worker") == 0)
+			snprintf(id, sizeof(id), "%d", index);
+		else
+			snprintf(id, sizeof(id), "%d", strstr(line, "\"mode\":\"threads\"") ? tid : pid);
+		w = tally_worker(known, id);
+		if (w)
+			w->pid = pid;
+		p++;
+	}
+	if (known->n == 0)
+		bad_arg("--workers-from %s: the ready line lists no workers", file);
+}
+
+static void record_error(struct tally *t, struct pconn *c, enum err_kind k)
+{
+	t->errors[k]++;
+	c->state = C_FAILED;
+	if (c->fd >= 0) {
+		epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+		c->fd = -1;
+	}
+}
+
+static void conn_start(struct tally *t, struct pconn *c)
+{
+	struct epoll_event ev = { .events = EPOLLOUT };
+	int one = 1;
+
+	memset(c, 0, offsetof(struct pconn, buf));
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		record_error(t, c, E_OTHER);
+		return;
+	}
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->state = C_CONNECTING;
+	c->t_start = now_ns();
+	if (connect(c->fd, (struct sockaddr *)&opt.target, sizeof(opt.target)) < 0 && errno != EINPROGRESS) {
+		record_error(t, c, errno == ECONNREFUSED ? E_REFUSED : E_OTHER);
+		return;
+	}
+	ev.data.ptr = c;
+	epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev);
+}
+
+static void conn_close(struct pconn *c)
+{
+	if (c->fd >= 0) {
+		epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+		c->fd = -1;
+	}
+}
+
+static void conn_ask(struct tally *t, struct pconn *c)
+{
+	char req[512];
+	int n;
+
+	if (c->state != C_OPEN)
+		return;
+	n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", opt.path, opt.target_str,
+		     opt.shape == SHAPE_ONESHOT ? "Connection: close\r\n" : "");
+	c->len = 0;
+	c->t_sent = now_ns();
+	if (write(c->fd, req, (size_t)n) != n) {
+		record_error(t, c, errno == ECONNRESET || errno == EPIPE ? E_RESET : E_SEND);
+		return;
+	}
+	c->state = C_ASKING;
+}
+
+static void on_connected(struct tally *t, struct pconn *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = c };
+	socklen_t len = sizeof(int);
+	int soerr = 0;
+
+	getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
+	if (soerr) {
+		record_error(t, c, soerr == ECONNREFUSED ? E_REFUSED :
+				   soerr == ETIMEDOUT ? E_CONNECT_TIMEOUT : soerr == ECONNRESET ? E_RESET : E_OTHER);
+		return;
+	}
+	lat_connect[nlat_connect++] = (now_ns() - c->t_start) / 1000;
+	epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+	c->state = C_OPEN;
+}
+
+static void on_readable(struct tally *t, struct pconn *c)
+{
+	struct http_response r;
+	char id[ID_LEN];
+	struct wstat *w;
+	ssize_t n;
+	int rc;
+
+	if (c->state != C_ASKING) {
+		/* The server spoke (or closed) while we were not asking: an idle close. */
+		n = read(c->fd, c->buf, sizeof(c->buf));
+		if (n == 0 || (n < 0 && errno != EAGAIN))
+			record_error(t, c, n == 0 ? E_EOF : E_RESET);
+		return;
+	}
+	n = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			record_error(t, c, E_RESET);
+		return;
+	}
+	if (n == 0) {
+		record_error(t, c, E_EOF);
+		return;
+	}
+	if (c->len == 0)
+		lat_first[nlat_first++] = (now_ns() - c->t_sent) / 1000;
+	c->len += (size_t)n;
+	rc = resp_parse(c->buf, c->len, opt.worker_header, &r);
+	if (rc == RESP_PARTIAL && c->len < sizeof(c->buf))
+		return;
+	if (rc < 0 || r.status != 200) {
+		record_error(t, c, E_BAD_RESPONSE);
+		return;
+	}
+	if (opt.worker_header) {
+		if (!r.header || r.header_len == 0 || r.header_len >= ID_LEN) {
+			record_error(t, c, E_BAD_RESPONSE);
+			return;
+		}
+		memcpy(id, r.header, r.header_len);
+		id[r.header_len] = '\0';
+	} else {
+		size_t k = 0;
+		while (k < r.body_len && k < ID_LEN - 1 && r.body[k] != '\n' && r.body[k] != '\r')
+			k++;
+		if (k == 0 || k == ID_LEN - 1) {
+			record_error(t, c, E_BAD_RESPONSE);
+			return;
+		}
+		memcpy(id, r.body, k);
+		id[k] = '\0';
+	}
+	w = tally_worker(t, id);
+	if (!w) {
+		record_error(t, c, E_BAD_RESPONSE);
+		return;
+	}
+	w->reqs++;
+	if (!c->owner[0]) {
+		snprintf(c->owner, ID_LEN, "%s", id);
+		w->conns++;
+		t->answered++;
+	} else if (strcmp(c->owner, id) != 0) {
+		t->switched++;
+	}
+	c->state = r.close ? C_DONE : C_OPEN;
+	if (r.close)
+		conn_close(c);
+}
+
+/* Runs the event loop until no connection is in state `busy`, or the
+ * timeout passes (then those connections fail with `on_timeout`). */
+static void drive(struct tally *t, struct pconn *cs, int n, enum cstate busy, enum err_kind on_timeout)
+{
+	int64_t deadline = now_ns() + (int64_t)opt.timeout_ms * 1000000;
+	struct epoll_event evs[256];
+
+	for (;;) {
+		int waiting = 0, k;
+
+		for (int i = 0; i < n; i++)
+			waiting += cs[i].state == busy;
+		if (!waiting)
+			return;
+		int64_t left = deadline - now_ns();
+		if (left <= 0)
+			break;
+		k = epoll_wait(epfd, evs, 256, (int)(left / 1000000) + 1);
+		for (int i = 0; i < k; i++) {
+			struct pconn *c = evs[i].data.ptr;
+			if (c->state == C_CONNECTING)
+				on_connected(t, c);
+			else if (c->state != C_FAILED && c->state != C_DONE)
+				on_readable(t, c);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (cs[i].state == busy)
+			record_error(t, &cs[i], on_timeout);
+}
+
+static void close_all(struct pconn *cs, int n)
+{
+	for (int i = 0; i < n; i++)
+		conn_close(&cs[i]);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile; -1 when there are no samples. */
+static long long percentile(int64_t *v, int n, double p)
+{
+	int rank;
+
+	if (n == 0)
+		return -1;
+	qsort(v, (size_t)n, sizeof(*v), cmp_i64);
+	rank = (int)ceil(p / 100.0 * n);
+	return (long long)v[rank < 1 ? 0 : rank - 1];
+}
+
+/* One round of the chosen shape, counted into t. Returns the burst's issue span in us. */
+static long run_round(struct tally *t)
+{
+	int n = opt.connections;
+	long span_us = -1;
+
+	nlat_connect = nlat_first = 0;
+	if (opt.shape == SHAPE_BURST || opt.shape == SHAPE_KEEPALIVE) {
+		int64_t t0 = now_ns();
+		for (int i = 0; i < n; i++)
+			conn_start(t, &conns[i]);
+		span_us = (long)((now_ns() - t0) / 1000);
+		drive(t, conns, n, C_CONNECTING, E_CONNECT_TIMEOUT);
+		for (int m = 0; m < (opt.shape == SHAPE_KEEPALIVE ? opt.requests : 1); m++) {
+			if (m)
+				sleep_ms(opt.gap_ms);
+			for (int i = 0; i < n; i++)
+				conn_ask(t, &conns[i]);
+			drive(t, conns, n, C_ASKING, E_TIMEOUT);
+		}
+		close_all(conns, n);
+	} else if (opt.shape == SHAPE_RAMP) {
+		for (int i = 0; i < n; i++) {
+			if (i)
+				sleep_ms(opt.gap_ms);
+			conn_start(t, &conns[i]);
+			drive(t, &conns[i], 1, C_CONNECTING, E_CONNECT_TIMEOUT);
+		}
+		for (int i = 0; i < n; i++)
+			conn_ask(t, &conns[i]);
+		drive(t, conns, n, C_ASKING, E_TIMEOUT);
+		close_all(conns, n);
+	} else {
+		for (int i = 0; i < n; i++) {
+			if (i)
+				sleep_ms(opt.gap_ms);
+			conn_start(t, &conns[i]);
+			drive(t, &conns[i], 1, C_CONNECTING, E_CONNECT_TIMEOUT);
+			conn_ask(t, &conns[i]);
+			drive(t, &conns[i], 1, C_ASKING, E_TIMEOUT);
+			conn_close(&conns[i]);
+		}
+	}
+	t->unanswered = n - t->answered;
+	return span_us;
+}
+
+static int cmp_conns_desc(const void *a, const void *b)
+{
+	const struct wstat *x = a, *y = b;
+	if (x->conns != y->conns)
+		return (y->conns > x->conns) - (y->conns < x->conns);
+	return strcmp(x->id, y->id);
+}
+
+/* Sorts t's workers largest first and writes "17/15" (field conns or reqs). */
+static void format_split(struct tally *t, int reqs, char *buf, size_t len)
+{
+	size_t off = 0;
+	long v[MAX_WORKERS];
+
+	for (int i = 0; i < t->n; i++)
+		v[i] = reqs ? t->w[i].reqs : t->w[i].conns;
+	for (int i = 1; i < t->n; i++) /* insertion sort, descending */
+		for (int j = i; j > 0 && v[j] > v[j - 1]; j--) {
+			long tmp = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = tmp;
+		}
+	buf[0] = '\0';
+	for (int i = 0; i < t->n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%ld", i ? "/" : "", v[i]);
+	if (t->n == 0)
+		snprintf(buf, len, "0");
+}
+
+/* max/min over the workers; returns -1 for infinite (a worker got none). */
+static double ratio_of(const struct tally *t, int *starved)
+{
+	long mx = 0, mn = -1;
+
+	*starved = 0;
+	for (int i = 0; i < t->n; i++) {
+		long c = t->w[i].conns;
+		if (c == 0)
+			(*starved)++;
+		if (c > mx)
+			mx = c;
+		if (mn < 0 || c < mn)
+			mn = c;
+	}
+	if (t->n == 0 || mn <= 0)
+		return -1;
+	return (double)mx / (double)mn;
+}
+
+static void json_counts(FILE *f, const char *key, const struct tally *t, int reqs)
+{
+	fprintf(f, "\"%s\":{", key);
+	for (int i = 0; i < t->n; i++)
+		fprintf(f, "%s\"%s\":%ld", i ? "," : "", t->w[i].id, reqs ? t->w[i].reqs : t->w[i].conns);
+	fprintf(f, "}");
+}
+
+static void json_errors(FILE *f, const struct tally *t)
+{
+	fprintf(f, "\"errors\":{");
+	for (int k = 0; k < E_KINDS; k++)
+		fprintf(f, "%s\"%s\":%ld", k ? "," : "", err_names[k], t->errors[k]);
+	fprintf(f, "}");
+}
+
+static void human_errors(const struct tally *t, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (!t->unanswered)
+		return;
+	off += (size_t)snprintf(buf, len, " (%ld unanswered:", t->unanswered);
+	for (int k = 0; k < E_KINDS && off < len; k++)
+		if (t->errors[k])
+			off += (size_t)snprintf(buf + off, len - off, " %ld %s", t->errors[k], err_names[k]);
+	if (off < len)
+		snprintf(buf + off, len - off, ")");
+}
+
+static void shape_label(char *buf, size_t len)
+{
+	if (opt.shape == SHAPE_KEEPALIVE)
+		snprintf(buf, len, "keepalive %dx%d", opt.connections, opt.requests);
+	else
+		snprintf(buf, len, "%s %d", shape_names[opt.shape], opt.connections);
+}
+
+/* Prints one round (or, with summary set, the total over rounds). */
+static void report(struct tally *t, int round, int summary, int rounds_every, long span_us,
+		   double worst_ratio, int worst_inf)
+{
+	FILE *human = opt.json ? stderr : stdout;
+	char split[2048], rsplit[2048], errs[256], label[64], stopped[64] = "";
+	int starved;
+	double ratio;
+
+	qsort(t->w, (size_t)t->n, sizeof(t->w[0]), cmp_conns_desc);
+	format_split(t, 0, split, sizeof(split));
+	format_split(t, 1, rsplit, sizeof(rsplit));
+	human_errors(t, errs, sizeof(errs));
+	shape_label(label, sizeof(label));
+	ratio = ratio_of(t, &starved);
+	if (stopped_pid)
+		snprintf(stopped, sizeof(stopped), " [worker %d stopped]", (int)stopped_pid);
+
+	if (summary)
+		fprintf(human, "total %s x%d%s: %s, every worker answered in %d of %d rounds%s\n", label,
+			opt.rounds, stopped, split, rounds_every, opt.rounds, errs);
+	else if (opt.shape == SHAPE_KEEPALIVE)
+		fprintf(human, "%s%s: %s (requests %s%s%s)%s\n", label, stopped, split, rsplit,
+			t->switched ? ", switched " : "", t->switched ? "yes" : "", errs);
+	else
+		fprintf(human, "%s%s: %s%s\n", label, stopped, split, errs);
+	fflush(human);
+	if (!opt.json)
+		return;
+
+	printf("{\"type\":\"%s\",\"shape\":\"%s\",\"connections\":%d,", summary ? "summary" : "round",
+	       shape_names[opt.shape], opt.connections);
+	if (summary)
+		printf("\"rounds\":%d,\"rounds_every_worker\":%d,", opt.rounds, rounds_every);
+	else
+		printf("\"round\":%d,", round);
+	if (stopped_pid)
+		printf("\"stopped\":%d,", (int)stopped_pid);
+	else
+		printf("\"stopped\":null,");
+	printf("\"answered\":%ld,\"unanswered\":%ld,", t->answered, t->unanswered);
+	json_counts(stdout, "counts", t, 0);
+	printf(",\"split\":\"%s\",\"shares\":{", split);
+	for (int i = 0; i < t->n; i++)
+		printf("%s\"%s\":%.4f", i ? "," : "", t->w[i].id,
+		       t->answered ? (double)t->w[i].conns / (double)t->answered : 0.0);
+	printf("},");
+	if (ratio < 0)
+		printf("\"ratio\":null,");
+	else
+		printf("\"ratio\":%.3f,", ratio);
+	printf("\"starved\":%d,", starved);
+	if (summary) {
+		if (worst_inf)
+			printf("\"worst_ratio\":null,");
+		else
+			printf("\"worst_ratio\":%.3f,", worst_ratio);
+	}
+	if (opt.shape == SHAPE_KEEPALIVE) {
+		json_counts(stdout, "requests", t, 1);
+		printf(",\"requests_split\":\"%s\",\"switched\":%ld,", rsplit, t->switched);
+	}
+	if (!summary) {
+		if (span_us >= 0)
+			printf("\"issue_span_us\":%ld,", span_us);
+		printf("\"connect_us\":{\"p50\":%lld,\"p99\":%lld},",
+		       percentile(lat_connect, nlat_connect, 50), percentile(lat_connect, nlat_connect, 99));
+		printf("\"first_byte_us\":{\"p50\":%lld,\"p99\":%lld},",
+		       percentile(lat_first, nlat_first, 50), percentile(lat_first, nlat_first, 99));
+	}
+	json_errors(stdout, t);
+	printf("}\n");
+	fflush(stdout);
+}
+
+/* Runs every round; returns 0, or 1 if a connection went unanswered or
+ * --max-ratio was exceeded. total collects the sum over rounds. */
+static int run_rounds(const struct tally *known, struct tally *total)
+{
+	int failed = 0, rounds_every = 0, worst_inf = 0;
+	double worst = 0;
+
+	*total = *known;
+	for (int r = 1; r <= opt.rounds; r++) {
+		struct tally t = *known;
+		long span;
+		int starved;
+		double ratio;
+
+		if (r > 1)
+			sleep_ms(opt.round_gap_ms);
+		span = run_round(&t);
+		ratio = ratio_of(&t, &starved);
+		if (!starved && t.n > 0)
+			rounds_every++;
+		if (ratio < 0)
+			worst_inf = 1;
+		else if (ratio > worst)
+			worst = ratio;
+		if (t.unanswered)
+			failed = 1;
+		if (opt.max_ratio > 0 && (ratio < 0 || ratio > opt.max_ratio))
+			failed = 1;
+		for (int i = 0; i < t.n; i++) {
+			struct wstat *w = tally_worker(total, t.w[i].id);
+			if (w) {
+				w->conns += t.w[i].conns;
+				w->reqs += t.w[i].reqs;
+			}
+		}
+		for (int k = 0; k < E_KINDS; k++)
+			total->errors[k] += t.errors[k];
+		total->answered += t.answered;
+		total->unanswered += t.unanswered;
+		total->switched += t.switched;
+		report(&t, r, 0, 0, span, 0, 0);
+	}
+	report(total, 0, 1, rounds_every, -1, worst, worst_inf);
+	return failed;
+}
+
+static int proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* SIGSTOPs the worker that answered most, reruns, SIGCONTs it. */
+static int stop_winner_and_rerun(const struct tally *known, struct tally *total)
+{
+	struct wstat *win = NULL;
+	struct tally again;
+	int64_t until;
+	int failed;
+
+	for (int i = 0; i < total->n; i++)
+		if (!win || total->w[i].conns > win->conns)
+			win = &total->w[i];
+	if (!win || win->conns == 0 || win->pid <= 0) {
+		fprintf(stderr, PROG ": --stop-winner: no winner with a known pid\n");
+		return 1;
+	}
+	stopped_pid = win->pid;
+	if (kill(stopped_pid, SIGSTOP) < 0) {
+		fprintf(stderr, PROG ": --stop-winner: kill(%d, SIGSTOP): %s\n", (int)stopped_pid, strerror(errno));
+		stopped_pid = 0;
+		return 1;
+	}
+	until = now_ns() + (int64_t)STOP_CONFIRM_MS * 1000000;
+	while (proc_state(stopped_pid) != 'T' && now_ns() < until)
+		sleep_ms(1);
+	if (proc_state(stopped_pid) != 'T') {
+		fprintf(stderr, PROG ": --stop-winner: SIGSTOP did not take on %d\n", (int)stopped_pid);
+		kill(stopped_pid, SIGCONT);
+		stopped_pid = 0;
+		return 1;
+	}
+	failed = run_rounds(known, &again);
+	for (int i = 0; i < again.n; i++) {
+		if (again.w[i].pid == win->pid && again.w[i].conns > 0) {
+			fprintf(stderr, PROG ": --stop-winner: the stopped worker %d answered %ld connections\n",
+				(int)win->pid, again.w[i].conns);
+			failed = 1;
+		}
+	}
+	if (again.unanswered) {
+		fprintf(stderr, PROG ": --stop-winner: with worker %d stopped, %ld connections went unanswered\n",
+			(int)win->pid, again.unanswered);
+		failed = 1;
+	}
+	kill(stopped_pid, SIGCONT);
+	stopped_pid = 0;
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "shape", required_argument, NULL, 's' },
+		{ "connections", required_argument, NULL, 'n' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "gap-ms", required_argument, NULL, 'g' },
+		{ "requests", required_argument, NULL, 'm' },
+		{ "pin", required_argument, NULL, 'c' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "worker-from", required_argument, NULL, 'w' },
+		{ "max-ratio", required_argument, NULL, 'x' },
+		{ "stop-winner", no_argument, NULL, 'S' },
+		{ "workers-from", required_argument, NULL, 'W' },
+		{ "expect-workers", required_argument, NULL, 'e' },
+		{ "timeout-ms", required_argument, NULL, 'T' },
+		{ "round-gap-ms", required_argument, NULL, 'G' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, shape_set = 0, failed;
+	int conns_set = -1, rounds_set = -1, gap_set = -1;
+	struct tally known, total;
+	struct rlimit rl;
+
+	memset(&known, 0, sizeof(known));
+	opt.requests = 4;
+	opt.pin = -1;
+	opt.path = "/pid";
+	opt.timeout_ms = 5000;
+	opt.round_gap_ms = 100;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': parse_target(optarg); break;
+		case 's':
+			for (shape_set = 0; shape_set < 4 && strcmp(optarg, shape_names[shape_set]); shape_set++)
+				;
+			if (shape_set == 4)
+				bad_arg("--shape %s: expected burst, ramp, keepalive or oneshot", optarg);
+			opt.shape = (enum shape)shape_set;
+			shape_set = 1;
+			break;
+		case 'n': conns_set = parse_int("--connections", optarg, 1, MAX_CONNECTIONS); break;
+		case 'r': rounds_set = parse_int("--rounds", optarg, 1, 100000); break;
+		case 'g': gap_set = parse_int("--gap-ms", optarg, 0, 600000); break;
+		case 'm': opt.requests = parse_int("--requests", optarg, 1, 100000); break;
+		case 'c': opt.pin = parse_int("--pin", optarg, 0, CPU_SETSIZE - 1); break;
+		case 'p':
+			if (optarg[0] != '/' || strpbrk(optarg, " \r\n") || strlen(optarg) > 256)
+				bad_arg("--path %s: expected an absolute path without spaces", optarg);
+			opt.path = optarg;
+			break;
+		case 'w':
+			if (strcmp(optarg, "body") == 0)
+				opt.worker_header = NULL;
+			else if (strncmp(optarg, "header:", 7) == 0 && optarg[7])
+				opt.worker_header = optarg + 7;
+			else
+				bad_arg("--worker-from %s: expected body or header:NAME", optarg);
+			break;
+		case 'x': {
+			char *end;
+			opt.max_ratio = strtod(optarg, &end);
+			if (!*optarg || *end || !(opt.max_ratio >= 1.0))
+				bad_arg("--max-ratio %s: expected a number >= 1", optarg);
+			break;
+		}
+		case 'S': opt.stop_winner = 1; break;
+		case 'W': opt.workers_from = optarg; break;
+		case 'e': opt.expect_workers = parse_int("--expect-workers", optarg, 1, MAX_WORKERS); break;
+		case 'T': opt.timeout_ms = parse_int("--timeout-ms", optarg, 1, 3600000); break;
+		case 'G': opt.round_gap_ms = parse_int("--round-gap-ms", optarg, 0, 600000); break;
+		case 'j': opt.json = 1; break;
+		case 'h': usage(stdout); return 0;
+		case ':': bad_arg("%s: needs a value", argv[optind - 1]); break;
+		default: bad_arg("%s: unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad_arg("%s: unexpected argument", argv[optind]);
+	if (!opt.target_str)
+		bad_arg("--target: required");
+	if (!shape_set)
+		bad_arg("--shape: required");
+	opt.connections = conns_set > 0 ? conns_set : opt.shape == SHAPE_ONESHOT ? 8 : 32;
+	opt.rounds = rounds_set > 0 ? rounds_set : opt.shape == SHAPE_ONESHOT ? 10 : 1;
+	opt.gap_ms = gap_set >= 0 ? gap_set : opt.shape == SHAPE_ONESHOT ? 5 : opt.shape == SHAPE_BURST ? 0 : 10;
+	/* Worker ids are read before --worker-from may appear, so load afterwards. */
+	if (opt.workers_from)
+		load_workers(opt.workers_from, &known);
+	else if (opt.expect_workers == 0 && opt.max_ratio > 0)
+		bad_arg("--max-ratio: needs --workers-from or --expect-workers to know who got none");
+	if (opt.stop_winner && !opt.workers_from)
+		bad_arg("--stop-winner: needs --workers-from FILE (the server's ready line) for the pids");
+	if (opt.expect_workers && opt.workers_from && known.n != opt.expect_workers)
+		bad_arg("--expect-workers %d: the ready line lists %d workers", opt.expect_workers, known.n);
+
+	if (opt.pin >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(opt.pin, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			bad_arg("--pin %d: %s", opt.pin, strerror(errno));
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)opt.connections + 64) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGTERM, on_fatal_signal);
+
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	conns = calloc((size_t)opt.connections, sizeof(*conns));
+	lat_connect = calloc((size_t)opt.connections * (size_t)opt.requests, sizeof(int64_t));
+	lat_first = calloc((size_t)opt.connections * (size_t)opt.requests, sizeof(int64_t));
+	if (epfd < 0 || !conns || !lat_connect || !lat_first) {
+		fprintf(stderr, PROG ": out of memory or fds\n");
+		return 1;
+	}
+	for (int i = 0; i < opt.connections; i++)
+		conns[i].fd = -1;
+	nconns = opt.connections;
+	/* Expected workers not named by a ready line: placeholders fill in as they answer. */
+	(void)nconns;
+
+	failed = run_rounds(&known, &total);
+	if (opt.stop_winner)
+		failed |= stop_winner_and_rerun(&known, &total);
+	return failed;
+}

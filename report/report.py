@@ -1,0 +1,784 @@
+#!/usr/bin/python3
+"""report.py: turn one measured run under results/linux/ into report/linux.md.
+
+`make report` only re-derives: this reads the run's meta.json and its JSON Lines
+files and writes markdown tables, nothing else. The output is a pure function of
+the run's files (no generation time, stable ordering), so regenerating from the
+same run gives byte-identical output, and a golden test can pin it.
+
+Each study is one entry in STUDIES: a file name, a row parser that rejects a
+corrupt row with a message, and a renderer from parsed rows to a markdown
+section. Adding placement.jsonl or cost.jsonl later means adding one parser, one
+renderer and one Study line.
+
+Any problem with the inputs is reported as ONE line, `report: FILE:LINE: what`,
+and exit status 1; usage errors exit 2. Standard library only.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_RESULTS = REPO / "results" / "linux"
+DEFAULT_OUT = REPO / "report" / "linux.md"
+
+WITHIN = 2.0  # the gate's bar: a round is balanced when max/min <= 2
+SPLIT_RE = re.compile(r"^[0-9]+(/[0-9]+)*$")
+RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# The probe's error counters, in the order the report lists them; any other
+# counter a newer probe adds follows, alphabetically.
+ERROR_ORDER = ("refused", "reset", "eof", "timeout", "bad_response", "connect_timeout")
+
+SEED_000 = "shared/seeds/000_7431855f3c489ed2.txt"
+
+
+class InputError(Exception):
+    """A problem with one input file; `line` is None when the whole file is at fault."""
+
+    def __init__(self, path: Path, line: Optional[int], message: str):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.message = message
+
+    def render(self) -> str:
+        where = shown(self.path) if self.line is None else f"{shown(self.path)}:{self.line}"
+        return f"report: {where}: {self.message}"
+
+
+class RowError(Exception):
+    """A row (or a meta.json field) is not what the report needs; the caller adds file:line."""
+
+    def __init__(self, message: str, key_path: tuple = ()):
+        super().__init__(message)
+        self.message = message
+        self.key_path = key_path  # where in meta.json, to find a line for the message
+
+
+def shown(path: Path) -> str:
+    """The path as a user should read it: relative to the current directory when under it."""
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+    return str(path)
+
+
+# ---------------------------------------------------------------- reading files
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, None, "cannot read: file does not exist") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "cannot read: is a directory") from None
+    except OSError as e:
+        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
+
+
+def decode_utf8(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(path, data.count(b"\n", 0, e.start) + 1, "not valid UTF-8") from None
+
+
+def _reject_constant(name: str):
+    # Python's json accepts NaN and Infinity; JSON does not, and a ratio of
+    # Infinity would slip past the "null when a worker got none" contract.
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def parse_json(text: str):
+    """json.loads without NaN/Infinity. Raises json.JSONDecodeError or ValueError."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def read_canonical(results_dir: Path) -> str:
+    """The run name CANONICAL holds: one non-empty line naming a directory beside it."""
+    path = results_dir / "CANONICAL"
+    text = decode_utf8(path, read_bytes(path))
+    lines = text.splitlines()
+    if not lines or not lines[0].strip():
+        raise InputError(path, 1, "empty: expected one line naming a run directory")
+    for extra, line in enumerate(lines[1:], start=2):
+        if line.strip():
+            raise InputError(path, extra, "expected one line naming a run directory, found more")
+    name = lines[0].strip()
+    if not RUN_NAME_RE.match(name):
+        raise InputError(path, 1, f"{name!r} is not a run directory name")
+    if not (results_dir / name).is_dir():
+        raise InputError(path, 1, f"names run {name!r}, but {shown(results_dir / name)} does not exist")
+    return name
+
+
+def read_jsonl(path: Path, parse_row: Callable[[dict, int], object]) -> list:
+    """Parses every non-blank line of a JSON Lines file with parse_row(obj, lineno)."""
+    data = read_bytes(path)
+    rows = []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(path, lineno, "not valid UTF-8") from None
+        if not line.strip():
+            continue
+        try:
+            obj = parse_json(line)
+        except json.JSONDecodeError as e:
+            raise InputError(path, lineno, f"invalid JSON: {e.msg}") from None
+        except ValueError as e:
+            raise InputError(path, lineno, f"invalid JSON: {e}") from None
+        if not isinstance(obj, dict):
+            raise InputError(path, lineno, f"expected a JSON object, got {json_kind(obj)}")
+        try:
+            rows.append(parse_row(obj, lineno))
+        except RowError as e:
+            raise InputError(path, lineno, e.message) from None
+    return rows
+
+
+# ---------------------------------------------------------------- field checks
+
+
+def json_kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def get(obj: dict, key: str, where: tuple = ()):
+    if key not in obj:
+        raise RowError(f'missing required key "{key}"', where)
+    return obj[key]
+
+
+def get_str(obj: dict, key: str, where: tuple = ()) -> str:
+    value = get(obj, key, where)
+    if not isinstance(value, str) or not value.strip():
+        raise RowError(f'"{key}" must be a non-empty string, got {json_kind(value)}', where + (key,))
+    return value
+
+
+def get_int(obj: dict, key: str, minimum: int = 0, where: tuple = ()) -> int:
+    value = get(obj, key, where)
+    if not is_int(value) or value < minimum:
+        raise RowError(f'"{key}" must be an integer >= {minimum}, got {json.dumps(value)}', where + (key,))
+    return value
+
+
+def get_counter(obj: dict, key: str) -> dict:
+    """An object of name -> non-negative integer (counts per worker, error counters)."""
+    value = get(obj, key)
+    if not isinstance(value, dict):
+        raise RowError(f'"{key}" must be an object, got {json_kind(value)}')
+    for name, n in value.items():
+        if not is_int(n) or n < 0:
+            raise RowError(f'"{key}" entry "{name}" must be an integer >= 0, got {json.dumps(n)}')
+    return value
+
+
+def get_split(obj: dict, key: str) -> str:
+    value = get(obj, key)
+    if not isinstance(value, str) or not SPLIT_RE.match(value):
+        raise RowError(f'"{key}" must be counts separated by "/" like "31/1", got {json.dumps(value)}')
+    return value
+
+
+# ---------------------------------------------------------------- meta.json
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    connections: int
+    gap_ms: Optional[float] = None
+    requests: Optional[int] = None
+
+    def label(self) -> str:
+        """`burst 32`, `ramp 32 (10 ms)`, `keepalive 32 x 4`."""
+        text = f"{self.name} {self.connections}"
+        if self.requests is not None:
+            text += f" x {self.requests}"
+        if self.gap_ms is not None:
+            text += f" ({number(self.gap_ms)} ms)"
+        return text
+
+
+@dataclass(frozen=True)
+class Meta:
+    stamp: str
+    date: str
+    git_commit: str
+    git_dirty: bool
+    kernel: str
+    cpu_model: str
+    cpus: int
+    workers: int
+    rounds: int
+    shapes: tuple
+    variants: tuple
+    tools: tuple  # (name, version) sorted by name
+
+
+def number(value) -> str:
+    """10 -> "10", 2.5 -> "2.5": integral floats print without a fraction."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def parse_meta_obj(obj, run_name: str) -> Meta:
+    if not isinstance(obj, dict):
+        raise RowError(f"expected a JSON object, got {json_kind(obj)}")
+    stamp = get_str(obj, "stamp")
+    if stamp != run_name:
+        raise RowError(f'"stamp" is {json.dumps(stamp)} but the run directory is {json.dumps(run_name)}', ("stamp",))
+    date = get_str(obj, "date")
+    if not re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", date):
+        raise RowError(f'"date" must be an ISO-8601 date and time, got {json.dumps(date)}', ("date",))
+    commit = get_str(obj, "git_commit")
+    dirty = get(obj, "git_dirty")
+    if not isinstance(dirty, bool):
+        raise RowError(f'"git_dirty" must be true or false, got {json_kind(dirty)}', ("git_dirty",))
+    kernel = get_str(obj, "kernel")
+    cpu_model = get_str(obj, "cpu_model")
+    cpus = get_int(obj, "cpus", 1)
+    platform = get_str(obj, "platform")
+    if platform != "linux":
+        raise RowError(f'"platform" must be "linux" for the Linux report, got {json.dumps(platform)}', ("platform",))
+
+    params = get(obj, "parameters")
+    if not isinstance(params, dict):
+        raise RowError(f'"parameters" must be an object, got {json_kind(params)}', ("parameters",))
+    where = ("parameters",)
+    workers = get_int(params, "workers", 1, where)
+    rounds = get_int(params, "rounds", 1, where)
+    raw_shapes = get(params, "shapes", where)
+    if not isinstance(raw_shapes, list) or not raw_shapes:
+        raise RowError('"shapes" must be a non-empty array', where + ("shapes",))
+    shapes = []
+    for i, s in enumerate(raw_shapes):
+        at = where + ("shapes", i)
+        if not isinstance(s, dict):
+            raise RowError(f'"shapes"[{i}] must be an object, got {json_kind(s)}', at)
+        name = get_str(s, "name", at)
+        if any(name == seen.name for seen in shapes):
+            raise RowError(f'"shapes"[{i}]: shape "{name}" is listed twice', at)
+        connections = get_int(s, "connections", 1, at)
+        gap = s.get("gap_ms")
+        if gap is not None and (isinstance(gap, bool) or not isinstance(gap, (int, float)) or gap < 0):
+            raise RowError(f'"shapes"[{i}] "gap_ms" must be a number >= 0, got {json.dumps(gap)}', at + ("gap_ms",))
+        requests = None
+        if "requests" in s:
+            requests = get_int(s, "requests", 1, at)
+        shapes.append(Shape(name, connections, gap, requests))
+    raw_variants = get(params, "variants", where)
+    if (not isinstance(raw_variants, list) or not raw_variants
+            or not all(isinstance(v, str) and v.strip() for v in raw_variants)):
+        raise RowError('"variants" must be a non-empty array of names', where + ("variants",))
+    if len(set(raw_variants)) != len(raw_variants):
+        raise RowError('"variants" lists a name twice', where + ("variants",))
+
+    raw_tools = get(obj, "tools")
+    if not isinstance(raw_tools, dict):
+        raise RowError(f'"tools" must be an object, got {json_kind(raw_tools)}', ("tools",))
+    for name, version in raw_tools.items():
+        if not isinstance(version, str):
+            raise RowError(f'"tools" entry "{name}" must be a version string, got {json_kind(version)}', ("tools", name))
+    tools = tuple(sorted(raw_tools.items()))
+
+    return Meta(stamp, date, commit, dirty, kernel, cpu_model, cpus, workers, rounds,
+                tuple(shapes), tuple(raw_variants), tools)
+
+
+def locate(text: str, key_path: tuple) -> int:
+    """The line of the innermost key in key_path that can be found, or 1.
+
+    json does not keep positions, so this searches for each "key" in turn after
+    the previous one; good enough to point a reader at the right line."""
+    pos, line_pos = 0, 0
+    for key in key_path:
+        if not isinstance(key, str):
+            continue
+        hit = re.compile(r'"' + re.escape(key) + r'"\s*:').search(text, pos)
+        if not hit:
+            break
+        pos = line_pos = hit.start()
+    return text.count("\n", 0, line_pos) + 1
+
+
+def read_meta(run_dir: Path) -> Meta:
+    path = run_dir / "meta.json"
+    text = decode_utf8(path, read_bytes(path))
+    try:
+        obj = parse_json(text)
+    except json.JSONDecodeError as e:
+        raise InputError(path, e.lineno, f"invalid JSON: {e.msg}") from None
+    except ValueError as e:
+        raise InputError(path, 1, f"invalid JSON: {e}") from None
+    try:
+        return parse_meta_obj(obj, run_dir.name)
+    except RowError as e:
+        raise InputError(path, locate(text, e.key_path), e.message) from None
+
+
+# ---------------------------------------------------------------- the balancing study
+
+
+@dataclass(frozen=True)
+class Round:
+    """One measured round of one variant and shape."""
+    line: int
+    variant: str
+    shape: str
+    round: int
+    connections: int
+    answered: int
+    split: str
+    ratio: Optional[float]  # None: a worker got none (infinite)
+    starved: int
+    errors: tuple  # (name, count) with count > 0, in ERROR_ORDER then by name
+    requests_split: Optional[str] = None
+    switched: Optional[int] = None
+
+    @property
+    def within(self) -> bool:
+        return self.ratio is not None and self.ratio <= WITHIN
+
+    @property
+    def troubled(self) -> bool:
+        """Errors counted or connections left unanswered: the cell gets a `!`."""
+        return bool(self.errors) or self.answered < self.connections
+
+
+@dataclass(frozen=True)
+class FailedStep:
+    """A variant x shape step that produced no counts (server never ready, probe died...)."""
+    line: int
+    variant: str
+    shape: str
+    round: Optional[int]
+    error: str
+
+
+def parse_balancing_row(obj: dict, line: int):
+    variant = get_str(obj, "variant")
+    shape = get_str(obj, "shape")
+    if "error" in obj:
+        error = obj["error"]
+        if not isinstance(error, str):
+            raise RowError(f'"error" must be a string, got {json_kind(error)}')
+        rnd = obj.get("round")
+        if rnd is not None and (not is_int(rnd) or rnd < 1):
+            raise RowError(f'"round" must be an integer >= 1 or null, got {json.dumps(rnd)}')
+        return FailedStep(line, variant, shape, rnd, error)
+
+    rnd = get_int(obj, "round", 1)
+    connections = get_int(obj, "connections", 1)
+    answered = get_int(obj, "answered", 0)
+    get_counter(obj, "counts")
+    split = get_split(obj, "split")
+    ratio = get(obj, "ratio")
+    if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio < 1):
+        raise RowError(f'"ratio" must be a number >= 1 or null, got {json.dumps(ratio)}')
+    starved = get_int(obj, "starved", 0)
+    if (ratio is None) != (starved > 0):
+        raise RowError(f'"ratio" {json.dumps(ratio)} and "starved" {starved} disagree '
+                       '(ratio is null exactly when a worker got none)')
+    errors = get_counter(obj, "errors")
+    listed = [(k, errors[k]) for k in ERROR_ORDER if errors.get(k)]
+    listed += sorted((k, n) for k, n in errors.items() if k not in ERROR_ORDER and n)
+    requests_split = None
+    if "requests_split" in obj:
+        requests_split = get_split(obj, "requests_split")
+    switched = None
+    if "switched" in obj:
+        switched = get_int(obj, "switched", 0)
+    return Round(line, variant, shape, rnd, connections, answered, split,
+                 None if ratio is None else float(ratio), starved, tuple(listed),
+                 requests_split, switched)
+
+
+def check_balancing(path: Path, rows: list) -> None:
+    """One row per (variant, shape, round): a repeated round is a corrupt file, not data."""
+    seen = {}
+    for row in rows:
+        if isinstance(row, Round):
+            key = (row.variant, row.shape, row.round)
+            if key in seen:
+                raise InputError(path, row.line, f"round {row.round} of {row.variant} {row.shape} "
+                                 f"is already on line {seen[key]}")
+            seen[key] = row.line
+
+
+def ordered(listed: tuple, present: set) -> list:
+    """The names in the order meta.json lists them, then any others alphabetically."""
+    return [n for n in listed if n in present] + sorted(present - set(listed))
+
+
+def plural(n: int, word: str, words: Optional[str] = None) -> str:
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def cell_text(text: str) -> str:
+    """One line, safe inside a markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def shape_columns(meta: Meta, rows: list) -> list:
+    """Shape labels in meta's order; shapes only the rows know follow, alphabetically."""
+    by_name = {s.name: s for s in meta.shapes}
+    present = {r.shape for r in rows}
+    columns = []
+    for name in ordered(tuple(by_name), present | set(by_name)):
+        if name in by_name:
+            columns.append((name, by_name[name].label()))
+        else:
+            sizes = {r.connections for r in rows if r.shape == name and isinstance(r, Round)}
+            columns.append((name, f"{name} {sizes.pop()}" if len(sizes) == 1 else name))
+    return columns
+
+
+def sort_steps(steps: list) -> list:
+    """Measured rounds in round order, then failed steps (by round if known) in file order."""
+    return sorted(steps, key=lambda r: (isinstance(r, FailedStep), r.round or 0, r.line))
+
+
+def error_note(r: Round) -> str:
+    parts = []
+    if r.answered < r.connections:
+        parts.append(f"{r.answered} of {r.connections} connections answered")
+    if r.errors:
+        parts.append("errors: " + ", ".join(f"{name} {n}" for name, n in r.errors))
+    else:
+        parts.append("no error counted")
+    return "; ".join(parts)
+
+
+def describe_shape(shape: Shape) -> str:
+    """How the probe drives a shape, for the section's opening sentence."""
+    if shape.name == "burst":
+        how = f"opens {shape.connections} at once"
+    elif shape.name == "ramp":
+        gap = f", {number(shape.gap_ms)} ms apart" if shape.gap_ms is not None else ""
+        how = f"opens {shape.connections} one at a time{gap}, holding all open"
+    elif shape.name == "keepalive":
+        reqs = f"{shape.requests} requests" if shape.requests is not None else "several requests"
+        how = (f"opens {shape.connections}, holds them and asks {reqs} on each, also counting "
+               "requests per worker and connections answered by two workers")
+    else:
+        how = f"opens {shape.connections}"
+    return f"{shape.name} {how}"
+
+
+def render_balancing(meta: Meta, rows: list) -> list:
+    out = ["## Balancing", ""]
+    shapes_said = "; ".join(describe_shape(s) for s in meta.shapes)
+    out.append(
+        f"What was measured: which worker gets each new connection. Each variant ran with "
+        f"{plural(meta.workers, 'worker')}, one server per variant and shape. In each round the probe "
+        f"opens the round's connections and, once all are open, asks `/pid` on each and counts "
+        f"connections per worker: {shapes_said}. Each cell holds one split per round, in round order "
+        f"({plural(meta.rounds, 'round')} per shape planned): the per-worker counts, largest share "
+        f"first, a worker that got none shown as 0. \"within 2:1\" counts a variant's measured rounds "
+        f"whose max/min ratio is at most 2; a failed step is not a round.")
+    out.append("")
+    if not rows:
+        out += ["No rounds were recorded in this run.", ""]
+        return out
+
+    variants = ordered(meta.variants, {r.variant for r in rows})
+    columns = shape_columns(meta, rows)
+    steps = {}
+    for r in rows:
+        steps.setdefault((r.variant, r.shape), []).append(r)
+
+    out.append("| variant | " + " | ".join(label for _, label in columns) + " | within 2:1 |")
+    out.append("|---|" + "---|" * len(columns) + "---|")
+    notes = []
+    for v in variants:
+        cells = []
+        for shape, _ in columns:
+            parts = []
+            for r in sort_steps(steps.get((v, shape), [])):
+                if isinstance(r, FailedStep):
+                    parts.append("failed: " + cell_text(r.error))
+                elif r.troubled:
+                    parts.append(r.split + "!")
+                    notes.append(f"- {v}, {shape}, round {r.round}: {error_note(r)}.")
+                else:
+                    parts.append(r.split)
+            cells.append(" ".join(parts) if parts else "not run")
+        measured = [r for r in rows if r.variant == v and isinstance(r, Round)]
+        within = sum(r.within for r in measured)
+        cells.append(f"{within}/{len(measured)}")
+        out.append(f"| {cell_text(v)} | " + " | ".join(cells) + " |")
+    out.append("")
+    if notes:
+        out.append("`!` marks a round with errors or unanswered connections:")
+        out.append("")
+        out += notes
+        out.append("")
+
+    out.append("**What this shows.** Per variant, from the rounds above: how many fell outside 2:1, "
+               "how many left a worker with no connection, the worst and best round (by max/min), "
+               "and for shapes that send several requests per connection the request splits.")
+    out.append("")
+    shape_rank = {name: i for i, (name, _) in enumerate(columns)}
+    for v in variants:
+        mine = sorted((r for r in rows if r.variant == v),
+                      key=lambda r: (shape_rank[r.shape], isinstance(r, FailedStep), r.round or 0, r.line))
+        out.append(f"- {variant_summary(v, mine)}")
+    measured = [r for r in rows if isinstance(r, Round)]
+    failed = [r for r in rows if isinstance(r, FailedStep)]
+    overall = (f"All variants: {sum(r.within for r in measured)} of {plural(len(measured), 'round')} "
+               f"within 2:1, {sum(r.starved > 0 for r in measured)} left a worker with no connection")
+    if failed:
+        overall += f", {plural(len(failed), 'step')} failed"
+    out += ["", overall + ".", ""]
+    return out
+
+
+def variant_summary(variant: str, rows: list) -> str:
+    """One plain sentence group for a variant, computed from its rows in table order."""
+    measured = [r for r in rows if isinstance(r, Round)]
+    failed = [r for r in rows if isinstance(r, FailedStep)]
+    parts = []
+    if measured:
+        outside = sum(not r.within for r in measured)
+        starved = sum(r.starved > 0 for r in measured)
+        parts.append(f"{outside} of {plural(len(measured), 'round')} outside 2:1; "
+                     f"{starved or 'none'} left a worker with no connection.")
+        rank = lambda r: math.inf if r.ratio is None else r.ratio  # noqa: E731
+        worst = max(measured, key=rank)  # max/min keep the first of equals: table order
+        best = min(measured, key=rank)
+        if len(measured) == 1:
+            parts.append(f"Its one round: {worst.shape} round {worst.round}, {worst.split}.")
+        elif worst.ratio is None and best.ratio is None:
+            parts.append(f"Every round left a worker with none (first: {worst.shape} round {worst.round}, "
+                         f"{worst.split}).")
+        elif rank(worst) == rank(best):
+            parts.append(f"Every round had the same max/min (first: {worst.shape} round {worst.round}, "
+                         f"{worst.split}).")
+        else:
+            parts.append(f"Worst: {worst.shape} round {worst.round}, {worst.split}; "
+                         f"best: {best.shape} round {best.round}, {best.split}.")
+        for shape in dict.fromkeys(r.shape for r in measured if r.requests_split is not None):
+            ka = [r for r in measured if r.shape == shape and r.requests_split is not None]
+            text = f"Requests per worker in {shape}: " + " ".join(r.requests_split for r in ka)
+            with_switch = [r for r in ka if r.switched is not None]
+            if with_switch:
+                switched = sum(r.switched for r in with_switch)
+                text += (f"; {plural(switched, 'connection')} answered by two workers"
+                         if switched else "; no connection answered by two workers")
+            parts.append(text + ".")
+        troubled = sum(r.troubled for r in measured)
+        if troubled:
+            parts.append(f"{plural(troubled, 'round')} with errors or unanswered connections (`!`).")
+    else:
+        parts.append("no round measured.")
+    for f in failed:
+        parts.append(f"{f.shape} failed: {' '.join(f.error.split())}.")
+    return f"{variant}: " + " ".join(parts)
+
+
+# ---------------------------------------------------------------- reference rows
+
+
+# Figures quoted from the seed design note, never merged with ours. The splits
+# are kept exactly as the note writes them (13/19 is its order, not ours).
+REFERENCE_ROWS = (
+    ("bare race, accept sharing off (the knob-off arm), Linux", "burst 32",
+     "21/11 and 32/0", f'`{SEED_000}` ("Accept sharing"), section "After"'),
+    ("bare race, accept sharing off (the knob-off arm), Linux", "ramp 32",
+     "27/5, 23/9", f'`{SEED_000}` ("Accept sharing"), section "After"'),
+    ("per-worker SO_REUSEPORT listeners, the note's two-listener model, Linux", "burst 32",
+     "13/19, 13/19, 21/11", f'`{SEED_000}` ("Accept sharing"), section "The three candidates, and the measurement that chose"'),
+)
+
+
+def render_reference() -> list:
+    out = ["### Reference rows (not measured here)", ""]
+    out.append(f'Quoted from the seed design note `{SEED_000}` ("Accept sharing"), for comparison '
+               "with the table above, all with two workers. These are that note's figures, from its "
+               "own server and machines, not results of this run, and nothing above is computed "
+               "from them. Splits are written as the note writes them.")
+    out.append("")
+    out.append("| what | shape | rounds | source |")
+    out.append("|---|---|---|---|")
+    for what, shape, splits, source in REFERENCE_ROWS:
+        out.append(f"| {what} | {shape} | {splits} | {source} |")
+    out.append("")
+    return out
+
+
+# ---------------------------------------------------------------- studies and the report
+
+
+@dataclass(frozen=True)
+class Study:
+    """One results file and the section made from it."""
+    name: str
+    filename: str
+    required: bool
+    parse_row: Callable[[dict, int], object]
+    render: Callable[[Meta, list], list]
+    check: Callable[[Path, list], None] = lambda path, rows: None
+    is_round: Callable[[object], bool] = lambda row: True  # what the success line counts
+
+
+STUDIES = (
+    Study("balancing", "balancing.jsonl", True, parse_balancing_row, render_balancing,
+          check_balancing, lambda row: isinstance(row, Round)),
+)
+
+
+def code(text: str) -> str:
+    text = " ".join(text.split())
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def render_header(meta: Meta, studies: list) -> list:
+    commit = code(meta.git_commit) + (" (dirty tree)" if meta.git_dirty else "")
+    shapes = ", ".join(s.label() for s in meta.shapes)
+    tools = ", ".join(f"{name} {' '.join(v.split())}" for name, v in meta.tools) or "none recorded"
+    files = ", ".join(code(s.filename) for s in studies)
+    return [
+        "# acceptlab: Linux report",
+        "",
+        f"Built by `report/report.py` from one measured run's `meta.json` and {files}; "
+        "it re-derives and never measures, so the same run gives the same file.",
+        "",
+        f"- Run: {code(meta.stamp)}, measured {meta.date}",
+        f"- Commit: {commit}",
+        f"- Kernel: {code(meta.kernel)}",
+        f"- CPU: {' '.join(meta.cpu_model.split())} x {meta.cpus}",
+        f"- Parameters: {plural(meta.workers, 'worker')}, {plural(meta.rounds, 'round')} per shape; "
+        f"shapes {shapes}; variants {', '.join(meta.variants)}",
+        f"- Tools: {tools}",
+        "",
+    ]
+
+
+def build_report(results_dir: Path, run: str) -> tuple:
+    """Returns (markdown text, rounds counted). Raises InputError."""
+    run_dir = results_dir / run
+    if not run_dir.is_dir():
+        raise InputError(run_dir, None, f"run {run!r} not found: no such directory")
+    meta = read_meta(run_dir)
+    sections, present, rounds = [], [], 0
+    for study in STUDIES:
+        path = run_dir / study.filename
+        if not study.required and not path.exists():
+            continue
+        rows = read_jsonl(path, study.parse_row)
+        study.check(path, rows)
+        rounds += sum(study.is_round(r) for r in rows)
+        present.append(study)
+        sections += study.render(meta, rows)
+    lines = render_header(meta, present) + sections + render_reference()
+    while lines and lines[-1] == "":
+        lines.pop()
+    return "\n".join(lines) + "\n", rounds
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Temp file in the same directory, then rename: readers see the old file or the new one."""
+    directory = path.parent
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    except OSError as e:
+        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
+
+
+# ---------------------------------------------------------------- command line
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # One line naming the bad argument, not argparse's usage block.
+        sys.stderr.write(f"report: {message} (see --help)\n")
+        sys.exit(2)
+
+
+def run_name(value: str) -> str:
+    if not RUN_NAME_RE.match(value):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a run directory name")
+    return value
+
+
+def main(argv=None) -> int:
+    parser = Parser(
+        prog="report.py",
+        description="Write report/linux.md from one measured run under results/linux/. "
+                    "Re-derives only: it reads meta.json and the run's JSON Lines files.",
+        epilog="Exit status: 0 written, 1 an input is missing or corrupt (one line names "
+               "FILE:LINE), 2 bad usage. Example: /usr/bin/python3 report/report.py "
+               "--run 20261129T081500Z --out /tmp/linux.md",
+    )
+    parser.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS, metavar="DIR",
+                        help="directory holding CANONICAL and the run directories "
+                             "(default: results/linux in the repository)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="FILE",
+                        help="markdown file to write (default: report/linux.md in the repository)")
+    parser.add_argument("--run", type=run_name, metavar="STAMP",
+                        help="run directory to report (default: the one DIR/CANONICAL names)")
+    args = parser.parse_args(argv)
+    try:
+        run = args.run or read_canonical(args.results_dir)
+        text, rounds = build_report(args.results_dir, run)
+        write_atomic(args.out, text)
+    except InputError as e:
+        sys.stderr.write(e.render() + "\n")
+        return 1
+    print(f"report: wrote {shown(args.out)} from run {run} ({plural(rounds, 'round')})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

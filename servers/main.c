@@ -1,0 +1,146 @@
+/* main.c: acceptlab-server's command line. Parses and validates every
+ * argument (exit 2 with a one-line message naming the bad one), then hands
+ * over to the supervisor. */
+#include "server.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROG "acceptlab-server"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " --variant NAME [--workers N] [--host 127.0.0.1] [--port P]\n"
+		"                        [--pin-workers CPULIST] [--idle-timeout S]\n"
+		"                        [--respawn-limit N] [--stop-grace-ms MS]\n"
+		"\n"
+		"Runs N worker processes behind one TCP port with the chosen accept variant.\n"
+		"When every worker serves, prints one JSON line on stdout:\n"
+		"  {\"event\":\"ready\",\"port\":P,\"variant\":...,\"mode\":\"process\",\"workers\":[...]}\n"
+		"then lifecycle lines (reaped, respawned, gave_up, stopping, worker_exit, stopped).\n"
+		"\n"
+		"Endpoints: GET /pid (the worker's pid, header X-Worker: index), GET /,\n"
+		"GET /work?us=N (spin N us of CPU), GET /sleep?ms=N (block inline).\n"
+		"\n"
+		"Options:\n"
+		"  --variant NAME        accept variant (required), one of:\n");
+	for (int i = 0; accept_variants[i]; i++)
+		fprintf(f, "      %-18s %s\n", accept_variants[i]->name, accept_variants[i]->mechanism);
+	fprintf(f,
+		"  --workers N           worker processes (default 2, at most %d)\n"
+		"  --host ADDR           IPv4 address to bind (default 127.0.0.1)\n"
+		"  --port P              TCP port; 0 binds an ephemeral one (default 8080)\n"
+		"  --pin-workers LIST    pin worker i to the i-th CPU of LIST (e.g. 0,1)\n"
+		"  --idle-timeout S      close keep-alive connections idle S seconds (default 30)\n"
+		"  --respawn-limit N     respawns allowed per hour, all workers (default 10 x workers)\n"
+		"  --stop-grace-ms MS    on SIGTERM, workers get MS to finish before SIGKILL (default 10000)\n"
+		"  --help                this text\n"
+		"\n"
+		"SIGTERM or SIGINT: workers finish in-flight requests, the server exits 0.\n"
+		"Exit: 0 stopped by signal, 1 runtime failure, 2 usage error or port in use.\n",
+		MAX_WORKERS);
+}
+
+static void bad_arg(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, " (see --help)\n");
+	exit(2);
+}
+
+static int parse_int(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi) {
+		char range[64];
+		snprintf(range, sizeof(range), "%ld..%ld", lo, hi);
+		fprintf(stderr, PROG ": %s %s: expected an integer in %s (see --help)\n", opt, s, range);
+		exit(2);
+	}
+	return (int)v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "variant", required_argument, NULL, 'v' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "pin-workers", required_argument, NULL, 'P' },
+		{ "idle-timeout", required_argument, NULL, 'i' },
+		{ "respawn-limit", required_argument, NULL, 'r' },
+		{ "stop-grace-ms", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct server srv;
+	const char *variant = NULL, *pin = NULL;
+	int respawn_limit = -1, c;
+
+	srv.cfg.workers = 2;
+	srv.cfg.host = "127.0.0.1";
+	srv.cfg.port = 8080;
+	srv.cfg.idle_timeout_s = 30;
+	srv.cfg.stop_grace_ms = 10000;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v': variant = optarg; break;
+		case 'w': srv.cfg.workers = parse_int("--workers", optarg, 1, MAX_WORKERS); break;
+		case 't':
+			fprintf(stderr, PROG ": --threads: threads mode is not built yet; use --workers\n");
+			return 2;
+		case 'H': srv.cfg.host = optarg; break;
+		case 'p': srv.cfg.port = parse_int("--port", optarg, 0, 65535); break;
+		case 'P': pin = optarg; break;
+		case 'i': srv.cfg.idle_timeout_s = parse_int("--idle-timeout", optarg, 1, 86400); break;
+		case 'r': respawn_limit = parse_int("--respawn-limit", optarg, 0, 4096); break;
+		case 'g': srv.cfg.stop_grace_ms = parse_int("--stop-grace-ms", optarg, 0, 3600000); break;
+		case 'h': usage(stdout); return 0;
+		case ':': bad_arg("%s: needs a value%s", argv[optind - 1], ""); break;
+		default: bad_arg("%s: unknown option%s", argv[optind - 1], "");
+		}
+	}
+	if (optind < argc)
+		bad_arg("%s: unexpected argument%s", argv[optind], "");
+	if (!variant)
+		bad_arg("--variant: required%s%s", "", "");
+	srv.cfg.variant = variant_find(variant);
+	if (!srv.cfg.variant) {
+		char names[512];
+		variant_names(names, sizeof(names));
+		bad_arg("--variant %s: unknown; valid: %s", variant, names);
+	}
+	srv.cfg.respawn_hourly_limit = respawn_limit >= 0 ? respawn_limit : 10 * srv.cfg.workers;
+	if (pin) {
+		char err[ERRLEN];
+		cpu_set_t allowed;
+
+		srv.cfg.npin = parse_cpu_list(pin, srv.cfg.pin_cpus, MAX_WORKERS, err, sizeof(err));
+		if (srv.cfg.npin < 0)
+			bad_arg("--pin-workers: %s%s", err, "");
+		sched_getaffinity(0, sizeof(allowed), &allowed);
+		for (int i = 0; i < srv.cfg.npin; i++) {
+			if (!CPU_ISSET(srv.cfg.pin_cpus[i], &allowed)) {
+				char cpu[16];
+				snprintf(cpu, sizeof(cpu), "%d", srv.cfg.pin_cpus[i]);
+				bad_arg("--pin-workers: CPU %s is not available to this process%s", cpu, "");
+			}
+		}
+	}
+	return supervisor_run(&srv);
+}

@@ -1,0 +1,32 @@
+/* variants.c: the registry of accept variants, in --help order. */
+#include "server.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const struct accept_variant variant_bare, variant_exclusive, variant_lt, variant_lt_yield;
+
+const struct accept_variant *const accept_variants[] = {
+	&variant_bare,
+	&variant_exclusive,
+	&variant_lt,
+	&variant_lt_yield,
+	NULL,
+};
+
+const struct accept_variant *variant_find(const char *name)
+{
+	for (int i = 0; accept_variants[i]; i++)
+		if (strcmp(accept_variants[i]->name, name) == 0)
+			return accept_variants[i];
+	return NULL;
+}
+
+void variant_names(char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; accept_variants[i] && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", accept_variants[i]->name);
+}

@@ -1,0 +1,23 @@
+/* bare: the race. One shared listener in every worker's own epoll,
+ * edge-triggered; every worker is woken and whoever reaches accept() first
+ * drains the queue until EAGAIN. */
+#include "../server.h"
+
+#include <sys/epoll.h>
+
+static int bare_start(struct worker *w, char *err, size_t errlen)
+{
+	return worker_watch_listener(w, EPOLLIN | EPOLLET, err, errlen);
+}
+
+static void bare_readable(struct worker *w)
+{
+	worker_accept_batch(w, -1);
+}
+
+const struct accept_variant variant_bare = {
+	.name = "bare",
+	.mechanism = "shared listener, each worker's epoll, EPOLLIN|EPOLLET, accept until EAGAIN",
+	.worker_start = bare_start,
+	.listener_readable = bare_readable,
+};

@@ -1,0 +1,482 @@
+/* worker.c: one worker's event loop: connections, HTTP, and the accept
+ * path's helpers that variants call. The variant decides when to accept;
+ * everything after accept() is here, the same for every variant. */
+#include "server.h"
+#include "http.h"
+#include "net.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define IN_CAP (HTTP_MAX_HEAD + 8192) /* room for a full head plus pipelined bytes */
+#define OUT_HIGH_WATER (256 * 1024)   /* stop parsing pipelined requests above this */
+#define MAX_BODY (1 << 20)            /* request bodies are read and discarded */
+#define MAX_WORK_US 10000000ULL       /* /work?us= cap: 10 s of CPU */
+#define MAX_SLEEP_MS 60000ULL         /* /sleep?ms= cap */
+#define SWEEP_INTERVAL_MS 1000
+#define STOP_DRAIN_MS 5000            /* after SIGTERM, in-flight requests get this long */
+
+struct conn {
+	int fd;
+	size_t inlen;
+	uint64_t body_left;  /* bytes of a request body still to discard */
+	char *out;
+	size_t outlen, outoff, outcap;
+	int64_t last_active_ns;
+	int close_after_write; /* an answer said Connection: close */
+	int peer_closed;       /* read() returned 0 */
+	int writing;           /* EPOLLOUT registered */
+	char in[IN_CAP];
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_sigterm(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+int worker_watch_listener(struct worker *w, uint32_t events, char *err, size_t errlen)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = LISTENER_TAG };
+
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->listen_fd, &ev) < 0) {
+		snprintf(err, errlen, "epoll_ctl(listener, events 0x%x): %s", events, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void conn_close(struct worker *w, struct conn *c)
+{
+	epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	w->conns[c->fd] = NULL;
+	w->open_conns--;
+	free(c->out);
+	free(c);
+}
+
+static int conn_slot(struct worker *w, int fd)
+{
+	if (fd >= w->nconns_cap) {
+		int cap = w->nconns_cap ? w->nconns_cap : 1024;
+		struct conn **n;
+
+		while (cap <= fd)
+			cap *= 2;
+		n = realloc(w->conns, (size_t)cap * sizeof(*n));
+		if (!n)
+			return -1;
+		memset(n + w->nconns_cap, 0, (size_t)(cap - w->nconns_cap) * sizeof(*n));
+		w->conns = n;
+		w->nconns_cap = cap;
+	}
+	return 0;
+}
+
+static int out_append(struct conn *c, const char *data, size_t len)
+{
+	if (c->outlen + len > c->outcap) {
+		size_t cap = c->outcap ? c->outcap : 1024;
+		char *n;
+
+		while (cap < c->outlen + len)
+			cap *= 2;
+		n = realloc(c->out, cap);
+		if (!n)
+			return -1;
+		c->out = n;
+		c->outcap = cap;
+	}
+	memcpy(c->out + c->outlen, data, len);
+	c->outlen += len;
+	return 0;
+}
+
+static void respond(struct worker *w, struct conn *c, int status, const char *body,
+		    size_t body_len, int keep_alive)
+{
+	char head[256];
+	int n;
+
+	n = snprintf(head, sizeof(head),
+		     "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
+		     "X-Worker: %d\r\nConnection: %s\r\n\r\n",
+		     status, http_reason(status), body_len, w->index,
+		     keep_alive ? "keep-alive" : "close");
+	if (out_append(c, head, (size_t)n) < 0 || out_append(c, body, body_len) < 0)
+		keep_alive = 0; /* out of memory: what fits is sent, then the connection closes */
+	if (!keep_alive)
+		c->close_after_write = 1;
+}
+
+/* Spins on the thread's CPU clock, so preemption does not shorten the work. */
+static void spin_cpu_us(uint64_t us)
+{
+	struct timespec ts;
+	int64_t start, t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	start = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	} while (t - start < (int64_t)us * 1000);
+}
+
+static int path_is(const struct http_request *r, const char *p)
+{
+	size_t n = strlen(p);
+	return r->path_len == n && memcmp(r->path, p, n) == 0;
+}
+
+/* Answers one parsed request. */
+static void route(struct worker *w, struct conn *c, const struct http_request *r)
+{
+	char body[128];
+	int n, ka = r->keep_alive && !w->stopping;
+	uint64_t v;
+
+	w->requests++;
+	if (!(r->method_len == 3 && memcmp(r->method, "GET", 3) == 0)) {
+		n = snprintf(body, sizeof(body), "only GET is served\n");
+		respond(w, c, 405, body, (size_t)n, ka);
+	} else if (path_is(r, "/pid")) {
+		n = snprintf(body, sizeof(body), "%d\n", (int)w->pid);
+		respond(w, c, 200, body, (size_t)n, ka);
+	} else if (path_is(r, "/")) {
+		n = snprintf(body, sizeof(body), "hello from acceptlab worker %d\n", w->index);
+		respond(w, c, 200, body, (size_t)n, ka);
+	} else if (path_is(r, "/work")) {
+		if (http_query_u64(r->query, r->query_len, "us", MAX_WORK_US, &v) < 0) {
+			n = snprintf(body, sizeof(body), "/work needs us=N with N <= %llu\n", MAX_WORK_US);
+			respond(w, c, 400, body, (size_t)n, ka);
+			return;
+		}
+		spin_cpu_us(v);
+		n = snprintf(body, sizeof(body), "worked %llu us\n", (unsigned long long)v);
+		respond(w, c, 200, body, (size_t)n, ka);
+	} else if (path_is(r, "/sleep")) {
+		struct timespec ts;
+		if (http_query_u64(r->query, r->query_len, "ms", MAX_SLEEP_MS, &v) < 0) {
+			n = snprintf(body, sizeof(body), "/sleep needs ms=N with N <= %llu\n", MAX_SLEEP_MS);
+			respond(w, c, 400, body, (size_t)n, ka);
+			return;
+		}
+		ts.tv_sec = (time_t)(v / 1000);
+		ts.tv_nsec = (long)(v % 1000) * 1000000;
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		n = snprintf(body, sizeof(body), "slept %llu ms\n", (unsigned long long)v);
+		respond(w, c, 200, body, (size_t)n, ka);
+	} else {
+		n = snprintf(body, sizeof(body), "not found\n");
+		respond(w, c, 404, body, (size_t)n, ka);
+	}
+}
+
+/* Parses and answers every complete request in c->in (pipelining). */
+static void conn_process(struct worker *w, struct conn *c)
+{
+	size_t off = 0;
+
+	while (!c->close_after_write && c->outlen - c->outoff < OUT_HIGH_WATER) {
+		struct http_request req;
+		int rc;
+
+		if (c->body_left) {
+			size_t take = c->inlen - off < c->body_left ? c->inlen - off : (size_t)c->body_left;
+			off += take;
+			c->body_left -= take;
+			if (c->body_left)
+				break;
+		}
+		if (off == c->inlen)
+			break;
+		rc = http_parse_request(c->in + off, c->inlen - off, &req);
+		if (rc == HTTP_PARTIAL)
+			break;
+		if (rc == HTTP_MALFORMED || rc == HTTP_TOO_LARGE) {
+			static const char bad[] = "malformed request\n", big[] = "request head over 8 KiB\n";
+			w->requests++;
+			if (rc == HTTP_MALFORMED)
+				respond(w, c, 400, bad, sizeof(bad) - 1, 0);
+			else
+				respond(w, c, 431, big, sizeof(big) - 1, 0);
+			off = c->inlen;
+			break;
+		}
+		off += (size_t)rc;
+		if (req.content_length > MAX_BODY) {
+			static const char big[] = "request body over 1 MiB\n";
+			w->requests++;
+			respond(w, c, 413, big, sizeof(big) - 1, 0);
+			off = c->inlen;
+			break;
+		}
+		c->body_left = req.content_length;
+		route(w, c, &req);
+	}
+	if (off) {
+		memmove(c->in, c->in + off, c->inlen - off);
+		c->inlen -= off;
+	}
+}
+
+static void conn_set_writing(struct worker *w, struct conn *c, int on)
+{
+	struct epoll_event ev = { .events = on ? EPOLLOUT : EPOLLIN, .data.u64 = (uint64_t)c->fd };
+
+	if (c->writing == on)
+		return;
+	c->writing = on;
+	epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
+/* Writes what is buffered. Returns -1 if the connection was closed. */
+static int conn_flush(struct worker *w, struct conn *c)
+{
+	while (c->outoff < c->outlen) {
+		ssize_t n = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				conn_set_writing(w, c, 1);
+				return 0;
+			}
+			conn_close(w, c);
+			return -1;
+		}
+		c->outoff += (size_t)n;
+		c->last_active_ns = now_ns();
+	}
+	c->outoff = c->outlen = 0;
+	if (c->close_after_write || c->peer_closed) {
+		conn_close(w, c);
+		return -1;
+	}
+	conn_set_writing(w, c, 0);
+	return 0;
+}
+
+static void conn_readable(struct worker *w, struct conn *c)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (c->inlen == IN_CAP) {
+			/* Full: either a head over the limit (the parser says 431)
+			 * or pipelined requests waiting for output to drain. */
+			conn_process(w, c);
+			if (c->inlen == IN_CAP || c->outlen)
+				break;
+		}
+		n = read(c->fd, c->in + c->inlen, IN_CAP - c->inlen);
+		if (n > 0) {
+			c->inlen += (size_t)n;
+			c->last_active_ns = now_ns();
+			continue;
+		}
+		if (n == 0) {
+			c->peer_closed = 1;
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			break;
+		conn_close(w, c); /* reset by the peer */
+		return;
+	}
+	conn_process(w, c);
+	if (c->outlen) {
+		conn_flush(w, c);
+	} else if (c->peer_closed || c->close_after_write) {
+		conn_close(w, c);
+	}
+}
+
+static void conn_writable(struct worker *w, struct conn *c)
+{
+	if (conn_flush(w, c) < 0)
+		return;
+	/* Output drained: answer pipelined requests parked by the high-water mark. */
+	if (c->inlen)
+		conn_readable(w, c);
+}
+
+void worker_admit(struct worker *w, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)fd };
+	struct conn *c;
+
+	if (conn_slot(w, fd) < 0 || !(c = calloc(1, sizeof(*c)))) {
+		close(fd);
+		w->accept_errors++;
+		return;
+	}
+	net_nonblock(fd);
+	net_nodelay(fd);
+	c->fd = fd;
+	c->last_active_ns = now_ns();
+	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		close(fd);
+		free(c);
+		w->accept_errors++;
+		return;
+	}
+	w->conns[fd] = c;
+	w->open_conns++;
+	w->admitted++;
+	conn_readable(w, c); /* eager read: the request often arrives with the handshake */
+}
+
+int worker_accept_batch(struct worker *w, int max)
+{
+	int got = 0;
+
+	while (max < 0 || got < max) {
+		int fd = accept4(w->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EAGAIN)
+				w->accept_eagain++;
+			else
+				w->accept_errors++; /* EMFILE and friends: try again next wakeup */
+			break;
+		}
+		got++;
+		w->accepted++;
+		worker_admit(w, fd);
+	}
+	return got;
+}
+
+static int conn_busy(const struct conn *c)
+{
+	return c->inlen || c->outlen || c->body_left;
+}
+
+/* SIGTERM: take no more connections, close idle ones, finish the rest. */
+static void worker_begin_stop(struct worker *w)
+{
+	w->stopping = 1;
+	if (w->listen_fd >= 0)
+		epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->listen_fd, NULL);
+	if (w->srv->cfg.variant->leaving)
+		w->srv->cfg.variant->leaving(w);
+	for (int fd = 0; fd < w->nconns_cap; fd++) {
+		struct conn *c = w->conns[fd];
+		if (!c)
+			continue;
+		if (conn_busy(c))
+			c->close_after_write = 1; /* the answer in progress says close */
+		else
+			conn_close(w, c);
+	}
+}
+
+static void sweep_idle(struct worker *w, int64_t now)
+{
+	int64_t limit = (int64_t)w->srv->cfg.idle_timeout_s * 1000000000;
+
+	for (int fd = 0; fd < w->nconns_cap; fd++) {
+		struct conn *c = w->conns[fd];
+		if (c && now - c->last_active_ns > limit)
+			conn_close(w, c);
+	}
+}
+
+int worker_run(struct worker *w)
+{
+	const struct accept_variant *v = w->srv->cfg.variant;
+	struct epoll_event evs[256];
+	struct sigaction sa;
+	sigset_t during_wait;
+	char err[ERRLEN];
+	int64_t next_sweep, stop_deadline = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigterm;
+	sigaction(SIGTERM, &sa, NULL);
+	/* SIGTERM stays blocked except inside epoll_pwait, so a request in
+	 * progress (even /sleep) finishes before the stop is seen. */
+	pthread_sigmask(SIG_BLOCK, NULL, &during_wait);
+	sigdelset(&during_wait, SIGTERM);
+
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->epfd < 0) {
+		fprintf(stderr, "acceptlab-server: worker %d: epoll_create1: %s\n", w->index, strerror(errno));
+		return 1;
+	}
+	if (v->worker_start(w, err, sizeof(err)) < 0) {
+		fprintf(stderr, "acceptlab-server: worker %d: %s\n", w->index, err);
+		return 1;
+	}
+	if (w->ready_fd >= 0) {
+		struct worker_ready r = { .index = w->index, .pid = w->pid, .tid = w->tid };
+		format_affinity(r.cpu, sizeof(r.cpu));
+		if (write(w->ready_fd, &r, sizeof(r)) != sizeof(r))
+			return 1; /* the supervisor is gone */
+	}
+
+	next_sweep = now_ns() + (int64_t)SWEEP_INTERVAL_MS * 1000000;
+	for (;;) {
+		int n = epoll_pwait(w->epfd, evs, 256, SWEEP_INTERVAL_MS, &during_wait);
+		int64_t now;
+
+		if (n < 0 && errno != EINTR) {
+			fprintf(stderr, "acceptlab-server: worker %d: epoll_pwait: %s\n", w->index, strerror(errno));
+			return 1;
+		}
+		if (stop_requested && !w->stopping) {
+			worker_begin_stop(w);
+			stop_deadline = now_ns() + (int64_t)STOP_DRAIN_MS * 1000000;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t tag = evs[i].data.u64;
+			struct conn *c;
+
+			if (tag == LISTENER_TAG) {
+				if (!w->stopping)
+					v->listener_readable(w);
+				continue;
+			}
+			c = (int)tag < w->nconns_cap ? w->conns[(int)tag] : NULL;
+			if (!c)
+				continue; /* closed earlier in this pass */
+			if (evs[i].events & EPOLLOUT)
+				conn_writable(w, c);
+			else
+				conn_readable(w, c);
+		}
+		if (v->pass_end)
+			v->pass_end(w);
+
+		now = now_ns();
+		if (now >= next_sweep) {
+			sweep_idle(w, now);
+			next_sweep = now + (int64_t)SWEEP_INTERVAL_MS * 1000000;
+		}
+		if (w->stopping && (w->open_conns == 0 || now >= stop_deadline))
+			break;
+	}
+	emit_line(STDOUT_FILENO,
+		  "{\"event\":\"worker_exit\",\"index\":%d,\"pid\":%d,\"tid\":%d,\"accepted\":%llu,"
+		  "\"admitted\":%llu,\"requests\":%llu,\"accept_eagain\":%llu,\"accept_errors\":%llu}",
+		  w->index, (int)w->pid, (int)w->tid, (unsigned long long)w->accepted,
+		  (unsigned long long)w->admitted, (unsigned long long)w->requests,
+		  (unsigned long long)w->accept_eagain, (unsigned long long)w->accept_errors);
+	return 0;
+}

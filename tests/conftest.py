@@ -1,0 +1,207 @@
+"""Shared helpers for acceptlab's tests: start a server on port 0 and always
+stop it (its whole process group) however the test ends; talk raw HTTP."""
+
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVER = os.path.join(ROOT, "bin", "acceptlab-server")
+SERVER_ASAN = os.path.join(ROOT, "build", "server-asan")
+PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
+PYTHON = "/usr/bin/python3"
+VARIANTS = ["bare", "exclusive", "lt", "lt-yield"]
+
+
+class Server:
+    """A running acceptlab-server. Lines it prints after the ready line are
+    collected by lines()/wait_for()."""
+
+    def __init__(self, variant="bare", workers=2, args=(), binary=SERVER, env=None):
+        self.proc = subprocess.Popen(
+            [binary, "--variant", variant, "--workers", str(workers), "--port", "0", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env)
+        self.buf = b""
+        self.events = []
+        try:
+            self.ready = self.wait_for("ready", timeout=10)
+        except Exception:
+            self.kill()
+            raise
+        self.port = self.ready["port"]
+        self.pids = [w["pid"] for w in self.ready["workers"]]
+
+    def _pump(self, timeout):
+        fd = self.proc.stdout.fileno()
+        if select.select([fd], [], [], timeout)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return False
+            self.buf += chunk
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                self.events.append(json.loads(line))
+        return True
+
+    def wait_for(self, event, timeout=10, **match):
+        """Returns the first lifecycle line with this event (and fields)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for e in self.events:
+                if e.get("event") == event and all(e.get(k) == v for k, v in match.items()):
+                    return e
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no %r line within %.0f s; got %r; stderr: %s"
+                                     % (event, timeout, self.events, self.stderr_so_far()))
+            if not self._pump(min(left, 0.2)) and self.proc.poll() is not None:
+                raise AssertionError("server exited %s before a %r line; stderr: %s"
+                                     % (self.proc.returncode, event, self.stderr_so_far()))
+
+    def wait_count(self, event, n, timeout=10):
+        """Waits until n lines with this event have been seen; returns them."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [e for e in self.events if e.get("event") == event]
+            if len(found) >= n:
+                return found
+            if time.monotonic() > deadline:
+                raise AssertionError("saw %d %r lines, wanted %d: %r" % (len(found), event, n, self.events))
+            if not self._pump(0.1) and self.proc.poll() is not None:
+                raise AssertionError("server exited %s" % self.proc.returncode)
+
+    def collect(self, seconds):
+        """Reads lifecycle lines for a while; returns all seen so far."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if not self._pump(0.05) and self.proc.poll() is not None:
+                break
+        return self.events
+
+    def stderr_so_far(self):
+        if self.proc.poll() is None:
+            return "(running)"
+        return self.proc.stderr.read().decode(errors="replace")
+
+    def stop(self, timeout=15):
+        """SIGTERM and wait; returns the exit code (the group is killed if it hangs)."""
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=timeout)
+        finally:
+            self.kill()
+        while self._pump(0.05):
+            pass
+        return self.proc.returncode
+
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGCONT)
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+@pytest.fixture
+def start_server():
+    """Factory: start_server(variant, workers, args) -> Server; all are killed at teardown."""
+    started = []
+
+    def factory(*a, **kw):
+        s = Server(*a, **kw)
+        started.append(s)
+        return s
+
+    yield factory
+    for s in started:
+        s.kill()
+
+
+def alive(pid):
+    """True if pid runs and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def proc_state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def http_exchange(port, raw, timeout=5.0):
+    """Sends raw bytes on a fresh connection and reads until the server
+    closes (or the timeout): returns everything read."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(raw)
+        out = b""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                chunk = s.recv(65536)
+            except socket.timeout:
+                break
+            if not chunk:
+                break
+            out += chunk
+        return out
+
+
+def read_responses(sock, n, timeout=5.0):
+    """Reads n Content-Length framed responses from sock, in order:
+    [(status, headers dict, body), ...]. Nothing read is lost between them."""
+    sock.settimeout(timeout)
+    data, out = b"", []
+    while len(out) < n:
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise AssertionError("connection closed after %d of %d responses: %r" % (len(out), n, data))
+            data += chunk
+        head, rest = data.split(b"\r\n\r\n", 1)
+        lines = head.decode().split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+        length = int(headers["content-length"])
+        while len(rest) < length:
+            chunk = sock.recv(65536)
+            if not chunk:
+                raise AssertionError("connection closed inside a body")
+            rest += chunk
+        out.append((int(lines[0].split()[1]), headers, rest[:length]))
+        data = rest[length:]
+    if data:
+        raise AssertionError("unexpected bytes after %d responses: %r" % (n, data))
+    return out
+
+
+def read_response(sock, timeout=5.0):
+    """Reads one response: (status, headers dict, body)."""
+    return read_responses(sock, 1, timeout)[0]
+
+
+def get(port, path="/pid", sock=None, extra=""):
+    """One GET on a new (or the given) connection: (status, headers, body)."""
+    own = sock is None
+    s = sock or socket.create_connection(("127.0.0.1", port), timeout=5)
+    try:
+        s.sendall(("GET %s HTTP/1.1\r\nHost: t\r\n%s\r\n" % (path, extra)).encode())
+        return read_response(s)
+    finally:
+        if own:
+            s.close()
+
+
+def run_probe(*args, timeout=60):
+    return subprocess.run([PROBE, *args], capture_output=True, text=True, timeout=timeout)

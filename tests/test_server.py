@@ -1,0 +1,266 @@
+"""Integration tests for bin/acceptlab-server, run for every accept variant.
+
+What a user of the harness relies on: it starts on port 0 and says so in one
+ready line, every connection is answered by one of the workers it announced,
+HTTP/1.1 keep-alive, pipelining and Connection: close behave, bad input is
+answered (400/431) without hurting a worker, SIGTERM finishes what is in
+flight and leaves no process behind, a second server cannot take the port,
+and the supervisor respawns a crashed worker but not a stopped one.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import (SERVER, SERVER_ASAN, VARIANTS, alive, get, http_exchange,
+                      proc_state, read_response, read_responses)
+
+
+def test_help_lists_every_variant():
+    """--help exits 0 and names each variant the tests cover, so the CLI and
+    the test matrix cannot drift apart."""
+    res = subprocess.run([SERVER, "--help"], capture_output=True, text=True)
+    assert res.returncode == 0
+    for v in VARIANTS:
+        assert "\n      %s " % v in res.stdout, "--help does not list %s" % v
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_ready_line_and_every_connection_answered(start_server, variant):
+    """The ready line names 2 workers with distinct pids; 40 fresh
+    connections are each answered by one of them, with X-Worker naming the
+    index the ready line gave that pid."""
+    s = start_server(variant)
+    assert s.ready["variant"] == variant and s.ready["mode"] == "process"
+    assert [w["index"] for w in s.ready["workers"]] == [0, 1]
+    index_of = {w["pid"]: w["index"] for w in s.ready["workers"]}
+    assert len(index_of) == 2
+    for _ in range(40):
+        status, headers, body = get(s.port, "/pid")
+        assert status == 200
+        pid = int(body)
+        assert pid in index_of, "answered by %d, not a worker the ready line named" % pid
+        assert int(headers["x-worker"]) == index_of[pid]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_keepalive_and_pipelining(start_server, variant):
+    """Three pipelined requests sent in one write are answered in order on the
+    same connection, by the same worker, and the connection stays open for a
+    fourth request."""
+    s = start_server(variant)
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n"
+                  b"GET / HTTP/1.1\r\nHost: t\r\n\r\n"
+                  b"GET /work?us=100 HTTP/1.1\r\nHost: t\r\n\r\n")
+        (st1, h1, b1), (st2, h2, b2), (st3, h3, b3) = read_responses(c, 3)
+        assert (st1, st2, st3) == (200, 200, 200)
+        assert int(b1) in s.pids
+        assert b2 == b"hello from acceptlab worker %s\n" % h1["x-worker"].encode()
+        assert b3 == b"worked 100 us\n", "answers out of order"
+        assert h1["x-worker"] == h2["x-worker"] == h3["x-worker"]
+        st4, h4, b4 = get(s.port, "/pid", sock=c)
+        assert st4 == 200 and b4 == b1, "keep-alive connection changed worker"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_connection_close_honoured(start_server, variant):
+    """A request with Connection: close gets its answer and then EOF."""
+    s = start_server(variant)
+    out = http_exchange(s.port, b"GET /pid HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    assert out.startswith(b"HTTP/1.1 200 OK")
+    assert b"Connection: close" in out
+    assert int(out.split(b"\r\n\r\n", 1)[1]) in s.pids
+
+
+@pytest.mark.parametrize("variant,binary",
+                         [(v, SERVER) for v in VARIANTS] + [("bare", SERVER_ASAN)],
+                         ids=VARIANTS + ["bare-asan"])
+def test_bad_requests_answered_and_workers_survive(start_server, variant, binary):
+    """Malformed input gets 400 and a close, an oversized head 431, a POST
+    405 with its body skipped; afterwards both workers still serve (no
+    reaped line, same pids). The ASan/UBSan build must report nothing."""
+    s = start_server(variant, binary=binary)
+    bad = [
+        (b"GARBAGE\r\n\r\n", b"400"),
+        (b"GET / HTTP/2.0\r\n\r\n", b"400"),
+        (b"GET / HTTP/1.1\r\nNo colon\r\n\r\n", b"400"),
+        (b"GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", b"400"),
+        (b"GET / HTTP/1.1\r\nX: " + b"a" * 9000 + b"\r\n\r\n", b"431"),
+        (b"GET /work?us=abc HTTP/1.1\r\n\r\n", b"400"),
+        (b"GET /nowhere HTTP/1.1\r\nConnection: close\r\n\r\n", b"404"),
+        (b"\x00\xff\x01binary\r\n\r\n", b"400"),
+    ]
+    for raw, code in bad:
+        out = http_exchange(s.port, raw)
+        assert out.startswith(b"HTTP/1.1 " + code), "%r answered %r" % (raw[:40], out[:60])
+    # A POST with a body: 405, and the body is skipped so the next request parses.
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        c.sendall(b"POST /pid HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello")
+        assert read_response(c)[0] == 405
+        assert get(s.port, "/pid", sock=c)[0] == 200
+    seen = set()
+    for _ in range(60):
+        seen.add(int(get(s.port, "/pid")[2]))
+    assert seen <= set(s.pids)
+    events = s.collect(0.3)
+    assert not [e for e in events if e.get("event") in ("reaped", "respawned")], events
+    assert all(alive(p) for p in s.pids)
+    assert s.stop() == 0
+    err = s.proc.stderr.read().decode(errors="replace")
+    assert "runtime error" not in err and "AddressSanitizer" not in err, err
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_sigterm_finishes_in_flight_and_leaves_nothing(start_server, variant):
+    """SIGTERM while /sleep?ms=400 is in flight: the client still gets its
+    full answer and then a clean close (EOF, not a reset), the server exits
+    0, and no worker process remains."""
+    s = start_server(variant)
+    c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    c.sendall(b"GET /sleep?ms=400 HTTP/1.1\r\nHost: t\r\n\r\n")
+    time.sleep(0.1)
+    os.killpg(s.proc.pid, signal.SIGTERM)
+    status, headers, body = read_response(c)
+    assert status == 200 and body == b"slept 400 ms\n"
+    assert c.recv(1) == b"", "the connection stayed open after the stop"
+    c.close()
+    assert s.proc.wait(timeout=15) == 0
+    for pid in s.pids:
+        deadline = time.monotonic() + 2
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not alive(pid), "worker %d outlived its server" % pid
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_second_server_on_same_port_refused(start_server, variant):
+    """While one server holds a port, a second one on it exits 2 naming the
+    port, and the first keeps serving."""
+    s = start_server(variant)
+    res = subprocess.run([SERVER, "--variant", variant, "--port", str(s.port)],
+                         capture_output=True, text=True, timeout=10)
+    assert res.returncode == 2
+    assert "--port %d" % s.port in res.stderr and "already in use" in res.stderr
+    assert res.stderr.count("\n") == 1, "expected one line, got %r" % res.stderr
+    assert get(s.port, "/pid")[0] == 200
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_killed_worker_is_respawned(start_server, variant):
+    """SIGKILL worker 1: the supervisor logs reaped then respawned for index
+    1 with a new pid, and that new worker serves (worker 0 is SIGSTOPped so
+    the new one must answer)."""
+    s = start_server(variant)
+    old = s.pids[1]
+    os.kill(old, signal.SIGKILL)
+    reaped = s.wait_for("reaped", index=1)
+    assert reaped["pid"] == old and reaped["status"] == "signal 9"
+    new = s.wait_for("respawned", index=1)["pid"]
+    assert new != old and alive(new)
+    os.kill(s.pids[0], signal.SIGSTOP)
+    try:
+        assert int(get(s.port, "/pid")[2]) == new
+    finally:
+        os.kill(s.pids[0], signal.SIGCONT)
+    assert s.stop() == 0
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_stopped_worker_is_not_respawned(start_server, variant):
+    """SIGSTOP worker 0: no reaped or respawned line in the next second, the
+    other worker answers every connection, and after SIGCONT and SIGTERM the
+    server exits 0 with no crash logged (WNOHANG alone, not WUNTRACED)."""
+    s = start_server(variant)
+    os.kill(s.pids[0], signal.SIGSTOP)
+    try:
+        deadline = time.monotonic() + 2
+        while proc_state(s.pids[0]) != "T" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc_state(s.pids[0]) == "T"
+        for _ in range(10):
+            assert int(get(s.port, "/pid")[2]) == s.pids[1]
+        events = s.collect(1.0)
+        assert not [e for e in events if e.get("event") in ("reaped", "respawned", "gave_up")], events
+    finally:
+        os.kill(s.pids[0], signal.SIGCONT)
+    assert s.stop() == 0
+    assert not [e for e in s.events if e.get("event") in ("respawned", "gave_up")]
+    assert [e["status"] for e in s.events if e.get("event") == "reaped"] == ["exit 0", "exit 0"]
+
+
+def test_respawn_limit_gives_up_and_sibling_serves(start_server):
+    """With --respawn-limit 0 a killed worker is not replaced: the supervisor
+    logs gave_up for its index, and the remaining worker answers."""
+    s = start_server("bare", args=["--respawn-limit", "0"])
+    os.kill(s.pids[1], signal.SIGKILL)
+    assert "limit" in s.wait_for("gave_up", index=1)["reason"]
+    for _ in range(5):
+        assert int(get(s.port, "/pid")[2]) == s.pids[0]
+    assert s.stop() == 0
+
+
+def test_fast_deaths_give_up_after_five(start_server):
+    """A worker that dies within 1 s of its fork five times in a row is given
+    up on instead of being respawned forever; its sibling keeps serving."""
+    s = start_server("bare")
+    pid = s.pids[1]
+    for k in range(5):
+        os.kill(pid, signal.SIGKILL)
+        s.wait_for("reaped", pid=pid)
+        if k < 4:
+            pid = s.wait_count("respawned", k + 1)[-1]["pid"]
+    gave = s.wait_for("gave_up", index=1)
+    assert "5 deaths" in gave["reason"]
+    assert len([e for e in s.events if e.get("event") == "respawned"]) == 4
+    assert int(get(s.port, "/pid")[2]) == s.pids[0]
+    assert s.stop() == 0
+
+
+def test_idle_keepalive_connection_closed(start_server):
+    """--idle-timeout 1: a keep-alive connection left idle is closed by the
+    server (EOF) within a few seconds rather than held forever."""
+    s = start_server("bare", args=["--idle-timeout", "1"])
+    with socket.create_connection(("127.0.0.1", s.port), timeout=6) as c:
+        assert get(s.port, "/pid", sock=c)[0] == 200
+        t0 = time.monotonic()
+        assert c.recv(1) == b""
+        assert time.monotonic() - t0 < 5
+
+
+def test_pin_workers(start_server):
+    """--pin-workers 0,1 puts worker i on the i-th CPU: the ready line and
+    the kernel's affinity for each pid agree."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs 2 CPUs")
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    s = start_server("bare", args=["--pin-workers", "%d,%d" % tuple(cpus)])
+    for w, cpu in zip(s.ready["workers"], cpus):
+        assert w["cpu"] == str(cpu)
+        assert os.sched_getaffinity(w["pid"]) == {cpu}
+
+
+@pytest.mark.parametrize("args,names", [
+    (["--variant", "nope"], "--variant nope"),
+    (["--variant", "bare", "--workers", "0"], "--workers 0"),
+    (["--variant", "bare", "--port", "70000"], "--port 70000"),
+    (["--variant", "bare", "--pin-workers", "4095"], "--pin-workers"),
+    (["--variant", "bare", "--pin-workers", "a,b"], "--pin-workers"),
+    (["--variant", "bare", "--host", "example"], "--host example"),
+    (["--variant", "bare", "--bogus"], "--bogus"),
+    (["--variant"], "--variant"),
+    (["--workers", "2"], "--variant"),
+    (["--variant", "bare", "--threads", "2"], "--threads"),
+])
+def test_bad_arguments_exit_2(args, names):
+    """Every bad argument exits 2 with one line naming it (and an unknown
+    variant lists the valid names)."""
+    res = subprocess.run([SERVER, "--port", "0", *args], capture_output=True, text=True, timeout=10)
+    assert res.returncode == 2, res
+    assert res.stderr.count("\n") == 1 and names in res.stderr, res.stderr
+    if "nope" in args:
+        assert all(v in res.stderr for v in VARIANTS)
