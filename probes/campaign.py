@@ -22,7 +22,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SERVER = os.path.join(ROOT, "bin", "acceptlab-server")
+# ACCEPTLAB_SERVER lets a test substitute a server that fails on purpose.
+SERVER = os.environ.get("ACCEPTLAB_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 
 VARIANTS = ["bare", "exclusive", "lt", "lt-yield"]

@@ -202,16 +202,34 @@ static struct wstat *tally_worker(struct tally *t, const char *id)
 	return &t->w[t->n++];
 }
 
+/* Drops whitespace outside JSON strings, so '{"a": 1}' reads as '{"a":1}'. */
+static void squeeze_json(char *s)
+{
+	char *out = s;
+	int in_string = 0;
+
+	for (; *s; s++) {
+		if (*s == '"' && (out == s || s[-1] != '\\'))
+			in_string = !in_string;
+		if (!in_string && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+			continue;
+		*out++ = *s;
+	}
+	*out = '\0';
+}
+
 /* Reads the server's ready line: the expected workers, their ids and pids. */
 static void load_workers(const char *file, struct tally *known)
 {
 	FILE *f = fopen(file, "r");
-	char line[16384];
+	char line[16384] = "";
 	const char *p;
 
 	if (!f)
 		bad_arg("--workers-from %s: %s", file, strerror(errno));
-	if (!fgets(line, sizeof(line), f) || !strstr(line, "\"event\":\"ready\"") ||
+	if (fgets(line, sizeof(line), f))
+		squeeze_json(line);
+	if (!strstr(line, "\"event\":\"ready\"") ||
 	    !(p = strstr(line, "\"workers\":["))) {
 		fclose(f);
 		bad_arg("--workers-from %s: first line is not the server's ready line", file);

@@ -35,7 +35,7 @@ SPLIT_RE = re.compile(r"^[0-9]+(/[0-9]+)*$")
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # The probe's error counters, in the order the report lists them; any other
 # counter a newer probe adds follows, alphabetically.
-ERROR_ORDER = ("refused", "reset", "eof", "timeout", "bad_response", "connect_timeout")
+ERROR_ORDER = ("refused", "connect_timeout", "reset", "eof", "timeout", "bad_response", "send", "other")
 
 SEED_000 = "shared/seeds/000_7431855f3c489ed2.txt"
 

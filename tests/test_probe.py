@@ -1,0 +1,236 @@
+"""Tests for bin/acceptlab-probe.
+
+The probe's numbers are the product, so they are checked against ground
+truth twice: against a server that is not ours (tests/foreign_server.py,
+whose workers log every connection they handle), and against acceptlab's own
+server's per-worker accept counts. Then its error accounting, --max-ratio,
+--stop-winner and argument checking.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+
+import pytest
+
+from conftest import PROBE, PYTHON, ROOT, run_probe
+
+FOREIGN = os.path.join(ROOT, "tests", "foreign_server.py")
+
+
+class Foreign:
+    def __init__(self, tmp_path, *args):
+        self.log_dir = tmp_path / "logs"
+        self.log_dir.mkdir()
+        self.proc = subprocess.Popen([PYTHON, FOREIGN, "--log-dir", str(self.log_dir), *args],
+                                     stdout=subprocess.PIPE, text=True, start_new_session=True)
+        line = self.proc.stdout.readline()
+        self.ready = json.loads(line)
+        self.ready_file = tmp_path / "ready.json"
+        self.ready_file.write_text(line)
+        self.port = self.ready["port"]
+        self.pids = [w["pid"] for w in self.ready["workers"]]
+
+    def truth(self):
+        """{pid: Counter of 'answered'/'dropped'} from the workers' own logs."""
+        out = {}
+        for pid in self.pids:
+            path = self.log_dir / ("%d.log" % pid)
+            out[pid] = Counter(path.read_text().split()) if path.exists() else Counter()
+        return out
+
+    def close(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=5)
+
+
+@pytest.fixture
+def foreign(tmp_path):
+    started = []
+
+    def factory(*args):
+        f = Foreign(tmp_path, *args)
+        started.append(f)
+        return f
+
+    yield factory
+    for f in started:
+        f.close()
+
+
+def json_lines(out):
+    rows = [json.loads(l) for l in out.splitlines()]
+    return [r for r in rows if r["type"] == "round"], [r for r in rows if r["type"] == "summary"]
+
+
+@pytest.mark.parametrize("shape,extra,total", [
+    ("burst", ["--connections", "32", "--rounds", "3"], 96),
+    ("ramp", ["--connections", "16", "--gap-ms", "2", "--rounds", "2"], 32),
+    ("oneshot", ["--connections", "8", "--rounds", "4", "--gap-ms", "1"], 32),
+    ("keepalive", ["--connections", "16", "--requests", "3", "--rounds", "2"], 32),
+])
+def test_counts_match_a_foreign_servers_own_logs(foreign, shape, extra, total):
+    """Against a prefork server that is not ours, the probe's per-worker
+    connection counts (summed over rounds) equal what each worker logged, and
+    every connection was answered."""
+    f = foreign("--workers", "2")
+    res = run_probe("--target", "127.0.0.1:%d" % f.port, "--shape", shape, "--json",
+                    "--workers-from", str(f.ready_file), *extra)
+    assert res.returncode == 0, res.stderr
+    rounds, (summary,) = json_lines(res.stdout)
+    time.sleep(0.2)  # the workers' log lines for the last round
+    truth = f.truth()
+    assert {int(k): v for k, v in summary["counts"].items()} == \
+        {pid: c["answered"] for pid, c in truth.items()}
+    assert summary["answered"] == total and summary["unanswered"] == 0
+    assert sum(sum(r["counts"].values()) for r in rounds) == total
+    if shape == "keepalive":
+        assert summary["switched"] == 0
+        assert sum(summary["requests"].values()) == total * 3
+
+
+def test_header_mode_and_known_total_skew(foreign):
+    """With worker 1 never accepting, every connection goes to worker 0: the
+    split is 32/0 with the idle worker shown as 0 (known from the ready line),
+    the ratio is infinite (null, starved 1), and --max-ratio 2 makes the
+    probe exit 1. The id is read from a header here."""
+    f = foreign("--workers", "2", "--idle-workers", "1", "--header", "X-Node")
+    res = run_probe("--target", "127.0.0.1:%d" % f.port, "--shape", "burst", "--json",
+                    "--workers-from", str(f.ready_file), "--worker-from", "header:X-Node",
+                    "--max-ratio", "2")
+    assert res.returncode == 1
+    (rnd,), _ = json_lines(res.stdout)
+    assert rnd["split"] == "32/0"
+    assert rnd["counts"] == {str(f.pids[0]): 32, str(f.pids[1]): 0}
+    assert rnd["ratio"] is None and rnd["starved"] == 1
+    assert "burst 32: 32/0" in res.stderr
+
+
+def test_unanswered_connections_are_counted_by_kind(foreign):
+    """A server that closes every 4th connection unanswered: the probe counts
+    exactly those as 'eof' errors, the rest by worker, says so on the human
+    line, and exits 1 (a connection went unanswered)."""
+    f = foreign("--workers", "2", "--drop-every", "4")
+    res = run_probe("--target", "127.0.0.1:%d" % f.port, "--shape", "burst", "--json",
+                    "--connections", "32", "--workers-from", str(f.ready_file))
+    assert res.returncode == 1
+    (rnd,), (summary,) = json_lines(res.stdout)
+    time.sleep(0.2)
+    truth = f.truth()
+    dropped = sum(c["dropped"] for c in truth.values())
+    assert dropped > 0
+    assert rnd["errors"]["eof"] + rnd["errors"]["reset"] == dropped
+    assert rnd["unanswered"] == dropped and rnd["answered"] == 32 - dropped
+    assert {int(k): v for k, v in rnd["counts"].items()} == {p: c["answered"] for p, c in truth.items()}
+    assert "unanswered" in res.stderr
+
+
+def test_keepalive_flags_a_connection_answered_by_two_workers(foreign):
+    """If a connection's later answers name another worker, keepalive counts
+    each such answer as switched; the second id owns no connection (its
+    first answer was not on a new connection) but its requests are counted."""
+    f = foreign("--workers", "1", "--switch-ids")
+    res = run_probe("--target", "127.0.0.1:%d" % f.port, "--shape", "keepalive", "--json",
+                    "--connections", "8", "--requests", "3")
+    (rnd,), _ = json_lines(res.stdout)
+    assert rnd["switched"] == 16  # requests 2 and 3 on each of 8 connections
+    pid = str(f.pids[0])
+    assert rnd["counts"] == {pid: 8, pid + "-b": 0}
+    assert rnd["requests"] == {pid: 8, pid + "-b": 16}
+
+
+def test_refused_connections_counted(tmp_path):
+    """Nothing listening: every connection is counted as refused, none hangs,
+    exit 1."""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    res = run_probe("--target", "127.0.0.1:%d" % port, "--shape", "burst", "--connections", "8", "--json")
+    assert res.returncode == 1
+    (rnd,), _ = json_lines(res.stdout)
+    assert rnd["errors"]["refused"] == 8 and rnd["answered"] == 0
+
+
+def test_counts_match_our_servers_accept_counts(start_server, tmp_path):
+    """Against acceptlab-server, the probe's per-worker counts for a burst of
+    32 equal the accepted counts each worker reports on exit (the only
+    connections it saw were the probe's)."""
+    s = start_server("bare")
+    ready = tmp_path / "ready.json"
+    ready.write_text(json.dumps(s.ready) + "\n")
+    res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", "burst", "--json",
+                    "--workers-from", str(ready))
+    assert res.returncode == 0, res.stderr
+    (rnd,), _ = json_lines(res.stdout)
+    assert s.stop() == 0
+    exits = {e["pid"]: e["accepted"] for e in s.events if e.get("event") == "worker_exit"}
+    assert {int(k): v for k, v in rnd["counts"].items()} == exits
+    assert sum(exits.values()) == 32
+
+
+@pytest.mark.parametrize("shape", ["burst", "oneshot"])
+def test_stop_winner(start_server, tmp_path, shape):
+    """--stop-winner: after the rounds, the worker that answered most is
+    SIGSTOPped, the rounds run again and the other worker answers all of
+    them, then the stopped worker is SIGCONTed (it runs again, and the server
+    stops cleanly with no crash or respawn logged)."""
+    s = start_server("bare")
+    ready = tmp_path / "ready.json"
+    ready.write_text(json.dumps(s.ready) + "\n")
+    res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", shape, "--json",
+                    "--workers-from", str(ready), "--rounds", "2", "--connections", "8")
+    res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", shape, "--json",
+                    "--workers-from", str(ready), "--rounds", "2", "--connections", "8",
+                    "--stop-winner")
+    assert res.returncode == 0, res.stderr
+    rows = [json.loads(l) for l in res.stdout.splitlines()]
+    before = [r for r in rows if r["type"] == "summary" and r["stopped"] is None][0]
+    after = [r for r in rows if r["type"] == "summary" and r["stopped"] is not None][0]
+    winner = max(before["counts"], key=lambda k: before["counts"][k])
+    assert after["stopped"] == int(winner)
+    assert after["counts"][winner] == 0
+    assert after["answered"] == 16 and after["unanswered"] == 0
+    assert "[worker %s stopped]" % winner in res.stderr
+    with open("/proc/%s/stat" % winner) as f:
+        assert f.read().rsplit(")", 1)[1].split()[0] != "T", "winner left stopped"
+    assert s.stop() == 0
+    assert not [e for e in s.events if e.get("event") in ("respawned", "gave_up")]
+
+
+@pytest.mark.parametrize("args,names", [
+    ([], "--target"),
+    (["--target", "127.0.0.1:1"], "--shape"),
+    (["--target", "127.0.0.1", "--shape", "burst"], "--target 127.0.0.1"),
+    (["--target", "127.0.0.1:0", "--shape", "burst"], "--target port 0"),
+    (["--target", "127.0.0.1:80", "--shape", "storm"], "--shape storm"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--connections", "0"], "--connections 0"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--max-ratio", "0.5"], "--max-ratio 0.5"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--max-ratio", "2"], "--max-ratio"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--stop-winner"], "--stop-winner"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--worker-from", "cookie"], "--worker-from cookie"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--workers-from", "/nonexistent"], "--workers-from"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--path", "pid"], "--path pid"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--bogus"], "--bogus"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--pin", "4095"], "--pin 4095"),
+])
+def test_bad_arguments_exit_2(args, names):
+    """Bad arguments exit 2 with one line that names the argument."""
+    res = run_probe(*args)
+    assert res.returncode == 2, res
+    assert res.stderr.count("\n") == 1 and names in res.stderr, res.stderr
+
+
+def test_help():
+    """--help exits 0 and documents every shape."""
+    res = subprocess.run([PROBE, "--help"], capture_output=True, text=True)
+    assert res.returncode == 0
+    for shape in ("burst", "ramp", "keepalive", "oneshot"):
+        assert shape in res.stdout
