@@ -252,3 +252,18 @@ def test_run_must_be_a_directory_name(tmp_path):
     proc = run_report("--run", "../x", "--out", tmp_path / "linux.md")
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == ["report: argument --run: '../x' is not a run directory name (see --help)"]
+
+
+def test_committed_report_regenerates_byte_for_byte(tmp_path):
+    """report/linux.md is a pure function of the run CANONICAL names: the
+    generator rebuilds the committed file exactly from the committed results,
+    so nobody can edit a figure by hand without this failing."""
+    repo = Path(__file__).resolve().parent.parent
+    committed = repo / "report" / "linux.md"
+    if not (repo / "results" / "linux" / "CANONICAL").exists():
+        pytest.fail("results/linux/CANONICAL is missing: a measured run must be committed")
+    out = tmp_path / "linux.md"
+    res = subprocess.run(["/usr/bin/python3", str(repo / "report" / "report.py"), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert out.read_bytes() == committed.read_bytes(), "report/linux.md differs from its regeneration"
