@@ -19,7 +19,12 @@ endif
 
 SERVER_SRC := servers/main.c servers/supervisor.c servers/worker.c servers/http.c \
 	servers/net.c servers/util.c servers/variants.c $(wildcard servers/variants/*.c)
-SERVER_HDR := $(wildcard servers/*.h)
+# BPF programs the server loads (libbpf CO-RE skeletons, generated into build/).
+SERVER_BPF :=
+SERVER_SKELS := $(patsubst %,build/%.skel.h,$(SERVER_BPF))
+SERVER_HDR := $(wildcard servers/*.h) $(wildcard ebpf/*.h) $(SERVER_SKELS)
+SERVER_LIBS := -lbpf -lelf -lz
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf
 PROBE_SRC := probes/probe.c probes/response.c
 PROBE_HDR := $(wildcard probes/*.h)
 
@@ -27,6 +32,7 @@ BINS := bin/acceptlab-server bin/acceptlab-probe
 TEST_BINS := build/test_http build/test_response build/server-asan
 
 .DELETE_ON_ERROR:
+.SECONDARY:
 .PHONY: all deps test measure report clean check-platform
 
 all: deps $(BINS)
@@ -36,7 +42,15 @@ deps:
 
 bin/acceptlab-server: $(SERVER_SRC) $(SERVER_HDR) | bin
 	@echo "  CC      $@"
-	$(Q)$(CC) $(WARN) $(CFLAGS) $(SERVER_SRC) -o $@
+	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf $(SERVER_SRC) $(SERVER_LIBS) -o $@
+
+build/%.bpf.o: ebpf/%.bpf.c $(wildcard ebpf/*.h) | build
+	@echo "  BPF     $@"
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+build/%.skel.h: build/%.bpf.o
+	@echo "  GEN-SKEL $@"
+	$(Q)bpftool gen skeleton $< > $@
 
 bin/acceptlab-probe: $(PROBE_SRC) $(PROBE_HDR) | bin
 	@echo "  CC      $@"
@@ -53,7 +67,7 @@ build/test_response: tests/c/test_response.c tests/c/check.h probes/response.c p
 
 build/server-asan: $(SERVER_SRC) $(SERVER_HDR) | build
 	@echo "  CC-SAN  $@"
-	$(Q)$(CC) $(WARN) $(SAN) $(SERVER_SRC) -o $@
+	$(Q)$(CC) $(WARN) $(SAN) -Ibuild -Iebpf $(SERVER_SRC) $(SERVER_LIBS) -o $@
 
 # libFuzzer target for the request parser (clang); the tests run it briefly.
 build/fuzz_http: tests/fuzz/fuzz_http.c servers/http.c servers/http.h | build

@@ -19,6 +19,8 @@ static void usage(FILE *f)
 		"usage: " PROG " --variant NAME [--workers N] [--host 127.0.0.1] [--port P]\n"
 		"                        [--pin-workers CPULIST] [--idle-timeout S]\n"
 		"                        [--respawn-limit N] [--stop-grace-ms MS]\n"
+		"                        [--accept-mutex-delay MS] [--accept-mutex-strict]\n"
+		"                        [--worker-connections N] [--reuseport-migrate]\n"
 		"\n"
 		"Runs N worker processes behind one TCP port with the chosen accept variant.\n"
 		"When every worker serves, prints one JSON line on stdout:\n"
@@ -40,6 +42,16 @@ static void usage(FILE *f)
 		"  --idle-timeout S      close keep-alive connections idle S seconds (default 30)\n"
 		"  --respawn-limit N     respawns allowed per hour, all workers (default 10 x workers)\n"
 		"  --stop-grace-ms MS    on SIGTERM, workers get MS to finish before SIGKILL (default 10000)\n"
+		"  --accept-mutex-delay MS  mutex: how long a worker without the token waits\n"
+		"                        before trying again (default 500, as nginx)\n"
+		"  --accept-mutex-strict mutex: strict turns (release after one accept, pass the\n"
+		"                        turn to the next worker, steal after a timeout)\n"
+		"  --worker-connections N  mutex: nginx's worker_connections for the 1/8 rule\n"
+		"                        (default 512)\n"
+		"  --reuseport-migrate   reuseport variants: set net.ipv4.tcp_migrate_req=1 in this\n"
+		"                        network namespace (refused in the initial one; run the\n"
+		"                        server under unshare -n), so a dying worker's queued\n"
+		"                        connections move to a sibling instead of being reset\n"
 		"  --help                this text\n"
 		"\n"
 		"SIGTERM or SIGINT: workers finish in-flight requests, the server exits 0.\n"
@@ -83,10 +95,16 @@ int main(int argc, char **argv)
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "respawn-limit", required_argument, NULL, 'r' },
 		{ "stop-grace-ms", required_argument, NULL, 'g' },
+		{ "accept-mutex-delay", required_argument, NULL, 'D' },
+		{ "accept-mutex-strict", no_argument, NULL, 'X' },
+		{ "worker-connections", required_argument, NULL, 'C' },
+		{ "reuseport-migrate", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct server srv;
+	unsigned knobs_given = 0;
+	const char *knob_name[3] = { NULL, NULL, NULL }; /* by bit: the first option given */
 	const char *variant = NULL, *pin = NULL;
 	int respawn_limit = -1, c;
 
@@ -95,6 +113,8 @@ int main(int argc, char **argv)
 	srv.cfg.port = 8080;
 	srv.cfg.idle_timeout_s = 30;
 	srv.cfg.stop_grace_ms = 10000;
+	srv.cfg.accept_mutex_delay_ms = 500;
+	srv.cfg.worker_connections = 512;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -110,6 +130,26 @@ int main(int argc, char **argv)
 		case 'i': srv.cfg.idle_timeout_s = parse_int("--idle-timeout", optarg, 1, 86400); break;
 		case 'r': respawn_limit = parse_int("--respawn-limit", optarg, 0, 4096); break;
 		case 'g': srv.cfg.stop_grace_ms = parse_int("--stop-grace-ms", optarg, 0, 3600000); break;
+		case 'D':
+			srv.cfg.accept_mutex_delay_ms = parse_int("--accept-mutex-delay", optarg, 0, 60000);
+			knobs_given |= KNOB_MUTEX;
+			knob_name[KNOB_MUTEX] = knob_name[KNOB_MUTEX] ? knob_name[KNOB_MUTEX] : "--accept-mutex-delay";
+			break;
+		case 'X':
+			srv.cfg.accept_mutex_strict = 1;
+			knobs_given |= KNOB_MUTEX;
+			knob_name[KNOB_MUTEX] = knob_name[KNOB_MUTEX] ? knob_name[KNOB_MUTEX] : "--accept-mutex-strict";
+			break;
+		case 'C':
+			srv.cfg.worker_connections = parse_int("--worker-connections", optarg, 8, 1000000);
+			knobs_given |= KNOB_MUTEX;
+			knob_name[KNOB_MUTEX] = knob_name[KNOB_MUTEX] ? knob_name[KNOB_MUTEX] : "--worker-connections";
+			break;
+		case 'M':
+			srv.cfg.reuseport_migrate = 1;
+			knobs_given |= KNOB_MIGRATE;
+			knob_name[KNOB_MIGRATE] = "--reuseport-migrate";
+			break;
 		case 'h': usage(stdout); return 0;
 		case ':': bad_arg("%s: needs a value%s", argv[optind - 1], ""); break;
 		default: bad_arg("%s: unknown option%s", argv[optind - 1], "");
@@ -125,6 +165,9 @@ int main(int argc, char **argv)
 		variant_names(names, sizeof(names));
 		bad_arg("--variant %s: unknown; valid: %s", variant, names);
 	}
+	for (unsigned bit = 1; bit <= KNOB_MIGRATE; bit <<= 1)
+		if ((knobs_given & bit) && !(srv.cfg.variant->knobs & bit))
+			bad_arg("%s: does not apply to --variant %s", knob_name[bit], variant);
 	srv.cfg.respawn_hourly_limit = respawn_limit >= 0 ? respawn_limit : 10 * srv.cfg.workers;
 	if (pin) {
 		char err[ERRLEN];

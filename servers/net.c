@@ -53,6 +53,38 @@ fail:
 	return -1;
 }
 
+int net_claim_reuseport(const char *host, int port, int *bound_port, char *err, size_t errlen)
+{
+	struct sockaddr_in sa;
+	int probe, anchor, one = 1, saved;
+
+	probe = net_listen_tcp(host, port, 0, err, errlen);
+	if (probe < 0)
+		return -1;
+	*bound_port = net_local_port(probe);
+	close(probe);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((unsigned short)*bound_port);
+	inet_pton(AF_INET, host, &sa.sin_addr); /* valid: net_listen_tcp parsed it */
+	anchor = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (anchor < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (setsockopt(anchor, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
+	    bind(anchor, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		saved = errno;
+		snprintf(err, errlen, "--port %d: address %s:%d already in use (claiming it for SO_REUSEPORT: %s)",
+			 port, host, *bound_port, strerror(saved));
+		close(anchor);
+		errno = saved;
+		return -1;
+	}
+	return anchor;
+}
+
 int net_local_port(int fd)
 {
 	struct sockaddr_in sa;

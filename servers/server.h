@@ -18,23 +18,48 @@
 struct worker;
 struct server;
 
-/* One accept variant. Hooks may be NULL where marked optional. Each returns
- * 0 on success or -1 with a one-line reason in err. */
+/* One accept variant. Hooks may be NULL where marked optional. Those with an
+ * err buffer return 0 on success or -1 with a one-line reason in err.
+ *
+ * A worker's loop pass runs: pass_begin (may cap the wait) -> epoll_wait ->
+ * the accept phase (listener_readable, variant_fd_ready) -> after_accepts ->
+ * the connection phase (reads, writes, conn_closed) -> pass_end. */
 struct accept_variant {
 	const char *name;      /* the --variant value */
 	const char *mechanism; /* one line for --help */
+	/* 0: the supervisor binds one listener before fork, shared by all.
+	 * 1: each worker binds its own (SO_REUSEPORT) in worker_start; the
+	 *    supervisor only claims the port (see supervisor.c). */
+	int bind_per_worker;
+	/* The variant knobs it reads (KNOB_*); main rejects the others. */
+	unsigned knobs;
 
-	/* Optional, in the supervisor before any fork: shared state, listeners. */
+	/* Optional, in the supervisor before any fork: shared state. */
 	int (*before_fork)(struct server *srv, char *err, size_t errlen);
 	/* In the worker, after its epoll exists: register for new connections. */
 	int (*worker_start)(struct worker *w, char *err, size_t errlen);
+	/* Optional, before every epoll_wait: returns the longest the worker may
+	 * wait in ms, or -1 for no cap of its own. */
+	int (*pass_begin)(struct worker *w);
 	/* The listener (epoll tag LISTENER_TAG) is readable: accept and admit. */
 	void (*listener_readable)(struct worker *w);
+	/* Optional: a fd the variant registered with VARIANT_TAG is readable. */
+	void (*variant_fd_ready)(struct worker *w);
+	/* Optional, after the accept phase, before connections are served. */
+	void (*after_accepts)(struct worker *w);
+	/* Optional, whenever one of the worker's connections closes. */
+	void (*conn_closed)(struct worker *w);
 	/* Optional, at the end of every loop pass. */
 	void (*pass_end)(struct worker *w);
 	/* Optional, once, when the worker stops taking new connections. */
 	void (*leaving)(struct worker *w);
+	/* Optional, in the supervisor, when it reaps worker index (pid), before
+	 * deciding on a respawn: clear what the dead worker left behind. */
+	void (*worker_reaped)(struct server *srv, int index, pid_t pid);
 };
+
+#define KNOB_MUTEX 1u   /* --accept-mutex-delay, --accept-mutex-strict, --worker-connections */
+#define KNOB_MIGRATE 2u /* --reuseport-migrate */
 
 /* Everything the command line sets; read-only once workers fork. */
 struct server_config {
@@ -47,16 +72,25 @@ struct server_config {
 	int idle_timeout_s;        /* keep-alive connections idle this long are closed */
 	int respawn_hourly_limit;  /* respawns allowed per hour (all indexes); default 10 x workers */
 	int stop_grace_ms;         /* SIGTERM: how long workers may finish before SIGKILL */
+	/* Variant knobs (each variant documents which it reads). */
+	int accept_mutex_delay_ms; /* mutex: non-holders wait at most this long (nginx: 500) */
+	int accept_mutex_strict;   /* mutex: strict turns with a steal timeout */
+	int worker_connections;    /* mutex: nginx's worker_connections, for the 1/8 rule */
+	int reuseport_migrate;     /* reuseport*: set net.ipv4.tcp_migrate_req=1 in this netns */
 };
 
 struct server {
 	struct server_config cfg;
-	int listen_fd;  /* the shared listener, bound before fork */
+	int listen_fd;  /* the shared listener bound before fork, or -1 */
+	int port_claim_fd; /* bind_per_worker: the socket holding the port, or -1 */
 	int bound_port; /* the port actually bound (for --port 0) */
+	void *vshared;  /* a variant's state made before fork (shared pages, BPF maps) */
 };
 
 /* epoll tag for the listener; connections are tagged with their fd (>= 0). */
 #define LISTENER_TAG UINT64_MAX
+/* epoll tag for a fd a variant registers for itself (variant_fd_ready). */
+#define VARIANT_TAG (UINT64_MAX - 1)
 
 struct conn;
 
@@ -76,7 +110,9 @@ struct worker {
 	uint64_t accept_eagain; /* accept() calls that found the queue empty */
 	uint64_t accept_errors;
 	int stopping;        /* SIGTERM seen: no new connections, finish what is in flight */
+	int listener_watched; /* the listener is in the epoll set */
 	int ready_fd;        /* where the worker reports that it serves, or -1 */
+	void *vstate;        /* the variant's per-worker state */
 };
 
 /* What a worker writes to the supervisor's ready pipe once it serves; one
@@ -103,6 +139,14 @@ int worker_accept_batch(struct worker *w, int max);
 
 /* The accept path's tail: takes ownership of connected socket fd. */
 void worker_admit(struct worker *w, int fd);
+
+/* bind_per_worker variants: binds and listens on the server's port with
+ * SO_REUSEPORT, joining the group, and sets w->listen_fd. 0 or -1 + err. */
+int worker_bind_own_listener(struct worker *w, char *err, size_t errlen);
+
+/* Adds (on = 1) or removes the listener from w's epoll, tracking whether it
+ * is there; events as for worker_watch_listener. 0 or -1 with errno. */
+int worker_listener_enable(struct worker *w, uint32_t events, int on);
 
 /* variants.c: the registry. */
 const struct accept_variant *variant_find(const char *name);

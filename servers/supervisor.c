@@ -28,6 +28,7 @@ struct slot {
 	pid_t pid;         /* 0 when no process holds the index */
 	pid_t tid;
 	int64_t forked_ns;
+	int64_t reaped_ns;  /* when its predecessor was reaped (0: first fork) */
 	int ready;
 	int fast_deaths;
 	int given_up;
@@ -75,6 +76,8 @@ static int spawn(struct supervisor *s, int i)
 		signal(SIGCHLD, SIG_DFL);
 		close(s->sigfd);
 		close(s->ready_rd);
+		if (srv->port_claim_fd >= 0)
+			close(srv->port_claim_fd); /* the supervisor's to hold */
 		sigemptyset(&none);
 		sigaddset(&none, SIGCHLD);
 		sigaddset(&none, SIGINT);
@@ -159,9 +162,13 @@ static void on_ready_record(struct supervisor *s, const struct worker_ready *r)
 	if (!s->announced) {
 		maybe_announce(s);
 	} else {
+		/* since_reap_ms: from the reap to the replacement serving (its
+		 * listener bound, for variants that bind per worker). */
 		emit_line(STDOUT_FILENO,
-			  "{\"event\":\"respawned\",\"index\":%d,\"pid\":%d,\"tid\":%d,\"cpu\":\"%s\"}",
-			  r->index, (int)r->pid, (int)r->tid, sl->cpu);
+			  "{\"event\":\"respawned\",\"index\":%d,\"pid\":%d,\"tid\":%d,\"cpu\":\"%s\","
+			  "\"since_reap_ms\":%.3f}",
+			  r->index, (int)r->pid, (int)r->tid, sl->cpu,
+			  (double)(now_ns() - sl->reaped_ns) / 1e6);
 	}
 }
 
@@ -232,6 +239,9 @@ static void reap(struct supervisor *s)
 		describe_status(status, how, sizeof(how));
 		s->slots[i].pid = 0;
 		s->slots[i].ready = 0;
+		s->slots[i].reaped_ns = now;
+		if (s->srv->cfg.variant->worker_reaped)
+			s->srv->cfg.variant->worker_reaped(s->srv, i, pid);
 		emit_line(STDOUT_FILENO, "{\"event\":\"reaped\",\"index\":%d,\"pid\":%d,\"status\":\"%s\"}",
 			  i, (int)pid, how);
 		if (!s->stopping)
@@ -277,12 +287,22 @@ int supervisor_run(struct server *srv)
 	s.ready_rd = pipefd[0];
 	s.ready_wr = pipefd[1];
 
-	srv->listen_fd = net_listen_tcp(srv->cfg.host, srv->cfg.port, 0, err, sizeof(err));
-	if (srv->listen_fd < 0) {
-		fprintf(stderr, "acceptlab-server: %s\n", err);
-		return 2;
+	srv->listen_fd = srv->port_claim_fd = -1;
+	if (srv->cfg.variant->bind_per_worker) {
+		srv->port_claim_fd = net_claim_reuseport(srv->cfg.host, srv->cfg.port, &srv->bound_port,
+							 err, sizeof(err));
+		if (srv->port_claim_fd < 0) {
+			fprintf(stderr, "acceptlab-server: %s\n", err);
+			return 2;
+		}
+	} else {
+		srv->listen_fd = net_listen_tcp(srv->cfg.host, srv->cfg.port, 0, err, sizeof(err));
+		if (srv->listen_fd < 0) {
+			fprintf(stderr, "acceptlab-server: %s\n", err);
+			return 2;
+		}
+		srv->bound_port = net_local_port(srv->listen_fd);
 	}
-	srv->bound_port = net_local_port(srv->listen_fd);
 	if (srv->cfg.variant->before_fork && srv->cfg.variant->before_fork(srv, err, sizeof(err)) < 0) {
 		fprintf(stderr, "acceptlab-server: --variant %s: %s\n", srv->cfg.variant->name, err);
 		return 2;

@@ -4,13 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct accept_variant variant_bare, variant_exclusive, variant_lt, variant_lt_yield;
+extern const struct accept_variant variant_bare, variant_exclusive, variant_lt, variant_lt_yield,
+	variant_reuseport;
 
 const struct accept_variant *const accept_variants[] = {
 	&variant_bare,
 	&variant_exclusive,
 	&variant_lt,
 	&variant_lt_yield,
+	&variant_reuseport,
 	NULL,
 };
 

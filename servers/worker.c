@@ -46,13 +46,29 @@ static void on_sigterm(int sig)
 
 int worker_watch_listener(struct worker *w, uint32_t events, char *err, size_t errlen)
 {
-	struct epoll_event ev = { .events = events, .data.u64 = LISTENER_TAG };
-
-	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->listen_fd, &ev) < 0) {
+	if (worker_listener_enable(w, events, 1) < 0) {
 		snprintf(err, errlen, "epoll_ctl(listener, events 0x%x): %s", events, strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+int worker_listener_enable(struct worker *w, uint32_t events, int on)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = LISTENER_TAG };
+
+	if (on == w->listener_watched)
+		return 0;
+	if (epoll_ctl(w->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, w->listen_fd, &ev) < 0)
+		return -1;
+	w->listener_watched = on;
+	return 0;
+}
+
+int worker_bind_own_listener(struct worker *w, char *err, size_t errlen)
+{
+	w->listen_fd = net_listen_tcp(w->srv->cfg.host, w->srv->bound_port, 1, err, errlen);
+	return w->listen_fd < 0 ? -1 : 0;
 }
 
 static void conn_close(struct worker *w, struct conn *c)
@@ -63,6 +79,8 @@ static void conn_close(struct worker *w, struct conn *c)
 	w->open_conns--;
 	free(c->out);
 	free(c);
+	if (w->srv->cfg.variant->conn_closed)
+		w->srv->cfg.variant->conn_closed(w);
 }
 
 static int conn_slot(struct worker *w, int fd)
@@ -373,7 +391,11 @@ static void worker_begin_stop(struct worker *w)
 {
 	w->stopping = 1;
 	if (w->listen_fd >= 0)
-		epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->listen_fd, NULL);
+		worker_listener_enable(w, 0, 0);
+	if (w->srv->cfg.variant->bind_per_worker && w->listen_fd >= 0) {
+		close(w->listen_fd); /* leave the reuseport group: no new connections here */
+		w->listen_fd = -1;
+	}
 	if (w->srv->cfg.variant->leaving)
 		w->srv->cfg.variant->leaving(w);
 	for (int fd = 0; fd < w->nconns_cap; fd++) {
@@ -433,9 +455,15 @@ int worker_run(struct worker *w)
 
 	next_sweep = now_ns() + (int64_t)SWEEP_INTERVAL_MS * 1000000;
 	for (;;) {
-		int n = epoll_pwait(w->epfd, evs, 256, SWEEP_INTERVAL_MS, &during_wait);
+		int timeout = SWEEP_INTERVAL_MS, n;
 		int64_t now;
 
+		if (v->pass_begin && !w->stopping) {
+			int cap = v->pass_begin(w);
+			if (cap >= 0 && cap < timeout)
+				timeout = cap;
+		}
+		n = epoll_pwait(w->epfd, evs, 256, timeout, &during_wait);
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "acceptlab-server: worker %d: epoll_pwait: %s\n", w->index, strerror(errno));
 			return 1;
@@ -444,15 +472,25 @@ int worker_run(struct worker *w)
 			worker_begin_stop(w);
 			stop_deadline = now_ns() + (int64_t)STOP_DRAIN_MS * 1000000;
 		}
+		/* The accept phase first (as nginx handles posted accept events
+		 * before the others), then the variant's after_accepts, then the
+		 * connections. */
+		for (int i = 0; i < n; i++) {
+			uint64_t tag = evs[i].data.u64;
+
+			if (tag == LISTENER_TAG && !w->stopping)
+				v->listener_readable(w);
+			else if (tag == VARIANT_TAG)
+				v->variant_fd_ready(w);
+		}
+		if (v->after_accepts)
+			v->after_accepts(w);
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 			struct conn *c;
 
-			if (tag == LISTENER_TAG) {
-				if (!w->stopping)
-					v->listener_readable(w);
+			if (tag == LISTENER_TAG || tag == VARIANT_TAG)
 				continue;
-			}
 			c = (int)tag < w->nconns_cap ? w->conns[(int)tag] : NULL;
 			if (!c)
 				continue; /* closed earlier in this pass */

@@ -1,0 +1,36 @@
+/* reuseport: each worker binds its own SO_REUSEPORT listener after the fork
+ * and the kernel spreads connections over the group by a hash of the
+ * 4-tuple. No wakeup race (each listener has one waiter), but a connection
+ * queued at a worker's own listener is reset if that worker dies, unless
+ * --reuseport-migrate lets the kernel move it to a sibling. */
+#include "../server.h"
+#include "reuseport_common.h"
+
+#include <sys/epoll.h>
+
+static int reuseport_before_fork(struct server *srv, char *err, size_t errlen)
+{
+	return reuseport_setup_migrate(srv, err, errlen);
+}
+
+static int reuseport_start(struct worker *w, char *err, size_t errlen)
+{
+	if (worker_bind_own_listener(w, err, errlen) < 0)
+		return -1;
+	return worker_watch_listener(w, EPOLLIN | EPOLLET, err, errlen);
+}
+
+static void reuseport_readable(struct worker *w)
+{
+	worker_accept_batch(w, -1);
+}
+
+const struct accept_variant variant_reuseport = {
+	.name = "reuseport",
+	.mechanism = "per-worker SO_REUSEPORT listener bound after fork (kernel 4-tuple hash)",
+	.bind_per_worker = 1,
+	.knobs = KNOB_MIGRATE,
+	.before_fork = reuseport_before_fork,
+	.worker_start = reuseport_start,
+	.listener_readable = reuseport_readable,
+};
