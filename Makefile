@@ -20,7 +20,7 @@ endif
 SERVER_SRC := servers/main.c servers/supervisor.c servers/worker.c servers/http.c \
 	servers/net.c servers/util.c servers/variants.c $(wildcard servers/variants/*.c)
 # BPF programs the server loads (libbpf CO-RE skeletons, generated into build/).
-SERVER_BPF :=
+SERVER_BPF := reuseport_select
 SERVER_SKELS := $(patsubst %,build/%.skel.h,$(SERVER_BPF))
 SERVER_HDR := $(wildcard servers/*.h) $(wildcard ebpf/*.h) $(SERVER_SKELS)
 SERVER_LIBS := -lbpf -lelf -lz

@@ -1,13 +1,23 @@
 #!/usr/bin/python3
 """campaign.py: the campaign driver behind `make measure PLATFORM=linux`.
 
-Runs the balancing study: every variant x shape, one fresh server per cell
-(`--port 0`, its ready line saved), the probe asking /pid on every connection
-for R rounds, and writes results/linux/<UTC stamp>/ with meta.json,
-balancing.jsonl (one line per round) and the tools' verbatim output under
-raw/. A failed step is recorded with its reason and the campaign goes on.
-Every server it starts runs in its own process group and is stopped (SIGTERM,
-then SIGKILL) when its step ends, also on Ctrl-C.
+Runs the studies and writes results/linux/<UTC stamp>/: meta.json, one JSON
+Lines file per study, and every tool's verbatim output under raw/.
+
+  balancing    every arm x shape, one fresh server per cell (`--port 0`, its
+               ready line saved), the probe asking /pid on every connection
+               for R rounds -> balancing.jsonl (one line per round)
+  respawn      a worker SIGSTOPped, a burst queued, the worker SIGKILLed: how
+               many connections are reset, and how long until the replacement
+               serves -> respawn.jsonl (one line per trial)
+  mutex_delay  nginx's accept mutex at --accept-mutex-delay 500, 50 and 0 ms:
+               the burst's split and first-byte latency -> mutex_delay.jsonl
+  slowview     a client keeps one worker busy in /sleep?ms=50 while bursts
+               arrive: first-byte latency per arm -> slowview.jsonl
+
+A failed step is recorded in its study's file with the reason and the
+campaign goes on. Every server runs in its own process group and is stopped
+(SIGTERM, then SIGKILL of the group) when its step ends, also on Ctrl-C.
 """
 
 import argparse
@@ -17,21 +27,48 @@ import os
 import platform
 import select
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # ACCEPTLAB_SERVER lets a test substitute a server that fails on purpose.
 SERVER = os.environ.get("ACCEPTLAB_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
+PYTHON = "/usr/bin/python3"
 
-VARIANTS = ["bare", "exclusive", "lt", "lt-yield"]
+# An arm is a name in the tables and the server options that make it.
+ARMS = {
+    "bare": ["--variant", "bare"],
+    "exclusive": ["--variant", "exclusive"],
+    "exclusive-reorder": ["--variant", "exclusive-reorder"],
+    "lt": ["--variant", "lt"],
+    "lt-yield": ["--variant", "lt-yield"],
+    "reuseport": ["--variant", "reuseport"],
+    "reuseport-bpf": ["--variant", "reuseport-bpf"],
+    "mutex": ["--variant", "mutex"],
+    "mutex-strict": ["--variant", "mutex", "--accept-mutex-strict"],
+}
+NEEDS_ROOT = {"reuseport-bpf"}  # loads a BPF program (CAP_BPF)
 SHAPES = [
     {"name": "burst", "connections": 32},
     {"name": "ramp", "connections": 32, "gap_ms": 10},
     {"name": "keepalive", "connections": 32, "requests": 4},
 ]
+STUDIES = ["balancing", "respawn", "mutex_delay", "slowview"]
+# respawn: (arm, migrate). The shared listener is the contrast: nothing queued
+# at a worker of its own, so nothing to reset.
+RESPAWN_ARMS = [("bare", False), ("reuseport", False), ("reuseport", True),
+                ("reuseport-bpf", False), ("reuseport-bpf", True)]
+RESPAWN_CONNECTIONS = 32
+RESPAWN_KILL_AFTER_S = 0.5  # the burst is connected and asking by then
+MUTEX_DELAYS_MS = [500, 50, 0]
+SLOWVIEW_ARMS = ["mutex", "mutex-strict"]
+SLOWVIEW_SLEEP_MS = 50
+SLOWVIEW_CONNECTIONS = 16
+
 READY_TIMEOUT_S = 10
 STOP_TIMEOUT_S = 15
 PROBE_TIMEOUT_S = 120
@@ -46,6 +83,10 @@ class StepFailed(Exception):
 def die(msg, code=2):
     print("campaign: " + msg, file=sys.stderr)
     sys.exit(code)
+
+
+def is_root():
+    return os.geteuid() == 0
 
 
 def run_text(cmd):
@@ -66,7 +107,7 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
-def meta_for(stamp, args, shapes):
+def meta_for(stamp, args):
     commit = run_text(["git", "-C", ROOT, "rev-parse", "HEAD"]) or "unknown"
     dirty = bool(run_text(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]))
     return {
@@ -79,12 +120,21 @@ def meta_for(stamp, args, shapes):
         "cpu_model": cpu_model(),
         "cpus": os.cpu_count(),
         "online_cpus": sorted(os.sched_getaffinity(0)),
+        "root": is_root(),
         "parameters": {
             "workers": args.workers,
             "rounds": args.rounds,
             "quick": args.quick,
-            "shapes": shapes,
-            "variants": args.variants,
+            "studies": args.studies,
+            "shapes": SHAPES,
+            "variants": args.arms,
+            "arms": {a: ARMS[a] for a in args.arms},
+            "respawn": {"arms": [{"arm": a, "migrate": m} for a, m in RESPAWN_ARMS],
+                        "connections": RESPAWN_CONNECTIONS, "trials": args.rounds,
+                        "kill_after_s": RESPAWN_KILL_AFTER_S},
+            "mutex_delay": {"delays_ms": MUTEX_DELAYS_MS, "connections": 32, "rounds": args.rounds},
+            "slowview": {"arms": SLOWVIEW_ARMS, "sleep_ms": SLOWVIEW_SLEEP_MS,
+                         "connections": SLOWVIEW_CONNECTIONS, "rounds": args.rounds},
         },
         "tools": {
             "gcc": (run_text(["gcc", "--version"]).splitlines() or ["unknown"])[0],
@@ -94,30 +144,37 @@ def meta_for(stamp, args, shapes):
     }
 
 
-def start_server(variant, workers, raw_prefix):
+# ---- servers ---------------------------------------------------------------
+
+def tail(path, n=200):
+    try:
+        with open(path) as f:
+            return f.read().strip().replace("\n", " | ")[-n:] or "(no stderr)"
+    except OSError:
+        return "(no stderr)"
+
+
+def start_server(server_args, workers, raw_prefix, env=None):
     """Starts a server on an ephemeral port; returns (proc, ready dict, ready path).
-    Its stdout (lifecycle JSON lines) is copied verbatim to raw_prefix.server.jsonl."""
+    Its stdout (lifecycle JSON lines) is kept in proc.captured and saved to
+    raw_prefix.server.jsonl when it stops."""
     err = open(raw_prefix + ".server.stderr", "w")
-    proc = subprocess.Popen(
-        [SERVER, "--variant", variant, "--workers", str(workers), "--port", "0"],
-        stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+    proc = subprocess.Popen([SERVER, *server_args, "--workers", str(workers), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=err, start_new_session=True,
+                            env=dict(os.environ, **(env or {})))
     err.close()
     _live.append(proc)
     proc.raw_out = raw_prefix + ".server.jsonl"
     proc.captured = b""
-    fd = proc.stdout.fileno()
     deadline = time.monotonic() + READY_TIMEOUT_S
     while b"\n" not in proc.captured:
         left = deadline - time.monotonic()
         if left <= 0:
             raise StepFailed("server did not become ready within %d s" % READY_TIMEOUT_S)
-        if select.select([fd], [], [], left)[0]:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                proc.wait()
-                raise StepFailed("server exited %s before ready: %s"
-                                 % (proc.returncode, tail(raw_prefix + ".server.stderr")))
-            proc.captured += chunk
+        if not read_server_output(proc, left):
+            proc.wait()
+            raise StepFailed("server exited %s before ready: %s"
+                             % (proc.returncode, tail(raw_prefix + ".server.stderr")))
     line = proc.captured.split(b"\n", 1)[0].decode()
     ready = json.loads(line)
     if ready.get("event") != "ready":
@@ -128,18 +185,38 @@ def start_server(variant, workers, raw_prefix):
     return proc, ready, path
 
 
-def tail(path, n=200):
-    try:
-        with open(path) as f:
-            return f.read().strip().replace("\n", " | ")[-n:] or "(no stderr)"
-    except OSError:
-        return "(no stderr)"
+def read_server_output(proc, timeout):
+    """Reads what the server printed within timeout; False at EOF."""
+    fd = proc.stdout.fileno()
+    if select.select([fd], [], [], timeout)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return False
+        proc.captured += chunk
+    return True
+
+
+def server_events(proc):
+    return [json.loads(l) for l in proc.captured.decode(errors="replace").splitlines() if l.startswith("{")]
+
+
+def wait_event(proc, event, timeout):
+    """Waits for a lifecycle line of this kind; returns it or None."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = [e for e in server_events(proc) if e.get("event") == event]
+        if found:
+            return found[0]
+        left = deadline - time.monotonic()
+        if left <= 0 or not read_server_output(proc, min(left, 0.1)):
+            return None
 
 
 def stop_server(proc):
     """SIGTERM, wait, SIGKILL the group if it lingers; saves the server's
     output. Returns the exit code."""
     try:
+        os.killpg(proc.pid, signal.SIGCONT)
         os.killpg(proc.pid, signal.SIGTERM)
     except ProcessLookupError:
         pass
@@ -153,12 +230,9 @@ def stop_server(proc):
         pass
     if rc is None:
         rc = proc.wait()
-    fd = proc.stdout.fileno()
-    while select.select([fd], [], [], 1.0)[0]:
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        proc.captured += chunk
+    deadline = time.monotonic() + 1.0  # the rest of its output, up to EOF
+    while time.monotonic() < deadline and read_server_output(proc, deadline - time.monotonic()):
+        pass
     proc.stdout.close()
     with open(proc.raw_out, "wb") as f:
         f.write(proc.captured)
@@ -167,15 +241,35 @@ def stop_server(proc):
     return rc
 
 
-def stop_all(*_):
+def stop_all():
     for proc in list(_live):
         stop_server(proc)
 
 
-def probe_cmd(port, shape, rounds, ready_path):
+class ServerRun:
+    """with ServerRun(...) as (proc, ready, ready_path): stops it on exit."""
+
+    def __init__(self, server_args, workers, raw_prefix, env=None):
+        self.args = (server_args, workers, raw_prefix, env)
+
+    def __enter__(self):
+        self.proc, ready, path = start_server(*self.args)
+        return self.proc, ready, path
+
+    def __exit__(self, *exc):
+        rc = stop_server(self.proc)
+        if rc != 0:
+            print("campaign: warning: server %s exited %s on SIGTERM" % (" ".join(self.args[0]), rc),
+                  file=sys.stderr)
+        return False
+
+
+# ---- the probe -------------------------------------------------------------
+
+def probe_cmd(port, shape, rounds, ready_path, extra=()):
     cmd = [PROBE, "--target", "127.0.0.1:%d" % port, "--shape", shape["name"],
            "--connections", str(shape["connections"]), "--rounds", str(rounds),
-           "--workers-from", ready_path, "--json"]
+           "--workers-from", ready_path, "--json", *extra]
     if "gap_ms" in shape:
         cmd += ["--gap-ms", str(shape["gap_ms"])]
     if "requests" in shape:
@@ -183,41 +277,179 @@ def probe_cmd(port, shape, rounds, ready_path):
     return cmd
 
 
-def measure_cell(variant, shape, args, raw_dir):
-    """One server, one probe run of R rounds: returns the round rows."""
-    prefix = os.path.join(raw_dir, "%s-%s" % (variant, shape["name"]))
-    proc, ready, ready_path = start_server(variant, args.workers, prefix)
+def save_probe(prefix, cmd, res):
+    with open(prefix + ".probe.cmd", "w") as f:
+        f.write(" ".join(cmd) + "\n")
+    with open(prefix + ".probe.jsonl", "w") as f:
+        f.write(res.stdout)
+    with open(prefix + ".probe.stderr", "w") as f:
+        f.write(res.stderr)
+
+
+def run_probe(prefix, cmd, rounds):
+    """Runs the probe; returns its round objects (exit 1, a measured failure
+    such as an unanswered connection, is data, not an error)."""
     try:
-        cmd = probe_cmd(ready["port"], shape, args.rounds, ready_path)
-        with open(prefix + ".probe.cmd", "w") as f:
-            f.write(" ".join(cmd) + "\n")
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise StepFailed("probe did not finish within %d s" % PROBE_TIMEOUT_S)
+    save_probe(prefix, cmd, res)
+    return probe_rounds(res, rounds)
+
+
+def probe_rounds(res, rounds):
+    if res.returncode not in (0, 1):
+        raise StepFailed("probe exited %d: %s" % (res.returncode, res.stderr.strip()[-200:]))
+    out = []
+    for line in res.stdout.splitlines():
+        obj = json.loads(line)
+        if obj.pop("type") == "round":
+            out.append(obj)
+    if len(out) != rounds:
+        raise StepFailed("probe reported %d rounds, expected %d" % (len(out), rounds))
+    return out
+
+
+def split_text(rows):
+    return " ".join(r["split"] + ("!" if r.get("unanswered") else "") for r in rows)
+
+
+# ---- studies: each yields steps (label, function returning (rows, summary)) --
+
+def balancing_steps(args, raw_dir):
+    for arm in args.arms:
+        for shape in SHAPES:
+            def step(arm=arm, shape=shape):
+                prefix = os.path.join(raw_dir, "balancing-%s-%s" % (arm, shape["name"]))
+                with ServerRun(ARMS[arm], args.workers, prefix) as (proc, ready, path):
+                    rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path), args.rounds)
+                rows = [dict({"variant": arm, "mode": ready.get("mode", "process"),
+                              "workers": len(ready["workers"])}, **r) for r in rounds]
+                return rows, split_text(rows)
+            label = "%-17s %s" % (arm, shape_label(shape))
+            yield label, step, {"variant": arm, "shape": shape["name"], "round": None}
+
+
+def respawn_trial(arm, migrate, raw_prefix):
+    """One trial, in this process's network namespace: worker 1 SIGSTOPped,
+    a burst connected and asking, worker 1 SIGKILLed. Returns the row."""
+    server_args = list(ARMS[arm]) + (["--reuseport-migrate"] if migrate else [])
+    with ServerRun(server_args, 2, raw_prefix) as (proc, ready, path):
+        victim = ready["workers"][1]["pid"]
+        os.kill(victim, signal.SIGSTOP)
+        shape = {"name": "burst", "connections": RESPAWN_CONNECTIONS}
+        cmd = probe_cmd(ready["port"], shape, 1, path, ["--timeout-ms", "5000"])
+        probe = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            res = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+            time.sleep(RESPAWN_KILL_AFTER_S)
+            os.kill(victim, signal.SIGKILL)
+            out, err = probe.communicate(timeout=PROBE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
+            probe.kill()
+            probe.communicate()
             raise StepFailed("probe did not finish within %d s" % PROBE_TIMEOUT_S)
-        with open(prefix + ".probe.jsonl", "w") as f:
-            f.write(res.stdout)
-        with open(prefix + ".probe.stderr", "w") as f:
-            f.write(res.stderr)
-        if res.returncode not in (0, 1):
-            raise StepFailed("probe exited %d: %s" % (res.returncode, res.stderr.strip()[-200:]))
-        rows = []
-        for line in res.stdout.splitlines():
-            obj = json.loads(line)
-            if obj.get("type") != "round":
-                continue
-            obj.pop("type")
-            row = {"variant": variant, "mode": ready.get("mode", "process"),
-                   "workers": len(ready["workers"])}
-            row.update(obj)
-            rows.append(row)
-        if len(rows) != args.rounds:
-            raise StepFailed("probe reported %d rounds, expected %d" % (len(rows), args.rounds))
-        return rows
-    finally:
-        rc = stop_server(proc)
-        if rc != 0:
-            print("campaign: warning: %s server exited %s on SIGTERM" % (variant, rc), file=sys.stderr)
+        res = subprocess.CompletedProcess(cmd, probe.returncode, out, err)
+        save_probe(raw_prefix, cmd, res)
+        (rnd,) = probe_rounds(res, 1)
+        respawned = wait_event(proc, "respawned", 5)
+    errors = rnd["errors"]
+    return {"variant": arm, "migrate": migrate, "connections": rnd["connections"],
+            "answered": rnd["answered"], "reset": errors["reset"] + errors["eof"],
+            "timeout": errors["timeout"], "other_errors": sum(errors.values()) - errors["reset"]
+            - errors["eof"] - errors["timeout"], "counts": rnd["counts"],
+            "rebind_ms": respawned["since_reap_ms"] if respawned else None}
+
+
+def respawn_steps(args, raw_dir):
+    for arm, migrate in RESPAWN_ARMS:
+        if arm not in args.arms:
+            continue
+        for trial in range(1, args.rounds + 1):
+            def step(arm=arm, migrate=migrate, trial=trial):
+                prefix = os.path.join(raw_dir, "respawn-%s%s-%d" % (arm, "-migrate" if migrate else "", trial))
+                if not is_root():
+                    raise StepFailed("skipped: needs root (a network namespace of its own)")
+                # Each trial in a fresh network namespace: the migrate arm sets a
+                # per-namespace sysctl, and every arm gets the same clean stack.
+                cmd = ["unshare", "-n", PYTHON, os.path.abspath(__file__), "--respawn-trial", arm,
+                       "--raw-prefix", prefix] + (["--migrate"] if migrate else [])
+                res = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S + 30)
+                if res.returncode != 0:
+                    raise StepFailed("trial exited %d: %s" % (res.returncode, res.stderr.strip()[-300:]))
+                row = json.loads(res.stdout.strip().splitlines()[-1])
+                row["trial"] = trial
+                return [row], "%d of %d reset, rebind %s ms" % (row["reset"], row["connections"], row["rebind_ms"])
+            label = "%-17s %s trial %d" % (arm + (" +migrate" if migrate else ""), "respawn", trial)
+            yield label, step, {"variant": arm, "migrate": migrate, "trial": trial}
+
+
+def mutex_delay_steps(args, raw_dir):
+    if "mutex" not in args.arms:
+        return
+    for delay in MUTEX_DELAYS_MS:
+        def step(delay=delay):
+            prefix = os.path.join(raw_dir, "mutex_delay-%d" % delay)
+            shape = {"name": "burst", "connections": 32}
+            server_args = ARMS["mutex"] + ["--accept-mutex-delay", str(delay)]
+            with ServerRun(server_args, args.workers, prefix) as (proc, ready, path):
+                rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path), args.rounds)
+            rows = [dict({"variant": "mutex", "delay_ms": delay}, **r) for r in rounds]
+            return rows, "%s, first byte p99 %s us" % (split_text(rows),
+                                                        " ".join(str(r["first_byte_us"]["p99"]) for r in rows))
+        yield "%-17s delay %d ms" % ("mutex", delay), step, {"variant": "mutex", "delay_ms": delay, "round": None}
+
+
+def keep_busy(port, sleep_ms, stop, log):
+    """Loops GET /sleep?ms=N on one keep-alive connection until stop is set:
+    one worker is always inside a slow inline view."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            req = ("GET /sleep?ms=%d HTTP/1.1\r\nHost: t\r\n\r\n" % sleep_ms).encode()
+            while not stop.is_set():
+                s.sendall(req)
+                data = b""
+                while not data.endswith(b"ms\n"):
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        return
+                    data += chunk
+                log.append(data.split(b"X-Worker: ", 1)[1].split(b"\r", 1)[0].decode())
+    except OSError as e:
+        log.append("error: %s" % e)
+
+
+def slowview_steps(args, raw_dir):
+    for arm in SLOWVIEW_ARMS:
+        if arm not in args.arms:
+            continue
+
+        def step(arm=arm):
+            prefix = os.path.join(raw_dir, "slowview-%s" % arm)
+            shape = {"name": "burst", "connections": SLOWVIEW_CONNECTIONS}
+            with ServerRun(ARMS[arm], args.workers, prefix) as (proc, ready, path):
+                stop, log = threading.Event(), []
+                busy = threading.Thread(target=keep_busy, args=(ready["port"], SLOWVIEW_SLEEP_MS, stop, log))
+                busy.start()
+                try:
+                    time.sleep(0.3)  # the slow view is running before the bursts
+                    rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path), args.rounds)
+                finally:
+                    stop.set()
+                    busy.join(timeout=10)
+            if any(l.startswith("error") for l in log) or not log:
+                raise StepFailed("the busy client failed: %s" % (log[-1] if log else "no answer"))
+            rows = [dict({"variant": arm, "sleep_ms": SLOWVIEW_SLEEP_MS}, **r) for r in rounds]
+            return rows, "%s, first byte p99 %s us" % (split_text(rows),
+                                                        " ".join(str(r["first_byte_us"]["p99"]) for r in rows))
+        yield "%-17s slow view %d ms" % (arm, SLOWVIEW_SLEEP_MS), step, {"variant": arm, "round": None}
+
+
+STUDY_STEPS = {
+    "balancing": balancing_steps,
+    "respawn": respawn_steps,
+    "mutex_delay": mutex_delay_steps,
+    "slowview": slowview_steps,
+}
 
 
 def shape_label(shape):
@@ -226,23 +458,77 @@ def shape_label(shape):
     return "%s %d" % (shape["name"], shape["connections"])
 
 
+def run_steps(args, run_dir, raw_dir):
+    """Runs every study's steps with progress lines; returns the failures."""
+    plan = [(study, label, fn, err_keys) for study in args.studies
+            for label, fn, err_keys in STUDY_STEPS[study](args, raw_dir)]
+    files = {study: open(os.path.join(run_dir, study + ".jsonl"), "w") for study in args.studies}
+    t0 = time.monotonic()
+    failures = 0
+    try:
+        for i, (study, label, fn, err_keys) in enumerate(plan, 1):
+            if not is_root() and any(a in label.split() for a in NEEDS_ROOT):
+                result = "SKIPPED: needs root (loads a BPF program)"
+                rows = [dict(err_keys, error="skipped: needs root (CAP_BPF)")]
+                failures += 1
+            else:
+                try:
+                    rows, result = fn()
+                except (StepFailed, OSError, ValueError, KeyError) as e:
+                    failures += 1
+                    rows = [dict(err_keys, error=str(e))]
+                    result = "FAILED: %s" % e
+            for row in rows:
+                files[study].write(json.dumps(row, sort_keys=True) + "\n")
+            files[study].flush()
+            elapsed = time.monotonic() - t0
+            print("[%3d/%d] %-11s %-32s %s   (%.0fs elapsed, ETA %.0fs)"
+                  % (i, len(plan), study, label, result, elapsed, elapsed / i * (len(plan) - i)), flush=True)
+    finally:
+        for f in files.values():
+            f.close()
+    return failures, len(plan)
+
+
 def main():
     ap = argparse.ArgumentParser(description="Run the acceptlab campaign and write results/linux/<stamp>/.")
-    ap.add_argument("--platform", required=True, help="only 'linux' is supported")
+    ap.add_argument("--platform", help="only 'linux' is supported (required)")
     ap.add_argument("--quick", action="store_true", help="one round per cell (a smoke run)")
-    ap.add_argument("--rounds", type=int, default=None, help="rounds per cell (default 3, 1 with --quick)")
+    ap.add_argument("--rounds", type=int, default=None, help="rounds (trials) per cell (default 3, 1 with --quick)")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated (default: all)")
+    ap.add_argument("--variants", default=",".join(ARMS), help="comma-separated arms (default: all)")
+    ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
     ap.add_argument("--results-dir", default=os.path.join(ROOT, "results", "linux"))
     ap.add_argument("--no-canonical", action="store_true", help="do not point CANONICAL at this run")
+    ap.add_argument("--respawn-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
+    ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
     args = ap.parse_args()
 
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
+    if args.respawn_trial:
+        # Runs inside `unshare -n`: bring loopback up, then one trial.
+        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+        try:
+            print(json.dumps(respawn_trial(args.respawn_trial, args.migrate, args.raw_prefix), sort_keys=True))
+        except StepFailed as e:
+            die(str(e), 1)
+        finally:
+            stop_all()
+        return 0
+
+    if args.platform is None:
+        die("--platform: required; the supported platform is linux")
     if args.platform != "linux":
         die("--platform %s: not supported; the supported platform is linux" % args.platform)
-    args.variants = [v for v in args.variants.split(",") if v]
-    unknown = [v for v in args.variants if v not in VARIANTS]
-    if unknown or not args.variants:
-        die("--variants %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(VARIANTS)))
+    args.arms = [v for v in args.variants.split(",") if v]
+    unknown = [v for v in args.arms if v not in ARMS]
+    if unknown or not args.arms:
+        die("--variants %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(ARMS)))
+    args.studies = [s for s in args.studies.split(",") if s]
+    unknown = [s for s in args.studies if s not in STUDIES]
+    if unknown or not args.studies:
+        die("--studies %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(STUDIES)))
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3
     if not 1 <= args.rounds <= 100:
@@ -252,40 +538,23 @@ def main():
     for exe in (SERVER, PROBE):
         if not os.access(exe, os.X_OK):
             die("%s is missing: run make first" % exe)
+    if not is_root():
+        print("campaign: not root: skipping what needs it (reuseport-bpf, the respawn study's network "
+              "namespaces); those steps are recorded as skipped", flush=True)
 
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     run_dir = os.path.join(args.results_dir, stamp)
     raw_dir = os.path.join(run_dir, "raw")
     os.makedirs(raw_dir, exist_ok=True)
     with open(os.path.join(run_dir, "meta.json"), "w") as f:
-        json.dump(meta_for(stamp, args, SHAPES), f, indent=2, sort_keys=True)
+        json.dump(meta_for(stamp, args), f, indent=2, sort_keys=True)
         f.write("\n")
 
-    cells = [(v, s) for v in args.variants for s in SHAPES]
-    print("campaign: run %s: %d variants x %d shapes x %d rounds, %d workers -> %s"
-          % (stamp, len(args.variants), len(SHAPES), args.rounds, args.workers, run_dir), flush=True)
+    print("campaign: run %s: studies %s; %d arms, %d rounds, %d workers -> %s"
+          % (stamp, ", ".join(args.studies), len(args.arms), args.rounds, args.workers, run_dir), flush=True)
     t0 = time.monotonic()
-    failures = 0
     try:
-        with open(os.path.join(run_dir, "balancing.jsonl"), "w") as out:
-            for i, (variant, shape) in enumerate(cells, 1):
-                label = "%-10s %-16s" % (variant, shape_label(shape))
-                try:
-                    rows = measure_cell(variant, shape, args, raw_dir)
-                    for row in rows:
-                        out.write(json.dumps(row, sort_keys=True) + "\n")
-                    result = " ".join(r["split"] + ("!" if r["unanswered"] else "") for r in rows)
-                except (StepFailed, OSError, ValueError) as e:
-                    failures += 1
-                    out.write(json.dumps({"variant": variant, "shape": shape["name"], "round": None,
-                                          "error": str(e)}, sort_keys=True) + "\n")
-                    result = "FAILED: %s" % e
-                out.flush()
-                elapsed = time.monotonic() - t0
-                eta = elapsed / i * (len(cells) - i)
-                print("[%2d/%d] %s %s   (%.0fs elapsed, ETA %.0fs)" % (i, len(cells), label, result, elapsed, eta),
-                      flush=True)
+        failures, steps = run_steps(args, run_dir, raw_dir)
     except KeyboardInterrupt:
         stop_all()
         die("interrupted; partial results in %s" % run_dir, 130)
@@ -295,7 +564,8 @@ def main():
     if not args.no_canonical:
         with open(os.path.join(args.results_dir, "CANONICAL"), "w") as f:
             f.write(stamp + "\n")
-    print("campaign: done in %.0fs, %d failed steps; results in %s" % (time.monotonic() - t0, failures, run_dir))
+    print("campaign: done in %.0fs, %d of %d steps failed or skipped; results in %s"
+          % (time.monotonic() - t0, failures, steps, run_dir))
     return 0
 
 

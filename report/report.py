@@ -560,7 +560,7 @@ def render_balancing(meta: Meta, rows: list) -> list:
     if failed:
         overall += f", {plural(len(failed), 'step')} failed"
     out += ["", overall + ".", ""]
-    return out
+    return out + render_reference()
 
 
 def variant_summary(variant: str, rows: list) -> str:
@@ -636,6 +636,183 @@ def render_reference() -> list:
     return out
 
 
+# ---------------------------------------------------------------- respawn, mutex delay, slow view
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A step of a study that produced no measurement, with its reason."""
+    line: int
+    key: tuple
+    error: str
+
+
+def get_number(obj: dict, key: str, nullable: bool = False):
+    value = get(obj, key)
+    if value is None and nullable:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        raise RowError(f'"{key}" must be a number >= 0{" or null" if nullable else ""}, got {json.dumps(value)}')
+    return value
+
+
+def get_latency(obj: dict, key: str) -> dict:
+    value = get(obj, key)
+    if not isinstance(value, dict) or not all(is_int(value.get(p)) for p in ("p50", "p99")):
+        raise RowError(f'"{key}" must be an object with integer "p50" and "p99"')
+    return value
+
+
+@dataclass(frozen=True)
+class RespawnTrial:
+    line: int
+    variant: str
+    migrate: bool
+    trial: int
+    connections: int
+    answered: int
+    reset: int
+    timeout: int
+    rebind_ms: Optional[float]
+
+
+def parse_respawn_row(obj: dict, line: int):
+    variant = get_str(obj, "variant")
+    migrate = get(obj, "migrate")
+    if not isinstance(migrate, bool):
+        raise RowError(f'"migrate" must be true or false, got {json.dumps(migrate)}')
+    if "error" in obj:
+        return Failed(line, (variant, migrate), str(obj["error"]))
+    return RespawnTrial(line, variant, migrate, get_int(obj, "trial", 1), get_int(obj, "connections", 1),
+                        get_int(obj, "answered"), get_int(obj, "reset"), get_int(obj, "timeout"),
+                        get_number(obj, "rebind_ms", nullable=True))
+
+
+def failed_notes(failed: list, label) -> list:
+    return [f"- {label(f.key)}: failed: {cell_text(f.error)}" for f in failed]
+
+
+def render_respawn(meta: Meta, rows: list) -> list:
+    trials = [r for r in rows if isinstance(r, RespawnTrial)]
+    failed = [r for r in rows if isinstance(r, Failed)]
+    arms = []
+    for r in rows:
+        key = (r.variant, r.migrate) if isinstance(r, RespawnTrial) else r.key
+        if key not in arms:
+            arms.append(key)
+
+    def label(key):
+        return key[0] + (" + migrate" if key[1] else "")
+
+    out = ["## Respawn: what clients see while a worker is replaced", "",
+           "Each trial runs in a network namespace of its own: 2 workers, worker 1 SIGSTOPped, "
+           "a burst of connections connected and asking, then worker 1 SIGKILLed and the supervisor "
+           "respawns it. A connection queued at the dead worker's own listener is reset (the probe "
+           "reads a reset or EOF); \"+ migrate\" sets net.ipv4.tcp_migrate_req=1 in the namespace "
+           "(`--reuseport-migrate`). Rebind: from the reap to the replacement serving, as the "
+           "supervisor logs it. One cell entry per trial.", "",
+           "| variant | reset / connections | answered | rebind ms |", "|---|---|---|---|"]
+    for key in arms:
+        mine = sorted((t for t in trials if (t.variant, t.migrate) == key), key=lambda t: t.trial)
+        if not mine:
+            continue
+        out.append("| %s | %s | %s | %s |" % (
+            label(key), " ".join(f"{t.reset}/{t.connections}" for t in mine),
+            " ".join(str(t.answered) for t in mine),
+            " ".join("-" if t.rebind_ms is None else f"{t.rebind_ms:.2f}" for t in mine)))
+    out.append("")
+    lines = []
+    for key in arms:
+        mine = [t for t in trials if (t.variant, t.migrate) == key]
+        if mine:
+            reset = sum(t.reset for t in mine)
+            total = sum(t.connections for t in mine)
+            lost = sum(t.connections - t.answered - t.reset for t in mine)
+            lines.append(f"- {label(key)}: {reset} of {total} connections reset over "
+                         f"{plural(len(mine), 'trial')}" + (f"; {lost} neither answered nor reset" if lost else "")
+                         + ".")
+    out += ["**What this shows.**", ""] + lines + failed_notes(failed, label) + [""]
+    return out
+
+
+@dataclass(frozen=True)
+class LatencyRound:
+    line: int
+    variant: str
+    setting: object  # the delay in ms (mutex_delay) or the slow view's ms (slowview)
+    round: int
+    split: str
+    answered: int
+    connections: int
+    first_byte: dict
+
+
+def latency_row_parser(setting_key: str):
+    def parse(obj: dict, line: int):
+        variant = get_str(obj, "variant")
+        if "error" in obj:
+            return Failed(line, (variant, obj.get(setting_key)), str(obj["error"]))
+        return LatencyRound(line, variant, get_int(obj, setting_key), get_int(obj, "round", 1),
+                            get_split(obj, "split"), get_int(obj, "answered"), get_int(obj, "connections", 1),
+                            get_latency(obj, "first_byte_us"))
+    return parse
+
+
+def latency_table(rows: list, label, head: str) -> list:
+    measured = [r for r in rows if isinstance(r, LatencyRound)]
+    keys = []
+    for r in rows:
+        key = (r.variant, r.setting) if isinstance(r, LatencyRound) else r.key
+        if key not in keys:
+            keys.append(key)
+    out = [f"| {head} | rounds (split) | first byte p50 us | first byte p99 us |", "|---|---|---|---|"]
+    for key in keys:
+        mine = sorted((r for r in measured if (r.variant, r.setting) == key), key=lambda r: r.round)
+        if mine:
+            out.append("| %s | %s | %s | %s |" % (
+                label(key), " ".join(r.split + ("!" if r.answered < r.connections else "") for r in mine),
+                " ".join(str(r.first_byte["p50"]) for r in mine),
+                " ".join(str(r.first_byte["p99"]) for r in mine)))
+    return out + [""] + failed_notes([r for r in rows if isinstance(r, Failed)], label)
+
+
+def worst_p99(rows: list, key) -> Optional[int]:
+    mine = [r.first_byte["p99"] for r in rows if isinstance(r, LatencyRound) and (r.variant, r.setting) == key]
+    return max(mine) if mine else None
+
+
+def render_mutex_delay(meta: Meta, rows: list) -> list:
+    out = ["## The accept mutex's delay", "",
+           "nginx's accept_mutex (`mutex`): a worker that does not hold the token leaves the listener "
+           "out of its epoll and waits at most accept_mutex_delay before trying again. A burst of 32 "
+           "with 2 workers at three delays: the split, and the probe's first-byte latency (from "
+           "sending the request to the first byte of the answer) per round.", ""]
+    out += latency_table(rows, lambda key: f"mutex, delay {key[1]} ms", "arm")
+    worst = [(key, worst_p99(rows, key)) for key in sorted({(r.variant, r.setting) for r in rows
+                                                            if isinstance(r, LatencyRound)},
+                                                           key=lambda k: -k[1])]
+    if worst:
+        out += ["**What this shows.** Worst first-byte p99 per delay: "
+                + ", ".join(f"{k[1]} ms: {p} us" for k, p in worst) + ".", ""]
+    return out
+
+
+def render_slowview(meta: Meta, rows: list) -> list:
+    settings = sorted({r.setting for r in rows if isinstance(r, LatencyRound)})
+    ms = settings[0] if len(settings) == 1 else "N"
+    out = ["## A slow inline view and the accept path", "",
+           f"One client keeps a worker inside `/sleep?ms={ms}` (a slow view run inline) on a keep-alive "
+           "connection while bursts arrive: an accept path that leaves new connections with the "
+           "busy worker makes them wait for the view. Split and first-byte latency per round.", ""]
+    out += latency_table(rows, lambda key: key[0], "arm")
+    worst = [(r, worst_p99(rows, (r, s))) for r, s in dict.fromkeys(
+        (x.variant, x.setting) for x in rows if isinstance(x, LatencyRound))]
+    if worst:
+        out += ["**What this shows.** Worst first-byte p99: "
+                + ", ".join(f"{v}: {p} us" for v, p in worst) + ".", ""]
+    return out
+
+
 # ---------------------------------------------------------------- studies and the report
 
 
@@ -652,8 +829,14 @@ class Study:
 
 
 STUDIES = (
-    Study("balancing", "balancing.jsonl", True, parse_balancing_row, render_balancing,
+    Study("balancing", "balancing.jsonl", False, parse_balancing_row, render_balancing,
           check_balancing, lambda row: isinstance(row, Round)),
+    Study("respawn", "respawn.jsonl", False, parse_respawn_row, render_respawn,
+          is_round=lambda row: isinstance(row, RespawnTrial)),
+    Study("mutex_delay", "mutex_delay.jsonl", False, latency_row_parser("delay_ms"), render_mutex_delay,
+          is_round=lambda row: isinstance(row, LatencyRound)),
+    Study("slowview", "slowview.jsonl", False, latency_row_parser("sleep_ms"), render_slowview,
+          is_round=lambda row: isinstance(row, LatencyRound)),
 )
 
 
@@ -700,7 +883,10 @@ def build_report(results_dir: Path, run: str) -> tuple:
         rounds += sum(study.is_round(r) for r in rows)
         present.append(study)
         sections += study.render(meta, rows)
-    lines = render_header(meta, present) + sections + render_reference()
+    if not present:
+        raise InputError(run_dir, None, "no study results in the run (expected one of "
+                         + ", ".join(s.filename for s in STUDIES) + ")")
+    lines = render_header(meta, present) + sections
     while lines and lines[-1] == "":
         lines.pop()
     return "\n".join(lines) + "\n", rounds

@@ -4,15 +4,19 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct accept_variant variant_bare, variant_exclusive, variant_lt, variant_lt_yield,
-	variant_reuseport;
+extern const struct accept_variant variant_bare, variant_exclusive, variant_exclusive_reorder,
+	variant_lt, variant_lt_yield, variant_reuseport, variant_reuseport_bpf,
+	variant_mutex;
 
 const struct accept_variant *const accept_variants[] = {
 	&variant_bare,
 	&variant_exclusive,
+	&variant_exclusive_reorder,
 	&variant_lt,
 	&variant_lt_yield,
 	&variant_reuseport,
+	&variant_reuseport_bpf,
+	&variant_mutex,
 	NULL,
 };
 

@@ -16,7 +16,9 @@ SERVER = os.path.join(ROOT, "bin", "acceptlab-server")
 SERVER_ASAN = os.path.join(ROOT, "build", "server-asan")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 PYTHON = "/usr/bin/python3"
-VARIANTS = ["bare", "exclusive", "lt", "lt-yield"]
+# Variants whose workers bind their own SO_REUSEPORT listener.
+PER_WORKER_LISTENER = {"reuseport", "reuseport-bpf"}
+VARIANTS = ["bare", "exclusive", "exclusive-reorder", "lt", "lt-yield", "reuseport", "reuseport-bpf"]
 
 
 class Server:
@@ -201,6 +203,31 @@ def get(port, path="/pid", sock=None, extra=""):
     finally:
         if own:
             s.close()
+
+
+def open_pid_requests(port, n):
+    """Opens n connections and sends GET /pid on each; returns the sockets."""
+    conns = []
+    for _ in range(n):
+        c = socket.create_connection(("127.0.0.1", port), timeout=5)
+        c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n")
+        conns.append(c)
+    return conns
+
+
+def split_answered(conns, wait_s):
+    """After wait_s, splits conns into ([pid that answered, ...], [sockets
+    still waiting]); the answered ones are read and closed."""
+    time.sleep(wait_s)
+    answered, waiting = [], []
+    for c in conns:
+        ready = select.select([c], [], [], 0)[0]
+        if ready:
+            answered.append(int(read_response(c)[2]))
+            c.close()
+        else:
+            waiting.append(c)
+    return answered, waiting
 
 
 def run_probe(*args, timeout=60):

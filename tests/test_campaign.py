@@ -31,10 +31,10 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
     connections, raw tool output, points CANONICAL at the run, the report
     renders from it, and no server outlives the campaign."""
     before = server_pids()
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare,lt",
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare,lt", "--studies", "balancing",
                           "--results-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
-    assert "[ 6/6]" in res.stdout, "no progress lines: %s" % res.stdout
+    assert "[  6/6]" in res.stdout, "no progress lines: %s" % res.stdout
     stamp = (tmp_path / "CANONICAL").read_text().strip()
     run = tmp_path / stamp
     meta = json.loads((run / "meta.json").read_text())
@@ -47,8 +47,8 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
         assert "error" not in r, r
         assert sum(r["counts"].values()) + r["unanswered"] == r["connections"] == 32
         assert len(r["counts"]) == 2, "both workers listed (zeros included): %r" % r
-    assert (run / "raw" / "bare-burst.ready").exists()
-    assert (run / "raw" / "bare-burst.server.jsonl").read_text().count("worker_exit") == 2
+    assert (run / "raw" / "balancing-bare-burst.ready").exists()
+    assert (run / "raw" / "balancing-bare-burst.server.jsonl").read_text().count("worker_exit") == 2
     out = tmp_path / "linux.md"
     rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path), "--out", str(out)],
                          capture_output=True, text=True)
@@ -68,14 +68,14 @@ def test_campaign_records_a_failed_step_and_goes_on(tmp_path):
     (fake / "acceptlab-server").write_text("#!/bin/sh\necho 'cannot start: test' >&2\nexit 3\n")
     os.chmod(fake / "acceptlab-server", 0o755)
     res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare",
-                          "--results-dir", str(tmp_path / "r")], capture_output=True, text=True,
+                          "--studies", "balancing", "--results-dir", str(tmp_path / "r")], capture_output=True, text=True,
                          timeout=120, env=env)
     assert res.returncode == 0, res.stderr
     stamp = (tmp_path / "r" / "CANONICAL").read_text().strip()
     rows = [json.loads(l) for l in (tmp_path / "r" / stamp / "balancing.jsonl").read_text().splitlines()]
     assert len(rows) == 3
     assert all("exited 3 before ready" in r["error"] and "cannot start: test" in r["error"] for r in rows)
-    assert "3 failed steps" in res.stdout
+    assert "3 of 3 steps failed or skipped" in res.stdout
 
 
 def test_measure_rejects_other_platforms():

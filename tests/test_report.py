@@ -219,11 +219,14 @@ def test_meta_wrong_type(results, tmp_path):
                        f'report: results/linux/{STAMP}/meta.json:8: "cpus" must be an integer >= 1, got "two"')
 
 
-def test_missing_balancing(results, tmp_path):
-    """balancing.jsonl is the one required study: without it, exit 1 naming the file."""
+def test_run_without_any_study(results, tmp_path):
+    """A run must hold at least one study's results: with its only file
+    (balancing.jsonl) gone, exit 1 naming the run and the files expected."""
     (results / STAMP / "balancing.jsonl").unlink()
-    assert_input_error(run_in(tmp_path), tmp_path,
-                       f"report: results/linux/{STAMP}/balancing.jsonl: cannot read: file does not exist")
+    proc = run_in(tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"report: results/linux/{STAMP}: no study results in the run "
+                                  "(expected one of balancing.jsonl, respawn.jsonl"), proc.stderr
 
 
 # ---------------------------------------------------------------- usage

@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from conftest import (SERVER, SERVER_ASAN, VARIANTS, alive, get, http_exchange,
-                      proc_state, read_response, read_responses)
+from conftest import (PER_WORKER_LISTENER, SERVER, SERVER_ASAN, VARIANTS, alive, get, http_exchange,
+                      open_pid_requests, proc_state, read_response, read_responses, split_answered)
 
 
 def test_help_lists_every_variant():
@@ -153,8 +153,9 @@ def test_second_server_on_same_port_refused(start_server, variant):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_killed_worker_is_respawned(start_server, variant):
     """SIGKILL worker 1: the supervisor logs reaped then respawned for index
-    1 with a new pid, and that new worker serves (worker 0 is SIGSTOPped so
-    the new one must answer)."""
+    1 with a new pid, and that new worker serves: with worker 0 SIGSTOPped,
+    10 new connections are answered by the new worker (those a per-worker
+    listener queued at worker 0 are answered by it after SIGCONT)."""
     s = start_server(variant)
     old = s.pids[1]
     os.kill(old, signal.SIGKILL)
@@ -164,17 +165,25 @@ def test_killed_worker_is_respawned(start_server, variant):
     assert new != old and alive(new)
     os.kill(s.pids[0], signal.SIGSTOP)
     try:
-        assert int(get(s.port, "/pid")[2]) == new
+        answered, waiting = split_answered(open_pid_requests(s.port, 10), 1.0)
+        assert new in answered, "the new worker answered none of %r" % answered
+        assert set(answered) == {new}
     finally:
         os.kill(s.pids[0], signal.SIGCONT)
+    for c in waiting:  # per-worker listeners: queued at worker 0's, answered now
+        assert int(read_response(c)[2]) == s.pids[0]
+        c.close()
     assert s.stop() == 0
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_stopped_worker_is_not_respawned(start_server, variant):
-    """SIGSTOP worker 0: no reaped or respawned line in the next second, the
-    other worker answers every connection, and after SIGCONT and SIGTERM the
-    server exits 0 with no crash logged (WNOHANG alone, not WUNTRACED)."""
+    """SIGSTOP worker 0: no reaped or respawned line in the next second.
+    With a shared listener the other worker answers all 10 new connections
+    meanwhile; with per-worker listeners (reuseport) the kernel still queues
+    some at the stopped worker's own listener, and those are answered, not
+    lost, once it is SIGCONTed. Then SIGTERM exits 0 with no crash logged
+    (the supervisor reaps with WNOHANG alone, not WUNTRACED)."""
     s = start_server(variant)
     os.kill(s.pids[0], signal.SIGSTOP)
     try:
@@ -182,12 +191,20 @@ def test_stopped_worker_is_not_respawned(start_server, variant):
         while proc_state(s.pids[0]) != "T" and time.monotonic() < deadline:
             time.sleep(0.01)
         assert proc_state(s.pids[0]) == "T"
-        for _ in range(10):
-            assert int(get(s.port, "/pid")[2]) == s.pids[1]
-        events = s.collect(1.0)
+        conns = open_pid_requests(s.port, 10)
+        answered, waiting = split_answered(conns, 1.0)
+        events = s.collect(0.1)
         assert not [e for e in events if e.get("event") in ("reaped", "respawned", "gave_up")], events
+        assert set(answered) <= {s.pids[1]}
+        if variant in PER_WORKER_LISTENER:
+            assert answered, "no connection reached the running worker"
+        else:
+            assert not waiting, "%d connections waited for the stopped worker" % len(waiting)
     finally:
         os.kill(s.pids[0], signal.SIGCONT)
+    for c in waiting:
+        assert int(read_response(c)[2]) == s.pids[0]
+        c.close()
     assert s.stop() == 0
     assert not [e for e in s.events if e.get("event") in ("respawned", "gave_up")]
     assert [e["status"] for e in s.events if e.get("event") == "reaped"] == ["exit 0", "exit 0"]

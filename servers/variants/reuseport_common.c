@@ -4,32 +4,48 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MIGRATE_SYSCTL "/proc/sys/net/ipv4/tcp_migrate_req"
 
-static int same_netns_as_init(void)
+/* A network namespace made for the purpose (unshare -n, ip netns) starts
+ * with loopback only; the one a machine's own interfaces live in does not.
+ * Returns 1 if this namespace has an interface other than lo, 0 if not,
+ * -1 if it cannot tell. (/proc/net/dev is the calling process's namespace.) */
+static int netns_has_other_interfaces(void)
 {
-	struct stat mine, init;
+	char line[512];
+	FILE *f = fopen("/proc/net/dev", "r");
+	int n = 0, other = 0;
 
-	if (stat("/proc/self/ns/net", &mine) < 0 || stat("/proc/1/ns/net", &init) < 0)
+	if (!f)
 		return -1;
-	return mine.st_ino == init.st_ino && mine.st_dev == init.st_dev;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *name = line;
+		if (++n <= 2 || !colon)
+			continue; /* the two header lines */
+		*colon = '\0';
+		while (*name == ' ')
+			name++;
+		if (strcmp(name, "lo") != 0)
+			other = 1;
+	}
+	fclose(f);
+	return other;
 }
 
 int reuseport_setup_migrate(struct server *srv, char *err, size_t errlen)
 {
 	FILE *f;
-	int init;
+	int shared;
 
 	if (!srv->cfg.reuseport_migrate)
 		return 0;
-	init = same_netns_as_init();
-	if (init != 0) {
-		snprintf(err, errlen, "--reuseport-migrate: %s; run the server in its own network namespace "
+	shared = netns_has_other_interfaces();
+	if (shared != 0) {
+		snprintf(err, errlen, "--reuseport-migrate: %s; run the server in a network namespace of its own "
 			 "(unshare -n) so net.ipv4.tcp_migrate_req is set there only",
-			 init < 0 ? "cannot tell which network namespace this is" :
-				    "refusing to change the initial network namespace");
+			 shared < 0 ? "cannot read /proc/net/dev" :
+				      "this network namespace has interfaces besides lo, refusing to change its sysctl");
 		return -1;
 	}
 	f = fopen(MIGRATE_SYSCTL, "w");

@@ -6,8 +6,9 @@
 
 /* With --reuseport-migrate, sets net.ipv4.tcp_migrate_req=1 for the server's
  * network namespace, so the kernel moves connections queued at a closing
- * listener to another in its group. Refuses the initial namespace (a host
- * setting is not ours to change): run the server under `unshare -n`.
+ * listener to another in its group. Refuses a namespace with interfaces
+ * besides lo (the machine's own: not ours to change): run the server under
+ * `unshare -n`.
  * Without the knob does nothing. 0, or -1 with the reason in err. */
 int reuseport_setup_migrate(struct server *srv, char *err, size_t errlen);
 

@@ -1,0 +1,252 @@
+"""Tests for the `mutex` variant (servers/variants/mutex.c): nginx's
+accept_mutex (a token in a shared page; only its holder has the listener in
+its epoll) and its --accept-mutex-strict arm (strict turns with a steal
+timeout).
+
+What they pin down: the harness's generic behaviour holds for both arms;
+strict turns alternate over two workers; a token holder that dies holding
+the token does not stall accepting (the supervisor force-unlocks it, as
+nginx's master does); nginx's 1/8 rule (accept_disabled) moves new
+connections away from a worker that is nearly full; a stuck or dead strict
+turn holder loses the turn; the knobs are validated.
+"""
+
+import collections
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import PROBE, SERVER, SERVER_ASAN, alive, get, read_responses
+
+ARMS = [[], ["--accept-mutex-strict"]]
+ARM_IDS = ["plain", "strict"]
+HOLD_ENV = "ACCEPTLAB_TEST_HOLD_TOKEN_MS"
+
+
+def probe(server, tmp_path, *args):
+    """Runs acceptlab-probe --json against server with its ready line as
+    --workers-from; returns (rounds, summary, seconds it took)."""
+    ready = tmp_path / "ready.json"
+    ready.write_text(json.dumps(server.ready) + "\n")
+    t0 = time.monotonic()
+    res = subprocess.run([PROBE, "--target", "127.0.0.1:%d" % server.port, "--json",
+                          "--workers-from", str(ready), *args],
+                         capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - t0
+    assert res.returncode == 0, "probe exited %d: %s %s" % (res.returncode, res.stdout, res.stderr)
+    lines = [json.loads(l) for l in res.stdout.splitlines() if l.strip()]
+    rounds = [l for l in lines if l["type"] == "round"]
+    summary = [l for l in lines if l["type"] == "summary"][0]
+    return rounds, summary, took
+
+
+@pytest.mark.parametrize("args,binary",
+                         [(a, SERVER) for a in ARMS] + [(a, SERVER_ASAN) for a in ARMS],
+                         ids=ARM_IDS + [i + "-asan" for i in ARM_IDS])
+def test_generic_behaviour(start_server, args, binary):
+    """Both arms serve like every other variant: the ready line names two
+    workers; 40 fresh connections asking /pid are each answered by one of
+    them (X-Worker matching the index the ready line gave that pid); three
+    pipelined requests on one keep-alive connection are answered in order by
+    one worker, which also answers a fourth request on it; SIGTERM makes the
+    server exit 0. The token (or turn) only decides who accepts, so none of
+    this may change. The ASan/UBSan build must report nothing."""
+    s = start_server("mutex", 2, args=args, binary=binary)
+    assert s.ready["variant"] == "mutex"
+    index_of = {w["pid"]: w["index"] for w in s.ready["workers"]}
+    assert len(index_of) == 2
+    for _ in range(40):
+        status, headers, body = get(s.port, "/pid")
+        assert status == 200
+        assert int(body) in index_of, "answered by %s, not an announced worker" % body
+        assert int(headers["x-worker"]) == index_of[int(body)]
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n"
+                  b"GET / HTTP/1.1\r\nHost: t\r\n\r\n"
+                  b"GET /work?us=100 HTTP/1.1\r\nHost: t\r\n\r\n")
+        (s1, h1, b1), (s2, h2, b2), (s3, h3, b3) = read_responses(c, 3)
+        assert (s1, s2, s3) == (200, 200, 200)
+        assert int(b1) in index_of
+        assert b3 == b"worked 100 us\n", "answers out of order"
+        assert h1["x-worker"] == h2["x-worker"] == h3["x-worker"]
+        assert get(s.port, "/pid", sock=c)[2] == b1, "keep-alive connection changed worker"
+    assert s.stop() == 0
+    assert [e["status"] for e in s.events if e.get("event") == "reaped"] == ["exit 0", "exit 0"]
+    err = s.proc.stderr.read().decode(errors="replace")
+    assert "runtime error" not in err and "AddressSanitizer" not in err, err
+
+
+def test_strict_turns_alternate(start_server, tmp_path):
+    """--accept-mutex-strict over two workers: a worker accepts one
+    connection and then hands the turn to the other, so 8 sequential
+    one-shot connections split exactly 4/4, and 16 connections opened 5 ms
+    apart (ramp) split exactly 8/8. (Plain nginx mode gives no such
+    guarantee: its holder usually takes almost everything.)"""
+    s = start_server("mutex", 2, args=["--accept-mutex-strict"])
+    rounds, summary, _ = probe(s, tmp_path, "--shape", "oneshot", "--rounds", "1",
+                               "--connections", "8")
+    assert summary["answered"] == 8 and summary["unanswered"] == 0
+    assert sorted(summary["counts"].values()) == [4, 4], summary["split"]
+    rounds, summary, _ = probe(s, tmp_path, "--shape", "ramp", "--rounds", "1",
+                               "--connections", "16", "--gap-ms", "5")
+    assert summary["answered"] == 16 and summary["unanswered"] == 0
+    assert sorted(summary["counts"].values()) == [8, 8], summary["split"]
+    assert s.stop() == 0
+
+
+def test_dead_token_holder_is_force_unlocked(start_server, tmp_path):
+    """A worker that dies holding the token must not stop the server from
+    accepting. With ACCEPTLAB_TEST_HOLD_TOKEN_MS=5000 the first worker to
+    take the token announces it (test_holding_token) and sleeps 5 s holding
+    it. Meanwhile a new connection is not answered (the sibling cannot take
+    the token, so nobody accepts: the mutex really excludes). SIGKILL the
+    holder: the supervisor reaps it, clears the token from the dead pid
+    (nginx's force_unlock) and, with --respawn-limit 0, logs gave_up for its
+    index. The waiting connection is then answered by the survivor, and a
+    burst of 16 is answered 16 of 16 by the survivor within 2 s (a hang
+    detector: without the force unlock the token names a dead pid forever)."""
+    env = dict(os.environ, **{HOLD_ENV: "5000"})
+    s = start_server("mutex", 2, args=["--respawn-limit", "0"], env=env)
+    hold = s.wait_for("test_holding_token", timeout=5)
+    holder = hold["pid"]
+    assert holder in s.pids and hold["ms"] == 5000
+    survivor = [p for p in s.pids if p != holder][0]
+    c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n")
+    assert not select.select([c], [], [], 0.5)[0], "answered while the token was held"
+    os.kill(holder, signal.SIGKILL)
+    reaped = s.wait_for("reaped", pid=holder, timeout=5)
+    assert reaped["status"] == "signal 9"
+    s.wait_for("gave_up", index=hold["index"], timeout=5)
+    status, _, body = read_responses(c, 1, timeout=3)[0]
+    c.close()
+    assert status == 200 and int(body) == survivor
+    rounds, summary, took = probe(s, tmp_path, "--shape", "burst", "--rounds", "1",
+                                  "--connections", "16", "--timeout-ms", "2000")
+    assert took < 2.0, "burst took %.2f s" % took
+    assert summary["answered"] == 16 and summary["unanswered"] == 0
+    assert summary["counts"].get(str(survivor)) == 16, summary["counts"]
+    assert not alive(holder)
+    assert s.stop() == 0
+
+
+def _fill_then_ask(start_server, extra_args, new_conns=6, attempts=3):
+    """Opens 16 connections back to back without a request, waits 150 ms,
+    asks /pid on each (which worker holds it), then opens new_conns fresh
+    connections one at a time, each asking /pid. Returns (split of the 16 as
+    a Counter of pid -> count, list of pids that answered the new ones).
+    Retried (a new server each time) until one worker holds all 16, the
+    precondition both callers need; nginx's mutex gives that almost always,
+    since the holder keeps the token while it waits."""
+    for _ in range(attempts):
+        s = start_server("mutex", 2, args=["--accept-mutex-delay", "20", *extra_args])
+        held = [socket.create_connection(("127.0.0.1", s.port), timeout=5) for _ in range(16)]
+        try:
+            time.sleep(0.15)
+            split = collections.Counter(int(get(s.port, "/pid", sock=c)[2]) for c in held)
+            if len(split) != 1:
+                continue
+            new = []
+            for _ in range(new_conns):
+                c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+                held.append(c)
+                new.append(int(get(s.port, "/pid", sock=c)[2]))
+            return split, new
+        finally:
+            for c in held:
+                c.close()
+            s.kill()
+    pytest.fail("no attempt had one worker accept all 16 connections")
+
+
+def test_accept_disabled_rule(start_server):
+    """nginx's 1/8 rule: after each accept a worker sets accept_disabled =
+    worker_connections/8 - free connections, and while it is positive the
+    worker skips trying for the token (one pass per unit), so a sibling
+    takes the token and the busy worker drops the listener at its next
+    failed try. With --worker-connections 16: the worker that accepted all
+    16 held connections computed 2 - (16 - 15) = 1 at its 16th accept, let
+    the token go, and 6 new connections opened afterwards are all answered
+    by the other worker. Control, same protocol with the default 512: the
+    holder keeps the token while it waits, so the same worker that took the
+    16 also answers all 6 new ones (nginx's usual imbalance). Observed by
+    hand over 30 runs each: one worker took all 16 in 29 and 30 of them, and
+    every such run showed exactly this. The rule is timing-dependent in
+    nginx itself (a skipping worker keeps a listener it already had until a
+    try fails), which is why the 16 are opened back to back with no request
+    (no extra pass for the full worker) and the delay is 20 ms (the sibling
+    takes the free token well inside the 150 ms pause)."""
+    split, new = _fill_then_ask(start_server, ["--worker-connections", "16"])
+    (heavy, n), = split.items()
+    assert n == 16
+    assert heavy not in new, "the full worker still accepted: %r (heavy %d)" % (new, heavy)
+    assert len(set(new)) == 1
+
+    split, new = _fill_then_ask(start_server, [])
+    (heavy, n), = split.items()
+    assert new == [heavy] * len(new), "control: holder %d, new ones answered by %r" % (heavy, new)
+
+
+def test_strict_turn_stolen_from_stuck_holder(start_server):
+    """--accept-mutex-strict: a worker whose turn it is but which is stuck
+    in a 1 s inline /sleep keeps the turn (it passes it only when it
+    accepts), so a new connection would wait for the whole sleep; instead
+    the sibling steals the turn once it is older than the 100 ms steal
+    timeout and a connection is waiting. Setup: connection 1 is accepted by
+    worker X (turn -> Y), connection 2 by Y (turn -> X); X then sleeps on
+    connection 1. A new connection must be answered by Y, well before the
+    sleep ends."""
+    s = start_server("mutex", 2, args=["--accept-mutex-strict"])
+    c1 = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    x = int(get(s.port, "/pid", sock=c1)[2])
+    c2 = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    y = int(get(s.port, "/pid", sock=c2)[2])
+    assert x != y, "two connections in a row went to one worker"
+    c1.sendall(b"GET /sleep?ms=1000 HTTP/1.1\r\nHost: t\r\n\r\n")
+    time.sleep(0.05)
+    t0 = time.monotonic()
+    status, _, body = get(s.port, "/pid")
+    took = time.monotonic() - t0
+    assert status == 200 and int(body) == y
+    assert took < 0.6, "new connection waited %.3f s behind the stuck holder" % took
+    assert read_responses(c1, 1)[0][2] == b"slept 1000 ms\n"
+    c1.close()
+    c2.close()
+    assert s.stop() == 0
+
+
+def test_strict_dead_turn_holder(start_server, tmp_path):
+    """--accept-mutex-strict with --respawn-limit 0: SIGKILL the worker
+    whose turn it is. The supervisor clears its live mark and passes the
+    turn to the survivor (poking it), so a burst of 16 is answered 16 of 16
+    by the survivor within 2 s, and gave_up is logged for the dead index."""
+    s = start_server("mutex", 2, args=["--accept-mutex-strict", "--respawn-limit", "0"])
+    index_of = {w["pid"]: w["index"] for w in s.ready["workers"]}
+    x = int(get(s.port, "/pid")[2])  # x accepted it, so the turn is now the other's
+    turn_holder = [p for p in s.pids if p != x][0]
+    os.kill(turn_holder, signal.SIGKILL)
+    s.wait_for("gave_up", index=index_of[turn_holder], timeout=5)
+    rounds, summary, took = probe(s, tmp_path, "--shape", "burst", "--rounds", "1",
+                                  "--connections", "16", "--timeout-ms", "2000")
+    assert took < 2.0, "burst took %.2f s" % took
+    assert summary["answered"] == 16 and summary["counts"].get(str(x)) == 16, summary
+    assert s.stop() == 0
+
+
+@pytest.mark.parametrize("args,name", [
+    (["--variant", "mutex", "--accept-mutex-delay", "-1"], "--accept-mutex-delay"),
+    (["--variant", "bare", "--accept-mutex-delay", "5"], "--accept-mutex-delay"),
+])
+def test_bad_knob_exits_2(args, name):
+    """A negative --accept-mutex-delay, or a mutex knob given to a variant
+    that does not read it, exits 2 with one line naming the option (main.c
+    validates; this pins that the mutex knobs are wired to `mutex` only)."""
+    res = subprocess.run([SERVER, "--port", "0", *args], capture_output=True, text=True, timeout=10)
+    assert res.returncode == 2, res
+    assert res.stderr.count("\n") == 1 and name in res.stderr, res.stderr
