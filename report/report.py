@@ -682,14 +682,17 @@ def parse_respawn_row(obj: dict, line: int):
     if not isinstance(migrate, bool):
         raise RowError(f'"migrate" must be true or false, got {json.dumps(migrate)}')
     if "error" in obj:
-        return Failed(line, (variant, migrate), str(obj["error"]))
+        trial = obj.get("trial")
+        return Failed(line, (variant, migrate), (f"trial {trial}: " if is_int(trial) else "") + str(obj["error"]))
     return RespawnTrial(line, variant, migrate, get_int(obj, "trial", 1), get_int(obj, "connections", 1),
                         get_int(obj, "answered"), get_int(obj, "reset"), get_int(obj, "timeout"),
                         get_number(obj, "rebind_ms", nullable=True))
 
 
 def failed_notes(failed: list, label) -> list:
-    return [f"- {label(f.key)}: failed: {cell_text(f.error)}" for f in failed]
+    """One line per failed step, then a blank line (nothing if none failed)."""
+    notes = [f"- {label(f.key)}: failed: {cell_text(f.error)}" for f in failed]
+    return notes + [""] if notes else []
 
 
 def render_respawn(meta: Meta, rows: list) -> list:
@@ -731,7 +734,7 @@ def render_respawn(meta: Meta, rows: list) -> list:
             lines.append(f"- {label(key)}: {reset} of {total} connections reset over "
                          f"{plural(len(mine), 'trial')}" + (f"; {lost} neither answered nor reset" if lost else "")
                          + ".")
-    out += ["**What this shows.**", ""] + lines + failed_notes(failed, label) + [""]
+    out += ["**What this shows.**", ""] + lines + (failed_notes(failed, label) or [""])
     return out
 
 
@@ -774,6 +777,7 @@ def latency_table(rows: list, label, head: str) -> list:
                 " ".join(str(r.first_byte["p50"]) for r in mine),
                 " ".join(str(r.first_byte["p99"]) for r in mine)))
     return out + [""] + failed_notes([r for r in rows if isinstance(r, Failed)], label)
+
 
 
 def worst_p99(rows: list, key) -> Optional[int]:
