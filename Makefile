@@ -18,7 +18,7 @@ Q := @
 endif
 
 SERVER_SRC := servers/main.c servers/supervisor.c servers/worker.c servers/http.c \
-	servers/net.c servers/util.c servers/variants.c $(wildcard servers/variants/*.c)
+	servers/net.c servers/util.c servers/fdpass.c servers/variants.c $(wildcard servers/variants/*.c)
 # BPF programs the server loads (libbpf CO-RE skeletons, generated into build/).
 SERVER_BPF := reuseport_select
 SERVER_SKELS := $(patsubst %,build/%.skel.h,$(SERVER_BPF))
@@ -33,7 +33,7 @@ TEST_BINS := build/test_http build/test_response build/server-asan
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test measure report clean check-platform
+.PHONY: all deps test gate measure report bench clean check-platform
 
 all: deps $(BINS)
 
@@ -79,6 +79,11 @@ bin build:
 
 test: all $(TEST_BINS) build/fuzz_http
 	$(Q)$(PYTHON) -m pytest -q tests
+	$(Q)$(PYTHON) ci/gate.py
+
+# The balancing variants within 2:1 on every round, and the fault invariants.
+gate: all
+	$(Q)$(PYTHON) ci/gate.py
 
 check-platform:
 	@if [ "$(PLATFORM)" != "linux" ]; then \
@@ -92,6 +97,15 @@ measure: check-platform all
 
 report:
 	$(Q)$(PYTHON) report/report.py
+
+# The cost and payoff studies (wrk) alone, into build/bench/<stamp>/, and their
+# tables in build/bench/linux.md; results/ and CANONICAL are left alone. The
+# stamp is the newest run directory (stamps sort by time).
+bench: all
+	$(Q)$(PYTHON) probes/campaign.py --platform linux --studies cost,payoff --bench-arms all --results-dir build/bench --no-canonical
+	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
+	$(PYTHON) report/report.py --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
+	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"
 
 clean:
 	rm -rf bin build

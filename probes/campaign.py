@@ -14,6 +14,13 @@ Lines file per study, and every tool's verbatim output under raw/.
                the burst's split and first-byte latency -> mutex_delay.jsonl
   slowview     a client keeps one worker busy in /sleep?ms=50 while bursts
                arrive: first-byte latency per arm -> slowview.jsonl
+  cost         wrk -t2 -c64 -d6s on GET / (keep-alive and Connection: close),
+               every arm at 1 and 2 workers, arms alternated within a round in
+               an order that rotates per round, a gap after every close run;
+               req/s, p50/p99, TIME_WAIT left, ratio to bare -> cost.jsonl
+  payoff       wrk keep-alive on GET /work?us=500 (CPU-bound) at -c8 and -c32:
+               bare at 1 worker (the baseline) and every arm at 2 workers
+               -> payoff.jsonl
 
 A failed step is recorded in its study's file with the reason and the
 campaign goes on. Every server runs in its own process group and is stopped
@@ -25,7 +32,10 @@ import datetime
 import json
 import os
 import platform
+import re
 import select
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -38,6 +48,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER = os.environ.get("ACCEPTLAB_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 PYTHON = "/usr/bin/python3"
+# ACCEPTLAB_WRK lets a test name a wrk that is not there.
+WRK = os.environ.get("ACCEPTLAB_WRK") or "wrk"
 
 # An arm is a name in the tables and the server options that make it.
 ARMS = {
@@ -50,14 +62,20 @@ ARMS = {
     "reuseport-bpf": ["--variant", "reuseport-bpf"],
     "mutex": ["--variant", "mutex"],
     "mutex-strict": ["--variant", "mutex", "--accept-mutex-strict"],
+    "fdpass": ["--variant", "fdpass"],
+    "fdpass-off": ["--variant", "fdpass"],  # the knob-off arm: same binary, ARM_ENV below
 }
+# Environment an arm's server runs with (on top of the campaign's own).
+ARM_ENV = {"fdpass-off": {"ACCEPTLAB_ACCEPT_SHARE": "0"}}
+# An arm and its knob-off arm (same binary, mechanism off): cost compares them.
+KNOB_OFF_OF = {"fdpass": "fdpass-off"}
 NEEDS_ROOT = {"reuseport-bpf"}  # loads a BPF program (CAP_BPF)
 SHAPES = [
     {"name": "burst", "connections": 32},
     {"name": "ramp", "connections": 32, "gap_ms": 10},
     {"name": "keepalive", "connections": 32, "requests": 4},
 ]
-STUDIES = ["balancing", "respawn", "mutex_delay", "slowview"]
+STUDIES = ["balancing", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff"]
 # respawn: (arm, migrate). The shared listener is the contrast: nothing queued
 # at a worker of its own, so nothing to reset.
 RESPAWN_ARMS = [("bare", False), ("reuseport", False), ("reuseport", True),
@@ -68,6 +86,27 @@ MUTEX_DELAYS_MS = [500, 50, 0]
 SLOWVIEW_ARMS = ["mutex", "mutex-strict"]
 SLOWVIEW_SLEEP_MS = 50
 SLOWVIEW_CONNECTIONS = 16
+# cost and payoff: wrk against one fresh server per run.
+WRK_THREADS = 2
+WRK_TIMEOUT_S = 2            # wrk's --timeout: a request slower than this counts as a timeout
+WRK_SLACK_S = 30             # wrk gets its duration plus this before it is killed
+BENCH_SECONDS = 6            # wrk -d (per run)
+BENCH_QUICK_SECONDS = 2
+# The wrk studies run 6 s per cell: the campaign's default keeps to the arms
+# the design notes compare (the race, accept sharing and its knob-off arm,
+# the kernel's balancers) so it fits in minutes; make bench runs every arm.
+BENCH_ARMS = ["bare", "fdpass-off", "fdpass", "reuseport", "reuseport-bpf"]
+COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
+COST_CONNECTIONS = 64
+COST_WORKERS = [1, 2]
+COST_MODES = ["keepalive", "close"]
+CLOSE_GAP_S = 3              # pause after every Connection: close run
+PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the worker
+PAYOFF_CONNECTIONS = [8, 32]
+PAYOFF_BASELINE = ("bare", 1)  # what one worker gives; every arm then runs at 2
+PAYOFF_WORKERS = 2
+SYSCTLS = ["net.ipv4.ip_local_port_range", "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_max_tw_buckets",
+           "net.ipv4.tcp_fin_timeout"]
 
 READY_TIMEOUT_S = 10
 STOP_TIMEOUT_S = 15
@@ -135,13 +174,47 @@ def meta_for(stamp, args):
             "mutex_delay": {"delays_ms": MUTEX_DELAYS_MS, "connections": 32, "rounds": args.rounds},
             "slowview": {"arms": SLOWVIEW_ARMS, "sleep_ms": SLOWVIEW_SLEEP_MS,
                          "connections": SLOWVIEW_CONNECTIONS, "rounds": args.rounds},
+            "cost": {"tool": "wrk", "path": COST_PATH, "threads": WRK_THREADS,
+                     "connections": COST_CONNECTIONS, "duration_s": bench_seconds(args),
+                     "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES, "workers": COST_WORKERS,
+                     "arms": args.bench_arms, "rounds": args.rounds, "close_gap_s": close_gap(args),
+                     "order": "each round runs every arm x workers once per mode, the list "
+                              "rotated by (round-1)*len/rounds",
+                     "sysctls": {name: read_sysctl(name) for name in SYSCTLS}},
+            "payoff": {"tool": "wrk", "path": PAYOFF_PATH, "threads": WRK_THREADS,
+                       "connections": PAYOFF_CONNECTIONS, "duration_s": bench_seconds(args),
+                       "timeout_s": WRK_TIMEOUT_S, "rounds": args.rounds,
+                       "cells": [{"arm": a, "workers": w} for a, w in payoff_cells(args)],
+                       "order": "each round runs every cell once per connection count, the "
+                                "list rotated by (round-1)*len/rounds"},
         },
         "tools": {
             "gcc": (run_text(["gcc", "--version"]).splitlines() or ["unknown"])[0],
             "python": platform.python_version(),
             "libc": " ".join(platform.libc_ver()),
+            **({"wrk": wrk_version()} if {"cost", "payoff"} & set(args.studies) else {}),
         },
     }
+
+
+def read_sysctl(name):
+    """The value under /proc/sys (whitespace collapsed; an integer when it is
+    one), or None when it cannot be read."""
+    try:
+        with open("/proc/sys/" + name.replace(".", "/")) as f:
+            text = " ".join(f.read().split())
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else text
+
+
+def wrk_version():
+    """`wrk -v` prints its version line (and exits 1): "debian/4.1.0-3+b2 [epoll]"."""
+    exe = shutil.which(WRK)
+    if not exe:
+        return "not installed"
+    line = (run_text([exe, "-v"]).splitlines() or ["unknown"])[0]
+    return line.split(" Copyright")[0].replace("wrk ", "", 1).strip() or "unknown"
 
 
 # ---- servers ---------------------------------------------------------------
@@ -321,7 +394,7 @@ def balancing_steps(args, raw_dir):
         for shape in SHAPES:
             def step(arm=arm, shape=shape):
                 prefix = os.path.join(raw_dir, "balancing-%s-%s" % (arm, shape["name"]))
-                with ServerRun(ARMS[arm], args.workers, prefix) as (proc, ready, path):
+                with ServerRun(ARMS[arm], args.workers, prefix, ARM_ENV.get(arm)) as (proc, ready, path):
                     rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path), args.rounds)
                 rows = [dict({"variant": arm, "mode": ready.get("mode", "process"),
                               "workers": len(ready["workers"])}, **r) for r in rounds]
@@ -444,11 +517,308 @@ def slowview_steps(args, raw_dir):
         yield "%-17s slow view %d ms" % (arm, SLOWVIEW_SLEEP_MS), step, {"variant": arm, "round": None}
 
 
+# ---- cost and payoff: wrk ----------------------------------------------------
+
+WRK_UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0, "h": 3600000.0}
+WRK_TIME_RE = r"([0-9]+(?:\.[0-9]+)?)(us|ms|s|m|h)"
+
+
+def wrk_ms(text):
+    """wrk's time format ("273.00us", "1.21ms", "2.00s", "1.00m") in ms."""
+    m = re.fullmatch(WRK_TIME_RE, text.strip())
+    if not m:
+        raise ValueError("wrk output: %r is not a time" % text)
+    return round(float(m.group(1)) * WRK_UNITS_MS[m.group(2)], 6)
+
+
+def parse_wrk(text):
+    """Parses wrk 4.x's text report (run with --latency) into
+    {requests_per_s, requests, duration_s, latency_ms: {p50, p99}, errors}.
+    errors always carries connect/read/write/timeout (wrk's "Socket errors"
+    line, printed only when one is non-zero) and non_2xx_3xx (its "Non-2xx or
+    3xx responses" line, likewise). Raises ValueError when a needed line is missing."""
+    rps = re.search(r"^Requests/sec:\s*([0-9]+(?:\.[0-9]+)?)\s*$", text, re.M)
+    if not rps:
+        raise ValueError("wrk output has no Requests/sec line")
+    total = re.search(r"^\s*([0-9]+) requests in " + WRK_TIME_RE + r",", text, re.M)
+    if not total:
+        raise ValueError("wrk output has no 'N requests in T' line")
+    dist = text.split("Latency Distribution", 1)
+    if len(dist) != 2:
+        raise ValueError("wrk output has no Latency Distribution (was --latency given?)")
+    latency = {}
+    for pct in ("50", "99"):
+        m = re.search(r"^\s*" + pct + r"(?:\.0+)?%\s+(\S+)\s*$", dist[1], re.M)
+        if not m:
+            raise ValueError("wrk output has no %s%% latency line" % pct)
+        latency["p" + pct] = wrk_ms(m.group(1))
+    errors = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "non_2xx_3xx": 0}
+    sock = re.search(r"^\s*Socket errors:\s*connect ([0-9]+), read ([0-9]+), write ([0-9]+), "
+                     r"timeout ([0-9]+)\s*$", text, re.M)
+    if sock:
+        for key, value in zip(("connect", "read", "write", "timeout"), sock.groups()):
+            errors[key] = int(value)
+    elif "Socket errors" in text:
+        raise ValueError("wrk output: a Socket errors line this parser does not know")
+    status = re.search(r"^\s*Non-2xx or 3xx responses:\s*([0-9]+)\s*$", text, re.M)
+    if status:
+        errors["non_2xx_3xx"] = int(status.group(1))
+    elif "Non-2xx" in text:
+        raise ValueError("wrk output: a Non-2xx line this parser does not know")
+    return {"requests_per_s": float(rps.group(1)), "requests": int(total.group(1)),
+            "duration_s": round(wrk_ms(total.group(2) + total.group(3)) / 1000.0, 6),
+            "latency_ms": latency, "errors": errors}
+
+
+def bench_seconds(args):
+    if getattr(args, "bench_seconds", None):
+        return args.bench_seconds
+    return BENCH_QUICK_SECONDS if args.quick else BENCH_SECONDS
+
+
+def close_gap(args):
+    """The pause after a Connection: close run; a test's --bench-seconds
+    shortens it too (never longer than the runs it follows)."""
+    if getattr(args, "bench_seconds", None):
+        return min(CLOSE_GAP_S, args.bench_seconds)
+    return CLOSE_GAP_S
+
+
+def need_wrk():
+    exe = shutil.which(WRK)
+    if not exe:
+        raise StepFailed("skipped: wrk not installed")
+    return exe
+
+
+def run_wrk(prefix, port, path, connections, seconds, headers=()):
+    """Runs wrk against 127.0.0.1:port, saves its command and verbatim output
+    under raw/ (prefix.wrk.cmd, .wrk.txt, .wrk.stderr); returns parse_wrk's dict."""
+    cmd = [need_wrk(), "-t%d" % WRK_THREADS, "-c%d" % connections, "-d%ds" % seconds, "--latency",
+           "--timeout", "%ds" % WRK_TIMEOUT_S]
+    for h in headers:
+        cmd += ["-H", h]
+    cmd.append("http://127.0.0.1:%d%s" % (port, path))
+    with open(prefix + ".wrk.cmd", "w") as f:
+        f.write(shlex.join(cmd) + "\n")
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + WRK_SLACK_S)
+    except subprocess.TimeoutExpired:  # run() has killed it
+        raise StepFailed("wrk did not finish within %d s" % (seconds + WRK_SLACK_S))
+    with open(prefix + ".wrk.txt", "w") as f:
+        f.write(res.stdout)
+    with open(prefix + ".wrk.stderr", "w") as f:
+        f.write(res.stderr)
+    if res.returncode != 0:
+        why = " ".join((res.stderr.strip() or res.stdout.strip() or "no output").split())
+        raise StepFailed("wrk exited %d: %s" % (res.returncode, why[-200:]))
+    try:
+        return parse_wrk(res.stdout)
+    except ValueError as e:
+        raise StepFailed(str(e))
+
+
+def time_wait_counts(port):
+    """Sockets in TIME_WAIT now (`ss -tanH state time-wait`, every one on the
+    machine), and of those on this server's port: its own side (local port =
+    the server's) and the client's side (peer port = the server's)."""
+    try:
+        res = subprocess.run(["ss", "-tanH", "state", "time-wait"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    if res.returncode != 0:
+        return None, None
+    total, server, client = 0, 0, 0
+    suffix = ":%d" % port
+    for line in res.stdout.splitlines():
+        cols = line.split()
+        if len(cols) < 4:
+            continue
+        total += 1
+        server += cols[-2].endswith(suffix)
+        client += cols[-1].endswith(suffix)
+    return total, {"server": server, "client": client}
+
+
+def accepted_split(proc):
+    """Connections each worker accepted, from the stopped server's worker_exit
+    lines, largest first ("33/0"); None when it printed none. wrk opens one
+    connection more than -c before its run."""
+    counts = sorted((e.get("accepted", 0) for e in server_events(proc) if e.get("event") == "worker_exit"),
+                    reverse=True)
+    return "/".join(map(str, counts)) if counts else None
+
+
+def rotated(cells, rnd, rounds):
+    """Round rnd's order: the list rotated by (rnd-1)*len/rounds, so each cell
+    takes an early, a middle and a late slot across the rounds."""
+    k = ((rnd - 1) * len(cells) // max(rounds, 1)) % max(len(cells), 1)
+    return cells[k:] + cells[:k]
+
+
+def handoff_rate(port, seconds):
+    """For fdpass with the mechanism on: the hand-offs the run caused (the
+    shared page's event id, read through GET /variant after wrk), and per
+    second. Empty for every other arm."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(b"GET /variant HTTP/1.1\r\nHost: campaign\r\nConnection: close\r\n\r\n")
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        state = json.loads(data.split(b"\r\n\r\n", 1)[1])
+    except (OSError, ValueError, IndexError):
+        return {}
+    if not state.get("on") or "event_id" not in state:
+        return {}
+    return {"handoffs": state["event_id"],
+            "handoffs_per_s": round(state["event_id"] / seconds, 1) if seconds else None}
+
+
+def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
+    prefix = os.path.join(raw_dir, "cost-%s-w%d-%s-r%d" % (arm, workers, mode, rnd))
+    need_wrk()  # before a server starts: a missing wrk skips at once
+    headers = ["Connection: close"] if mode == "close" else []
+    with ServerRun(ARMS[arm], workers, prefix, ARM_ENV.get(arm)) as (proc, ready, path):
+        out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
+        out.update(handoff_rate(ready["port"], out["duration_s"]))
+        tw_total, tw_sides = time_wait_counts(ready["port"])
+    row = dict({"arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
+                "time_wait_after": tw_total, "time_wait_sides": tw_sides,
+                "accepted_split": accepted_split(proc), "ratio_to_bare": None}, **out)
+    bad = sum(out["errors"].values())
+    return [row], "%.0f req/s, p99 %s ms%s, TIME_WAIT %s" % (
+        out["requests_per_s"], out["latency_ms"]["p99"], ", %d errors" % bad if bad else "", tw_total)
+
+
+def cost_steps(args, raw_dir):
+    cells = [(arm, w) for w in COST_WORKERS for arm in args.bench_arms]
+    for rnd in range(1, args.rounds + 1):
+        for mode in COST_MODES:
+            for order, (arm, workers) in enumerate(rotated(cells, rnd, args.rounds), 1):
+                def step(arm=arm, workers=workers, mode=mode, rnd=rnd, order=order):
+                    try:
+                        result = cost_run(args, raw_dir, arm, workers, mode, rnd, order)
+                    except Exception as e:
+                        if mode == "close" and not str(e).startswith("skipped"):
+                            time.sleep(close_gap(args))  # a failed run may have made connections too
+                        raise
+                    if mode == "close":
+                        time.sleep(close_gap(args))  # before the next run's connects
+                    return result
+                label = "%-17s %dw %-9s r%d" % (arm, workers, mode, rnd)
+                yield label, step, {"arm": arm, "workers": workers, "mode": mode, "round": rnd}
+
+
+def finish_cost(path):
+    """Fills ratio_to_bare once every run is in: req/s over bare's at the same
+    workers, mode and round (null when bare has no measured row there)."""
+    try:
+        with open(path) as f:
+            rows = [json.loads(l) for l in f if l.strip()]
+    except OSError:
+        return
+    def rate_of(arm):
+        return {(r["workers"], r["mode"], r["round"]): r["requests_per_s"] for r in rows
+                if r.get("arm") == arm and "error" not in r}
+
+    bare = rate_of("bare")
+    knob_off = {arm: rate_of(off) for arm, off in KNOB_OFF_OF.items()}
+    for r in rows:
+        if "error" in r:
+            continue
+        key = (r["workers"], r["mode"], r["round"])
+        base = bare.get(key)
+        r["ratio_to_bare"] = round(r["requests_per_s"] / base, 4) if base else None
+        if r["arm"] in knob_off:
+            off = knob_off[r["arm"]].get(key)
+            r["ratio_to_knob_off"] = round(r["requests_per_s"] / off, 4) if off else None
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def payoff_cells(args):
+    return [PAYOFF_BASELINE] + [(arm, PAYOFF_WORKERS) for arm in args.bench_arms]
+
+
+def payoff_steps(args, raw_dir):
+    cells = payoff_cells(args)
+    for rnd in range(1, args.rounds + 1):
+        for conns in PAYOFF_CONNECTIONS:
+            for order, (arm, workers) in enumerate(rotated(cells, rnd, args.rounds), 1):
+                def step(arm=arm, workers=workers, conns=conns, rnd=rnd, order=order):
+                    need_wrk()
+                    prefix = os.path.join(raw_dir, "payoff-%s-w%d-c%d-r%d" % (arm, workers, conns, rnd))
+                    with ServerRun(ARMS[arm], workers, prefix, ARM_ENV.get(arm)) as (proc, ready, path):
+                        out = run_wrk(prefix, ready["port"], PAYOFF_PATH, conns, bench_seconds(args))
+                        out.update(handoff_rate(ready["port"], out["duration_s"]))
+                    row = dict({"arm": arm, "workers": workers, "connections": conns, "round": rnd,
+                                "order": order, "accepted_split": accepted_split(proc)}, **out)
+                    bad = sum(out["errors"].values())
+                    return [row], "%.0f req/s, p50 %s ms, p99 %s ms%s" % (
+                        out["requests_per_s"], out["latency_ms"]["p50"], out["latency_ms"]["p99"],
+                        ", %d errors" % bad if bad else "")
+                label = "%-17s %dw c%-3d r%d" % (arm, workers, conns, rnd)
+                yield label, step, {"arm": arm, "workers": workers, "connections": conns, "round": rnd}
+
+
+def faults_steps(args, raw_dir):
+    """The accept-sharing fault cases, run by their own tests
+    (tests/test_fdpass.py -k fault): each test writes what it observed before
+    it asserts (ACCEPTLAB_FAULTS_OUT), so one implementation is both the
+    test and the measurement; pytest's verdict says whether the invariant
+    held."""
+    if "fdpass" not in args.arms:
+        return
+
+    def step():
+        observed = os.path.join(raw_dir, "faults.observed.jsonl")
+        if os.path.exists(observed):
+            os.unlink(observed)
+        cmd = [PYTHON, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
+               os.path.join(ROOT, "tests", "test_fdpass.py"), "-k", "fault"]
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600,
+                                 env=dict(os.environ, ACCEPTLAB_FAULTS_OUT=observed))
+        except subprocess.TimeoutExpired:
+            raise StepFailed("the fault tests did not finish within 600 s")
+        with open(os.path.join(raw_dir, "faults.pytest.txt"), "w") as f:
+            f.write(res.stdout + res.stderr)
+        verdict = {}
+        for line in res.stdout.splitlines():
+            word, _, rest = line.partition(" ")
+            if word in ("PASSED", "FAILED", "ERROR"):
+                verdict[rest.split(" ")[0]] = word
+        try:
+            with open(observed) as f:
+                rows = [json.loads(l) for l in f if l.strip()]
+        except OSError:
+            raise StepFailed("the fault tests recorded nothing: %s" % res.stdout.strip()[-200:])
+        for row in rows:
+            row["held"] = verdict.get(row.pop("test", ""), "UNKNOWN") == "PASSED"
+        held = sum(r["held"] for r in rows)
+        return rows, "%d of %d invariants held" % (held, len(rows))
+    yield "%-17s fault cases" % "fdpass", step, {"case": "all", "expected": "", "observed": ""}
+
+
 STUDY_STEPS = {
     "balancing": balancing_steps,
     "respawn": respawn_steps,
     "mutex_delay": mutex_delay_steps,
     "slowview": slowview_steps,
+    "cost": cost_steps,
+    "payoff": payoff_steps,
+    "faults": faults_steps,
+}
+# Run once every step of a study is done (with the study's file path).
+STUDY_FINISH = {
+    "cost": finish_cost,
 }
 
 
@@ -498,11 +868,16 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--variants", default=",".join(ARMS), help="comma-separated arms (default: all)")
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
+    ap.add_argument("--bench-arms", default=",".join(BENCH_ARMS),
+                    help="arms the wrk studies (cost, payoff) run, or 'all' for every arm in --variants "
+                         "(default: %(default)s; make bench: all)")
     ap.add_argument("--results-dir", default=os.path.join(ROOT, "results", "linux"))
     ap.add_argument("--no-canonical", action="store_true", help="do not point CANONICAL at this run")
     ap.add_argument("--respawn-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
     ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
+    # tests: wrk's -d for cost and payoff in seconds (the close gap is capped at it)
+    ap.add_argument("--bench-seconds", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
@@ -525,6 +900,14 @@ def main():
     unknown = [v for v in args.arms if v not in ARMS]
     if unknown or not args.arms:
         die("--variants %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(ARMS)))
+    if args.bench_arms == "all":
+        args.bench_arms = list(args.arms)
+    else:
+        named = [a for a in args.bench_arms.split(",") if a]
+        unknown = [a for a in named if a not in ARMS]
+        if unknown or not named:
+            die("--bench-arms %s: unknown; valid: all, %s" % (",".join(unknown) or "(empty)", ", ".join(ARMS)))
+        args.bench_arms = [a for a in named if a in args.arms]  # within --variants
     args.studies = [s for s in args.studies.split(",") if s]
     unknown = [s for s in args.studies if s not in STUDIES]
     if unknown or not args.studies:
@@ -535,6 +918,8 @@ def main():
         die("--rounds %d: expected 1..100" % args.rounds)
     if not 1 <= args.workers <= 64:
         die("--workers %d: expected 1..64" % args.workers)
+    if args.bench_seconds is not None and not 1 <= args.bench_seconds <= 600:
+        die("--bench-seconds %d: expected 1..600" % args.bench_seconds)
     for exe in (SERVER, PROBE):
         if not os.access(exe, os.X_OK):
             die("%s is missing: run make first" % exe)
@@ -560,6 +945,9 @@ def main():
         die("interrupted; partial results in %s" % run_dir, 130)
     finally:
         stop_all()
+        for study in args.studies:
+            if study in STUDY_FINISH:
+                STUDY_FINISH[study](os.path.join(run_dir, study + ".jsonl"))
 
     if not args.no_canonical:
         with open(os.path.join(args.results_dir, "CANONICAL"), "w") as f:

@@ -20,6 +20,7 @@ import json
 import math
 import os
 import re
+import statistics
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -242,6 +243,8 @@ class Meta:
     shapes: tuple
     variants: tuple
     tools: tuple  # (name, version) sorted by name
+    cost: Optional["BenchParams"] = None    # parameters.cost: how wrk ran (cost study)
+    payoff: Optional["BenchParams"] = None  # parameters.payoff
 
 
 def number(value) -> str:
@@ -312,7 +315,8 @@ def parse_meta_obj(obj, run_name: str) -> Meta:
     tools = tuple(sorted(raw_tools.items()))
 
     return Meta(stamp, date, commit, dirty, kernel, cpu_model, cpus, workers, rounds,
-                tuple(shapes), tuple(raw_variants), tools)
+                tuple(shapes), tuple(raw_variants), tools,
+                parse_bench_params(params, "cost", where), parse_bench_params(params, "payoff", where))
 
 
 def locate(text: str, key_path: tuple) -> int:
@@ -817,6 +821,481 @@ def render_slowview(meta: Meta, rows: list) -> list:
     return out
 
 
+# ---------------------------------------------------------------- cost and payoff (wrk)
+
+
+@dataclass(frozen=True)
+class BenchParams:
+    """How wrk was run for the cost or the payoff study (meta.json parameters.cost/.payoff)."""
+    path: str
+    threads: int
+    connections: tuple  # cost: one count; payoff: one per column
+    duration_s: float
+    timeout_s: Optional[float]
+    rounds: int
+    close_gap_s: Optional[float] = None
+    sysctls: tuple = ()  # (name, value), sorted by name
+
+
+def meta_number(obj: dict, key: str, where: tuple, minimum: float = 0, optional: bool = False):
+    if optional and obj.get(key) is None:
+        return None
+    value = get(obj, key, where)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < minimum:
+        raise RowError(f'"{key}" must be a number >= {number(minimum)}, got {json.dumps(value)}', where + (key,))
+    return value
+
+
+def parse_bench_params(params: dict, key: str, where: tuple) -> Optional[BenchParams]:
+    if key not in params:
+        return None
+    obj = params[key]
+    at = where + (key,)
+    if not isinstance(obj, dict):
+        raise RowError(f'"{key}" must be an object, got {json_kind(obj)}', at)
+    conns = get(obj, "connections", at)
+    conns = [conns] if is_int(conns) else conns
+    if not isinstance(conns, list) or not conns or not all(is_int(c) and c >= 1 for c in conns):
+        raise RowError('"connections" must be an integer >= 1 or a non-empty array of them', at + ("connections",))
+    sysctls = obj.get("sysctls", {})
+    if not isinstance(sysctls, dict) or not all(v is None or is_int(v) or isinstance(v, str)
+                                                 for v in sysctls.values()):
+        raise RowError('"sysctls" must be an object of name -> value', at + ("sysctls",))
+    return BenchParams(get_str(obj, "path", at), get_int(obj, "threads", 1, at), tuple(conns),
+                       meta_number(obj, "duration_s", at, 1), meta_number(obj, "timeout_s", at, 0, True),
+                       get_int(obj, "rounds", 1, at), meta_number(obj, "close_gap_s", at, 0, True),
+                       tuple(sorted(sysctls.items())))
+
+
+# wrk's error counters, in the order the report lists them (others follow, alphabetically).
+WRK_ERROR_ORDER = ("connect", "read", "write", "timeout", "non_2xx_3xx")
+COST_MODES = (("keepalive", "Keep-alive"), ("close", "Connection: close"))
+
+
+@dataclass(frozen=True)
+class WrkRun:
+    """One wrk run: cost (setting = mode) or payoff (setting = connections)."""
+    line: int
+    arm: str
+    workers: int
+    setting: object
+    round: int
+    rps: float
+    p50: float
+    p99: float
+    errors: tuple  # (name, count) with count > 0
+    ratio: Optional[float] = None  # cost: req/s over bare's, same workers, mode, round
+    time_wait_after: Optional[int] = None
+    tw_sides: Optional[tuple] = None  # (server side, client side) on the run's server port
+    accepted: Optional[str] = None  # connections accepted per worker, largest first: "33/0"
+    ratio_to_knob_off: Optional[float] = None  # cost, fdpass: req/s over its knob-off arm's
+    handoffs_per_s: Optional[float] = None  # fdpass: connections passed to a sibling per second
+
+    @property
+    def key(self) -> tuple:
+        return (self.arm, self.workers, self.setting)
+
+
+def get_int_or_null(obj: dict, key: str) -> Optional[int]:
+    value = obj.get(key)
+    if value is not None and (not is_int(value) or value < 0):
+        raise RowError(f'"{key}" must be an integer >= 0 or null, got {json.dumps(value)}')
+    return value
+
+
+def get_latency_ms(obj: dict, key: str) -> tuple:
+    value = get(obj, key)
+    if not isinstance(value, dict) or not all(
+            not isinstance(value.get(p), bool) and isinstance(value.get(p), (int, float)) and value[p] >= 0
+            for p in ("p50", "p99")):
+        raise RowError(f'"{key}" must be an object with numbers >= 0 "p50" and "p99"')
+    return value["p50"], value["p99"]
+
+
+def wrk_row_parser(setting_key: str):
+    """cost rows carry "mode", payoff rows "connections"; the rest is shared."""
+    def parse(obj: dict, line: int):
+        arm = get_str(obj, "arm")
+        workers = get_int(obj, "workers", 1)
+        if setting_key == "mode":
+            setting = get_str(obj, "mode")
+            if setting not in dict(COST_MODES):
+                raise RowError(f'"mode" must be "keepalive" or "close", got {json.dumps(setting)}')
+        else:
+            setting = get_int(obj, setting_key, 1)
+        if "error" in obj:
+            error = obj["error"]
+            if not isinstance(error, str):
+                raise RowError(f'"error" must be a string, got {json_kind(error)}')
+            rnd = obj.get("round")
+            if rnd is not None and (not is_int(rnd) or rnd < 1):
+                raise RowError(f'"round" must be an integer >= 1 or null, got {json.dumps(rnd)}')
+            return Failed(line, (arm, workers, setting, rnd), error)
+        rnd = get_int(obj, "round", 1)
+        rps = get_number(obj, "requests_per_s")
+        p50, p99 = get_latency_ms(obj, "latency_ms")
+        errors = get_counter(obj, "errors")
+        listed = [(k, errors[k]) for k in WRK_ERROR_ORDER if errors.get(k)]
+        listed += sorted((k, n) for k, n in errors.items() if k not in WRK_ERROR_ORDER and n)
+        get_number(obj, "duration_s")
+        accepted = None if obj.get("accepted_split") is None else get_split(obj, "accepted_split")
+        handoffs = get_number(obj, "handoffs_per_s", nullable=True) if "handoffs_per_s" in obj else None
+        if setting_key != "mode":
+            return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed), accepted=accepted,
+                          handoffs_per_s=handoffs)
+        ratio = get_number(obj, "ratio_to_bare", nullable=True)
+        sides = obj.get("time_wait_sides")
+        if sides is not None:
+            if not isinstance(sides, dict) or not all(is_int(sides.get(k)) and sides[k] >= 0
+                                                      for k in ("server", "client")):
+                raise RowError('"time_wait_sides" must be null or an object with integers >= 0 '
+                               '"server" and "client"')
+            sides = (sides["server"], sides["client"])
+        knob_off = get_number(obj, "ratio_to_knob_off", nullable=True) if "ratio_to_knob_off" in obj else None
+        return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed),
+                      ratio, get_int_or_null(obj, "time_wait_after"), sides, accepted, knob_off, handoffs)
+    return parse
+
+
+def check_wrk_rows(what: str, with_ratio: bool):
+    """One measured row per (arm, workers, mode or connections, round); in cost,
+    ratio_to_bare must be req/s over the bare row's at the same workers, mode and
+    round (null exactly when no bare row was measured there)."""
+    def check(path: Path, rows: list) -> None:
+        seen = {}
+        for r in rows:
+            if isinstance(r, WrkRun):
+                key = r.key + (r.round,)
+                if key in seen:
+                    raise InputError(path, r.line, f"round {r.round} of {r.arm} at {plural(r.workers, 'worker')}, "
+                                     f"{what(r.setting)} is already on line {seen[key].line}")
+                seen[key] = r
+        if not with_ratio:
+            return
+        for r in rows:
+            if not isinstance(r, WrkRun):
+                continue
+            bare = seen.get(("bare", r.workers, r.setting, r.round))
+            where = f"{plural(r.workers, 'worker')}, {what(r.setting)}, round {r.round}"
+            if bare is None or bare.rps == 0:
+                if r.ratio is not None:
+                    raise InputError(path, r.line, f'"ratio_to_bare" is {number(r.ratio)} but no bare row '
+                                     f"with req/s > 0 was measured at {where}")
+            elif r.ratio is None or abs(r.ratio - r.rps / bare.rps) > 0.0006:
+                raise InputError(path, r.line, f'"ratio_to_bare" {json.dumps(r.ratio)} disagrees with '
+                                 f"{number(r.rps)} req/s over bare's {number(bare.rps)} (line {bare.line}) "
+                                 f"= {r.rps / bare.rps:.4f}")
+    return check
+
+
+def ms_text(value: float) -> str:
+    """Latency in ms: 0.273, 5.84, 32.0, 118 (3 decimals under 1 ms, then fewer)."""
+    for bound, digits in ((1, 3), (10, 2), (100, 1)):
+        if value < bound:
+            return f"{value:.{digits}f}"
+    return f"{value:.0f}"
+
+
+def wrk_notes(runs: list, label) -> list:
+    notes = [f"- {label(r.key)}, round {r.round}: " + ", ".join(f"{name} {n}" for name, n in r.errors) + "."
+             for r in sorted(runs, key=lambda r: r.line) if r.errors]
+    if not notes:
+        return []
+    return ["`!` marks a run in which wrk counted errors (socket errors connect/read/write/timeout, "
+            "or responses that were not 2xx/3xx):", ""] + notes + [""]
+
+
+def wrk_failed(rows: list, label) -> list:
+    failed = [Failed(f.line, f.key[:3], (f"round {f.key[3]}: " if f.key[3] else "") + f.error)
+              for f in rows if isinstance(f, Failed)]
+    return failed_notes(failed, label)
+
+
+def wrk_cmd(p: BenchParams, connections: int, extra: str = "") -> str:
+    timeout = f" --timeout {number(p.timeout_s)}s" if p.timeout_s is not None else ""
+    return f"`wrk -t{p.threads} -c{connections} -d{number(p.duration_s)}s --latency{timeout}{extra}`"
+
+
+def rotation_text(rounds: int, cell: str, per: str) -> str:
+    """How the runs were alternated, for the opening sentence."""
+    if rounds == 1:
+        return f"arms were alternated: one round, running every {cell} once {per}"
+    return (f"arms were alternated: each of the {rounds} rounds ran every {cell} once {per}, in an order "
+            f"rotated by 1/{rounds} of the list from one round to the next, so drift over the run hits "
+            "every arm alike")
+
+
+def sysctl_value(p: BenchParams, name: str):
+    return dict(p.sysctls).get(name)
+
+
+def ports_text(p: BenchParams) -> str:
+    rng = sysctl_value(p, "net.ipv4.ip_local_port_range")
+    reuse = sysctl_value(p, "net.ipv4.tcp_tw_reuse")
+    parts = []
+    if isinstance(rng, str) and re.match(r"^\d+ \d+$", rng):
+        lo, hi = map(int, rng.split())
+        parts.append(f"the client's ephemeral ports were {lo}-{hi} ({hi - lo + 1} ports, "
+                     "`net.ipv4.ip_local_port_range`)")
+    if reuse is not None:
+        meaning = {0: "off", 1: "on", 2: "on for loopback only"}.get(reuse, "")
+        parts.append(f"`net.ipv4.tcp_tw_reuse` was {reuse}" + (f" ({meaning}: a connect may reuse a port "
+                                                                "whose socket is in TIME_WAIT)" if meaning else ""))
+    if not parts:
+        return "the port range and tcp_tw_reuse were not recorded"
+    return " and ".join(parts)
+
+
+def render_cost(meta: Meta, rows: list) -> list:
+    runs = [r for r in rows if isinstance(r, WrkRun)]
+    p = meta.cost
+    out = ["## Cost", ""]
+    if p is None:
+        out += ["meta.json does not record how wrk was run for this study; the figures are the rows' own.", ""]
+    else:
+        conns = p.connections[0]
+        gap = (f" After every `Connection: close` run the campaign paused {number(p.close_gap_s)} s "
+               "before the next run." if p.close_gap_s is not None else "")
+        out += [f"What was measured: requests per second when answering costs next to nothing (`GET {p.path}`, "
+                "the hello endpoint), so what the accept path costs shows. Each run starts a fresh server and "
+                f"runs {wrk_cmd(p, conns)} against it on 127.0.0.1, in two modes: keep-alive (wrk opens its "
+                f"{conns} connections once, so only the first {conns} requests need an accept) and "
+                f"`-H \"Connection: close\"` (every request a new connection, so every request is an accept). "
+                f"Every arm ran at each worker count in the table; "
+                f"{rotation_text(p.rounds, 'arm x workers', 'per mode')}.{gap} "
+                f"Ports: {ports_text(p)}; how many sockets were left in TIME_WAIT, and on which side, is "
+                "measured after every run (`ss -tanH state time-wait`) and summed up under the "
+                "Connection: close table. Each cell holds one entry per round, in round order: req/s, "
+                "and in brackets the ratio to bare's req/s at the same workers, mode and round "
+                "(`-` when bare has none there).", ""]
+    if not rows:
+        return out + ["No runs were recorded in this run.", ""]
+    arms = ordered(meta.variants, {r.key[0] for r in rows})
+    workers = sorted({r.key[1] for r in rows})
+    label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {dict(COST_MODES)[key[2]]}"  # noqa: E731
+    for mode, title in COST_MODES:
+        mine = [r for r in rows if r.key[2] == mode]
+        if not mine:
+            continue
+        out += [f"### {title}", "",
+                "| arm | " + " | ".join(plural(w, "worker") for w in workers) + " |",
+                "|---|" + "---|" * len(workers)]
+        for arm in arms:
+            cells = []
+            for w in workers:
+                entries = sorted((r for r in mine if r.key[:2] == (arm, w)),
+                                 key=lambda r: (r.round if isinstance(r, WrkRun) else (r.key[3] or 0), r.line))
+                parts = []
+                for r in entries:
+                    if isinstance(r, Failed):
+                        parts.append("failed")
+                    else:
+                        ratio = "-" if r.ratio is None else f"{r.ratio:.2f}"
+                        parts.append(f"{r.rps:.0f} ({ratio})" + ("!" if r.errors else ""))
+                cells.append(" ".join(parts) or "not run")
+            out.append(f"| {cell_text(arm)} | " + " | ".join(cells) + " |")
+        out.append("")
+        measured = [r for r in runs if r.setting == mode]
+        out += wrk_notes(measured, label) + wrk_failed(mine, label)
+        lines = []
+        for arm in arms:
+            per = []
+            for w in workers:
+                ratios = [r.ratio for r in measured if r.key[:2] == (arm, w) and r.ratio is not None]
+                if arm == "bare":
+                    rps = [r.rps for r in measured if r.key[:2] == (arm, w)]
+                    spread = f": {min(rps):.0f} to {max(rps):.0f}" if len(rps) > 1 else ""
+                    if rps:
+                        per.append(f"median {statistics.median(rps):.0f} req/s at {plural(w, 'worker')} "
+                                   f"({plural(len(rps), 'round')}{spread})")
+                elif ratios:
+                    per.append(f"{statistics.median(ratios):.2f} at {plural(w, 'worker')} "
+                               f"({plural(len(ratios), 'round')})")
+                else:
+                    per.append(f"no ratio at {plural(w, 'worker')}")
+            if arm == "bare":
+                lines.append(f"- bare (the reference): " + ("; ".join(per) if per else "no run measured") + ".")
+            else:
+                lines.append(f"- {arm}: median ratio to bare " + ", ".join(per) + "." + knob_off_text(measured, arm, workers))
+        out += ["**What this shows.** Per arm, the median over the rounds of its ratio to bare "
+                "(above 1: more requests per second than bare in the same round); bare's own spread over "
+                "the rounds is the run-to-run noise a ratio has to beat:", ""] + lines + [""]
+        if mode == "close":
+            out += time_wait_summary(p, measured)
+    return out
+
+
+def knob_off_text(runs: list, arm: str, workers: list) -> str:
+    """For an arm measured beside its knob-off arm (fdpass): the median ratio
+    to it per worker count, and the hand-offs per second while it ran."""
+    per = []
+    for w in workers:
+        mine = [r for r in runs if r.key[:2] == (arm, w)]
+        ratios = [r.ratio_to_knob_off for r in mine if r.ratio_to_knob_off is not None]
+        rates = [r.handoffs_per_s for r in mine if r.handoffs_per_s is not None]
+        if ratios:
+            per.append(f"{statistics.median(ratios):.2f} of its knob-off arm at {plural(w, 'worker')}"
+                       + (f" ({statistics.median(rates):.0f} hand-offs/s)" if rates else
+                          " (mechanism off: no hand-offs)"))
+    return (" Same binary, mechanism on vs off, median: " + "; ".join(per) + ".") if per else ""
+
+
+def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
+    counts = [r.time_wait_after for r in runs if r.time_wait_after is not None]
+    sides = [r.tw_sides for r in runs if r.tw_sides is not None]
+    if not counts:
+        return []
+    text = (f"TIME_WAIT after the Connection: close runs: {min(counts)} to {max(counts)} sockets on the "
+            "machine (earlier runs' included: a socket stays in TIME_WAIT 60 s, longer than the pause).")
+    if sides:
+        server, client = sum(s[0] for s in sides), sum(s[1] for s in sides)
+        text += (f" On the run's own server port, summed over the runs: {server} on the server's side, "
+                 f"{client} on the client's side")
+        reuse = sysctl_value(p, "net.ipv4.tcp_tw_reuse") if p else None
+        reusable = (", which tcp_tw_reuse lets a loopback connect reuse" if reuse in (1, 2)
+                    else "" if reuse is None else f", which tcp_tw_reuse={reuse} does not let a connect reuse")
+        if server > client:
+            live = "live connections" if p is None else f"{p.connections[0]} live connections"
+            text += (": the server closes first after answering a `Connection: close` request, so TIME_WAIT "
+                     f"sits on the server's port and does not hold wrk's ephemeral ports; those hold the {live} "
+                     f"and the few client-side TIME_WAIT sockets{reusable}.")
+        else:
+            text += f": wrk closes first, so TIME_WAIT sits on its ephemeral ports{reusable}."
+    cap = sysctl_value(p, "net.ipv4.tcp_max_tw_buckets") if p else None
+    if is_int(cap) and max(counts) >= cap * 0.95:
+        text += (f" The count came within 5% of `net.ipv4.tcp_max_tw_buckets` ({cap}): past it the kernel "
+                 "closes sockets without TIME_WAIT (counted as TCPTimeWaitOverflow in /proc/net/netstat).")
+    return [text, ""]
+
+
+def render_payoff(meta: Meta, rows: list) -> list:
+    runs = [r for r in rows if isinstance(r, WrkRun)]
+    p = meta.payoff
+    conns = sorted({r.key[2] for r in rows} | set(p.connections if p else ()))
+    out = ["## Payoff: a CPU-bound app", ""]
+    if p is None:
+        out += ["meta.json does not record how wrk was run for this study; the figures are the rows' own.", ""]
+    else:
+        cmds = " and ".join(wrk_cmd(p, c) for c in p.connections)
+        out += [f"What was measured: what a second worker buys when every request costs CPU. Each run starts a "
+                f"fresh server and runs {cmds} (keep-alive) against `GET {p.path}` on 127.0.0.1 "
+                "(`/work?us=N` spins N µs of CPU in the worker for each request): bare at 1 worker, the "
+                "baseline, and every arm at 2 workers; "
+                f"{rotation_text(p.rounds, 'arm x workers', 'per connection count')}. Each figure is the median over the rounds "
+                "measured: req/s, and wrk's p50 and p99 latency in ms. wrk's threads share the machine's "
+                f"{plural(meta.cpus, 'CPU')} with the workers."
+                + (" Connections accepted per worker come from the server's worker_exit lines (wrk opens "
+                   "one connection more than `-c` says)." if any(r.accepted for r in runs) else ""), ""]
+    if not rows:
+        return out + ["No runs were recorded in this run.", ""]
+    cells = []
+    for r in sorted(rows, key=lambda r: (r.key[1] != 1 or r.key[0] != "bare", r.key[1])):
+        if r.key[:2] not in cells:
+            cells.append(r.key[:2])
+    rank = {a: i for i, a in enumerate(ordered(meta.variants, {c[0] for c in cells}))}
+    cells.sort(key=lambda c: (c != ("bare", 1), c[1], rank[c[0]]))
+    head = "| arm | workers | " + " | ".join(f"c{c} req/s | c{c} p50 ms | c{c} p99 ms" for c in conns) + " |"
+    out += [head, "|---|---|" + "---|---|---|" * len(conns)]
+    medians = {}
+    for cell in cells:
+        parts = []
+        for c in conns:
+            mine = [r for r in runs if r.key == cell + (c,)]
+            if not mine:
+                parts += ["-", "-", "-"]
+                continue
+            m = tuple(statistics.median(getattr(r, f) for r in mine) for f in ("rps", "p50", "p99"))
+            medians[cell + (c,)] = m + (len(mine),)
+            parts += [f"{m[0]:.0f}" + ("!" if any(r.errors for r in mine) else ""), ms_text(m[1]), ms_text(m[2])]
+        out.append(f"| {cell_text(cell[0])} | {cell[1]} | " + " | ".join(parts) + " |")
+    out.append("")
+    label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {key[2]} connections"  # noqa: E731
+    out += wrk_notes(runs, label) + wrk_failed(rows, label)
+    lines = []
+    for cell in cells:
+        if cell == ("bare", 1):
+            continue
+        per = []
+        for c in conns:
+            got, base = medians.get(cell + (c,)), medians.get(("bare", 1, c))
+            if got is None:
+                per.append(f"not measured with {c} connections")
+            elif base is None or base[0] == 0:
+                per.append(f"{got[0]:.0f} req/s with {c} connections (no baseline)")
+            else:
+                per.append(f"{got[0] / base[0]:.2f}x the baseline's req/s with {c} connections, "
+                           f"p99 {ms_text(got[2])} ms against {ms_text(base[2])} ms")
+        splits = []
+        for c in conns:
+            mine = sorted((r for r in runs if r.key == cell + (c,) and r.accepted), key=lambda r: r.round)
+            if mine:
+                splits.append(f"c{c} " + " ".join(r.accepted for r in mine))
+        if splits:
+            per.append("connections accepted per worker, by round: " + ", ".join(splits))
+        lines.append(f"- {cell[0]} at {plural(cell[1], 'worker')}: " + "; ".join(per) + ".")
+    if lines:
+        counts = sorted({m[3] for m in medians.values()})
+        rounds = " or ".join(str(n) for n in counts)
+        out += [f"**What this shows.** Against the baseline (bare at 1 worker), from the medians above "
+                f"({rounds} {'round' if counts == [1] else 'rounds'} each):", ""] + lines + [""]
+    return out
+
+
+# ---------------------------------------------------------------- faults
+
+
+@dataclass(frozen=True)
+class FaultCase:
+    line: int
+    case: str
+    expected: str
+    observed: str
+    held: bool
+
+
+def parse_fault_row(obj: dict, line: int):
+    if "error" in obj:
+        return Failed(line, ("faults",), str(obj["error"]))
+    held = get(obj, "held")
+    if not isinstance(held, bool):
+        raise RowError(f'"held" must be true or false, got {json.dumps(held)}')
+    return FaultCase(line, get_str(obj, "case"), get_str(obj, "expected"), get_str(obj, "observed"), held)
+
+
+def render_faults(meta: Meta, rows: list) -> list:
+    cases = [r for r in rows if isinstance(r, FaultCase)]
+    out = ["## Faults: accept sharing's corrections", "",
+           "Each case is one of the fault tests in `tests/test_fdpass.py`, run by the campaign: the "
+           "situation that found a correction, what the correction guarantees, and what this run "
+           "observed (written by the test before it asserts); \"held\" is the test's verdict.", "",
+           "| case | expected | observed | held |", "|---|---|---|---|"]
+    for c in cases:
+        out.append(f"| {cell_text(c.case)} | {cell_text(c.expected)} | {cell_text(c.observed)} | "
+                   f"{'yes' if c.held else '**no**'} |")
+    out.append("")
+    out += failed_notes([r for r in rows if isinstance(r, Failed)], lambda key: "fault cases")
+    if cases:
+        broken = [c.case for c in cases if not c.held]
+        out += ["**What this shows.** " + (f"{len(cases)} of {len(cases)} invariants held." if not broken else
+                f"{len(cases) - len(broken)} of {len(cases)} held; broken: " + "; ".join(broken) + "."), ""]
+    out += ["Reference rows (not measured here), quoted from the seed design note "
+            f'`{SEED_000}` ("Accept sharing"), its own server and machines:', "",
+            "| case | the note's figure | source |", "|---|---|---|"]
+    out += [f"| {case} | {figure} | `{SEED_000}`, {where} |" for case, figure, where in FAULT_REFERENCE_ROWS]
+    out.append("")
+    return out
+
+
+FAULT_REFERENCE_ROWS = (
+    ("1 worker 1 held 3 s", "before the correction: 16 of a burst of 32 went to it, each answered 3.0 s late",
+     'correction of 2026-09-30 under "The pick"'),
+    ("4 queued to a dead worker", "before: all 16 still open 1 s later; after: all 16 read a close within 3 ms",
+     'correction of 2026-09-30, "a worker that dies"'),
+    ("6 socket churn (macOS)", "before: 179 of 1600 requests lost; after: none (Linux not measured there)",
+     'correction of 2026-09-29, "the kernel\'s collector"'),
+)
+
+
 # ---------------------------------------------------------------- studies and the report
 
 
@@ -841,6 +1320,12 @@ STUDIES = (
           is_round=lambda row: isinstance(row, LatencyRound)),
     Study("slowview", "slowview.jsonl", False, latency_row_parser("sleep_ms"), render_slowview,
           is_round=lambda row: isinstance(row, LatencyRound)),
+    Study("faults", "faults.jsonl", False, parse_fault_row, render_faults,
+          is_round=lambda row: isinstance(row, FaultCase)),
+    Study("cost", "cost.jsonl", False, wrk_row_parser("mode"), render_cost,
+          check_wrk_rows(lambda mode: dict(COST_MODES)[mode], True), lambda row: isinstance(row, WrkRun)),
+    Study("payoff", "payoff.jsonl", False, wrk_row_parser("connections"), render_payoff,
+          check_wrk_rows(lambda c: f"{c} connections", False), lambda row: isinstance(row, WrkRun)),
 )
 
 

@@ -169,6 +169,9 @@ int main(int argc, char **argv)
 		if ((knobs_given & bit) && !(srv.cfg.variant->knobs & bit))
 			bad_arg("%s: does not apply to --variant %s", knob_name[bit], variant);
 	srv.cfg.respawn_hourly_limit = respawn_limit >= 0 ? respawn_limit : 10 * srv.cfg.workers;
+	/* Test knob: cap respawns (0: a killed worker stays dead). */
+	srv.cfg.respawn_hourly_limit = (int)env_knob("ACCEPTLAB_TEST_MAX_RESPAWNS", srv.cfg.respawn_hourly_limit,
+						     0, 4096);
 	if (pin) {
 		char err[ERRLEN];
 		cpu_set_t allowed;

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/types.h>
 
 #define MAX_WORKERS 64
@@ -41,6 +42,8 @@ struct accept_variant {
 	/* Optional, before every epoll_wait: returns the longest the worker may
 	 * wait in ms, or -1 for no cap of its own. */
 	int (*pass_begin)(struct worker *w);
+	/* Optional, as soon as epoll_wait returns: the pass has begun. */
+	void (*pass_woke)(struct worker *w);
 	/* The listener (epoll tag LISTENER_TAG) is readable: accept and admit. */
 	void (*listener_readable)(struct worker *w);
 	/* Optional: a fd the variant registered with VARIANT_TAG is readable. */
@@ -56,6 +59,11 @@ struct accept_variant {
 	/* Optional, in the supervisor, when it reaps worker index (pid), before
 	 * deciding on a respawn: clear what the dead worker left behind. */
 	void (*worker_reaped)(struct server *srv, int index, pid_t pid);
+	/* Optional, in the supervisor, when it gives up on index (no respawn). */
+	void (*worker_given_up)(struct server *srv, int index);
+	/* Optional: the variant's shared state as one JSON object, for
+	 * GET /variant. Returns the length written (< len). */
+	int (*describe)(struct worker *w, char *buf, size_t len);
 };
 
 #define KNOB_MUTEX 1u   /* --accept-mutex-delay, --accept-mutex-strict, --worker-connections */
@@ -137,6 +145,11 @@ int worker_watch_listener(struct worker *w, uint32_t events, char *err, size_t e
  * Returns how many were accepted. */
 int worker_accept_batch(struct worker *w, int max);
 
+/* One accept4() on the listener, counted in w's statistics: returns the
+ * connected fd (peer address in *peer, which may be NULL), or -1 when the
+ * queue is empty or accept failed. */
+int worker_accept_one(struct worker *w, struct sockaddr_in *peer);
+
 /* The accept path's tail: takes ownership of connected socket fd. */
 void worker_admit(struct worker *w, int fd);
 
@@ -158,6 +171,9 @@ extern const struct accept_variant *const accept_variants[];
 int supervisor_run(struct server *srv);
 
 /* util.c */
+/* Reads a test knob from the environment as an integer in [lo, hi]:
+ * returns def when unset; exits 2 naming the variable when malformed. */
+long env_knob(const char *name, long def, long lo, long hi);
 int64_t now_ns(void);
 /* Writes one line to fd with a single write(2), so lines from several
  * processes sharing stdout never interleave. */

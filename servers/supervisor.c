@@ -209,6 +209,8 @@ static void after_death(struct supervisor *s, int i, int status, int64_t now)
 	sl->given_up = 1;
 	emit_line(STDOUT_FILENO, "{\"event\":\"gave_up\",\"index\":%d,\"reason\":\"%s\"}", i, why);
 	fprintf(stderr, "acceptlab-server: giving up on worker %d: %s\n", i, why);
+	if (s->srv->cfg.variant->worker_given_up)
+		s->srv->cfg.variant->worker_given_up(s->srv, i);
 	maybe_announce(s);
 }
 

@@ -18,6 +18,23 @@ int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+long env_knob(const char *name, long def, long lo, long hi)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s)
+		return def;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi) {
+		fprintf(stderr, "acceptlab-server: %s=%s: expected an integer in %ld..%ld\n", name, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
 void emit_line(int fd, const char *fmt, ...)
 {
 	char buf[4096];

@@ -171,6 +171,12 @@ static void route(struct worker *w, struct conn *c, const struct http_request *r
 	} else if (path_is(r, "/pid")) {
 		n = snprintf(body, sizeof(body), "%d\n", (int)w->pid);
 		respond(w, c, 200, body, (size_t)n, ka);
+	} else if (path_is(r, "/variant")) {
+		char big[8192];
+		const struct accept_variant *v = w->srv->cfg.variant;
+		n = v->describe ? v->describe(w, big, sizeof(big)) :
+				  snprintf(big, sizeof(big), "{\"variant\":\"%s\"}\n", v->name);
+		respond(w, c, 200, big, (size_t)n, ka);
 	} else if (path_is(r, "/")) {
 		n = snprintf(body, sizeof(body), "hello from acceptlab worker %d\n", w->index);
 		respond(w, c, 200, body, (size_t)n, ka);
@@ -359,23 +365,33 @@ void worker_admit(struct worker *w, int fd)
 	conn_readable(w, c); /* eager read: the request often arrives with the handshake */
 }
 
+int worker_accept_one(struct worker *w, struct sockaddr_in *peer)
+{
+	socklen_t len = sizeof(*peer);
+
+	for (;;) {
+		int fd = accept4(w->listen_fd, (struct sockaddr *)peer, peer ? &len : NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0) {
+			w->accepted++;
+			return fd;
+		}
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (errno == EAGAIN)
+			w->accept_eagain++;
+		else
+			w->accept_errors++; /* EMFILE and friends: try again next wakeup */
+		return -1;
+	}
+}
+
 int worker_accept_batch(struct worker *w, int max)
 {
-	int got = 0;
+	int got = 0, fd;
 
-	while (max < 0 || got < max) {
-		int fd = accept4(w->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			if (errno == EAGAIN)
-				w->accept_eagain++;
-			else
-				w->accept_errors++; /* EMFILE and friends: try again next wakeup */
-			break;
-		}
+	while ((max < 0 || got < max) && (fd = worker_accept_one(w, NULL)) >= 0) {
 		got++;
-		w->accepted++;
 		worker_admit(w, fd);
 	}
 	return got;
@@ -420,6 +436,28 @@ static void sweep_idle(struct worker *w, int64_t now)
 	}
 }
 
+/* ACCEPTLAB_TEST_ARM_GAP_MS=INDEX:MS holds worker INDEX for MS ms after it
+ * is ready and before its loop starts (a slow application import), so
+ * tests can see what siblings do with a worker that has not started. */
+static void hold_for_test(const struct worker *w)
+{
+	const char *s = getenv("ACCEPTLAB_TEST_ARM_GAP_MS");
+	int index, ms;
+	char tail;
+
+	if (!s)
+		return;
+	if (sscanf(s, "%d:%d%c", &index, &ms, &tail) != 2 || index < 0 || ms < 0 || ms > 600000) {
+		fprintf(stderr, "acceptlab-server: ACCEPTLAB_TEST_ARM_GAP_MS=%s: expected INDEX:MS\n", s);
+		_exit(2);
+	}
+	if (index == w->index) {
+		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+}
+
 int worker_run(struct worker *w)
 {
 	const struct accept_variant *v = w->srv->cfg.variant;
@@ -452,6 +490,7 @@ int worker_run(struct worker *w)
 		if (write(w->ready_fd, &r, sizeof(r)) != sizeof(r))
 			return 1; /* the supervisor is gone */
 	}
+	hold_for_test(w);
 
 	next_sweep = now_ns() + (int64_t)SWEEP_INTERVAL_MS * 1000000;
 	for (;;) {
@@ -468,6 +507,8 @@ int worker_run(struct worker *w)
 			fprintf(stderr, "acceptlab-server: worker %d: epoll_pwait: %s\n", w->index, strerror(errno));
 			return 1;
 		}
+		if (v->pass_woke)
+			v->pass_woke(w);
 		if (stop_requested && !w->stopping) {
 			worker_begin_stop(w);
 			stop_deadline = now_ns() + (int64_t)STOP_DRAIN_MS * 1000000;

@@ -16,9 +16,11 @@ SERVER = os.path.join(ROOT, "bin", "acceptlab-server")
 SERVER_ASAN = os.path.join(ROOT, "build", "server-asan")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 PYTHON = "/usr/bin/python3"
-# Variants whose workers bind their own SO_REUSEPORT listener.
-PER_WORKER_LISTENER = {"reuseport", "reuseport-bpf"}
-VARIANTS = ["bare", "exclusive", "exclusive-reorder", "lt", "lt-yield", "reuseport", "reuseport-bpf"]
+# Variants that can queue new connections at a SIGSTOPped worker (its own
+# SO_REUSEPORT listener, or hand-offs into its channel: it looks idle); those
+# connections wait, and are answered once it runs again.
+QUEUES_AT_STOPPED_WORKER = {"reuseport", "reuseport-bpf", "fdpass"}
+VARIANTS = ["bare", "exclusive", "exclusive-reorder", "lt", "lt-yield", "reuseport", "reuseport-bpf", "fdpass"]
 
 
 class Server:

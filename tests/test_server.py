@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import (PER_WORKER_LISTENER, SERVER, SERVER_ASAN, VARIANTS, alive, get, http_exchange,
+from conftest import (QUEUES_AT_STOPPED_WORKER, SERVER, SERVER_ASAN, VARIANTS, alive, get, http_exchange,
                       open_pid_requests, proc_state, read_response, read_responses, split_answered)
 
 
@@ -154,8 +154,9 @@ def test_second_server_on_same_port_refused(start_server, variant):
 def test_killed_worker_is_respawned(start_server, variant):
     """SIGKILL worker 1: the supervisor logs reaped then respawned for index
     1 with a new pid, and that new worker serves: with worker 0 SIGSTOPped,
-    10 new connections are answered by the new worker (those a per-worker
-    listener queued at worker 0 are answered by it after SIGCONT)."""
+    10 new connections are answered by the new worker (those queued at
+    worker 0, by its own listener or a hand-off, are answered by it after
+    SIGCONT)."""
     s = start_server(variant)
     old = s.pids[1]
     os.kill(old, signal.SIGKILL)
@@ -170,7 +171,7 @@ def test_killed_worker_is_respawned(start_server, variant):
         assert set(answered) == {new}
     finally:
         os.kill(s.pids[0], signal.SIGCONT)
-    for c in waiting:  # per-worker listeners: queued at worker 0's, answered now
+    for c in waiting:  # queued at worker 0 (its listener or its channel): answered now
         assert int(read_response(c)[2]) == s.pids[0]
         c.close()
     assert s.stop() == 0
@@ -181,8 +182,9 @@ def test_stopped_worker_is_not_respawned(start_server, variant):
     """SIGSTOP worker 0: no reaped or respawned line in the next second.
     With a shared listener the other worker answers all 10 new connections
     meanwhile; with per-worker listeners (reuseport) the kernel still queues
-    some at the stopped worker's own listener, and those are answered, not
-    lost, once it is SIGCONTed. Then SIGTERM exits 0 with no crash logged
+    some at the stopped worker's own listener, and fdpass hands some to it
+    (a stopped worker looks parked and idle); those are answered, not lost,
+    once it is SIGCONTed. Then SIGTERM exits 0 with no crash logged
     (the supervisor reaps with WNOHANG alone, not WUNTRACED)."""
     s = start_server(variant)
     os.kill(s.pids[0], signal.SIGSTOP)
@@ -196,7 +198,7 @@ def test_stopped_worker_is_not_respawned(start_server, variant):
         events = s.collect(0.1)
         assert not [e for e in events if e.get("event") in ("reaped", "respawned", "gave_up")], events
         assert set(answered) <= {s.pids[1]}
-        if variant in PER_WORKER_LISTENER:
+        if variant in QUEUES_AT_STOPPED_WORKER:
             assert answered, "no connection reached the running worker"
         else:
             assert not waiting, "%d connections waited for the stopped worker" % len(waiting)

@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""gate.py: `make gate`, the CI gate on balance.
+
+The variants that claim balance (fdpass, reuseport-bpf) run burst 32,
+ramp 32 and keepalive 32 x 4, two rounds each, with 2 workers; every round
+must be within 2:1 (max/min over the workers, a worker with none is
+infinite). The knob-off arm (fdpass with ACCEPTLAB_ACCEPT_SHARE=0, the bare
+race) is printed beside them and not asserted: on Linux the race is not
+deterministic. Then the fault invariants of accept sharing (the fault tests
+in tests/test_fdpass.py). Ends with one line "gate: N passed, N failed";
+exit 1 if anything failed, 2 on bad usage.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "probes"))
+import campaign  # noqa: E402  (the campaign's server and probe plumbing)
+
+BALANCING_SET = ["fdpass", "reuseport-bpf"]
+NEEDS_ROOT = {"reuseport-bpf"}
+ROUNDS = 2
+MAX_RATIO = 2.0
+KNOB_OFF = "fdpass-off"  # the campaign arm: fdpass with ACCEPTLAB_ACCEPT_SHARE=0
+
+
+def measure(server_args, env, shape, raw_dir, tag):
+    """Runs ROUNDS rounds of shape on a fresh server: returns the round rows."""
+    prefix = os.path.join(raw_dir, "%s-%s" % (tag, shape["name"]))
+    with campaign.ServerRun(server_args, 2, prefix, env=env) as (_, ready, path):
+        cmd = campaign.probe_cmd(ready["port"], shape, ROUNDS, path)
+        return campaign.run_probe(prefix, cmd, ROUNDS)
+
+
+def within(row):
+    return row["ratio"] is not None and row["ratio"] <= MAX_RATIO and row["unanswered"] == 0
+
+
+def run_faults():
+    """The fault invariants: returns (passed, failed) from pytest's own count."""
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          os.path.join(ROOT, "tests", "test_fdpass.py"), "-k", "fault"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    tail = res.stdout.strip().splitlines()[-1] if res.stdout.strip() else ""
+    passed = failed = 0
+    for part in tail.replace("=", "").split(","):
+        words = part.split()
+        if len(words) >= 2 and words[0].isdigit():
+            if words[1] == "passed":
+                passed = int(words[0])
+            elif words[1] in ("failed", "error", "errors"):
+                failed += int(words[0])
+    if res.returncode != 0 and failed == 0:
+        failed = 1  # pytest failed without a count: collection error, crash
+    for line in res.stdout.splitlines():
+        if line.startswith(("FAILED", "ERROR")):
+            print("gate:   " + line)
+    return passed, failed
+
+
+def main():
+    ap = argparse.ArgumentParser(description="The CI gate: balancing variants within 2:1, fault invariants.")
+    ap.add_argument("--variants", default=",".join(BALANCING_SET),
+                    help="variants to hold to 2:1 (default: %(default)s)")
+    ap.add_argument("--no-faults", action="store_true", help="skip the fault invariants")
+    ap.add_argument("--no-knob-off", action="store_true", help="skip the knob-off arm's figures")
+    args = ap.parse_args()
+    variants = [v for v in args.variants.split(",") if v]
+    unknown = [v for v in variants if v not in campaign.ARMS]
+    if unknown or not variants:
+        print("gate: --variants %s: unknown" % (",".join(unknown) or "(empty)"), file=sys.stderr)
+        return 2
+
+    passed = failed = 0
+    raw_dir = tempfile.mkdtemp(prefix="acceptlab-gate-")
+    try:
+        for variant in variants:
+            if variant in NEEDS_ROOT and os.geteuid() != 0:
+                print("gate: %-14s skipped: needs root (CAP_BPF)" % variant, flush=True)
+                continue
+            for shape in campaign.SHAPES:
+                label = "%-14s %-16s" % (variant, campaign.shape_label(shape))
+                try:
+                    rows = measure(campaign.ARMS[variant], campaign.ARM_ENV.get(variant), shape,
+                                   raw_dir, variant)
+                except campaign.StepFailed as e:
+                    failed += 1
+                    print("gate: %s FAILED: %s" % (label, e), flush=True)
+                    continue
+                ok = [within(r) for r in rows]
+                passed += sum(ok)
+                failed += len(ok) - sum(ok)
+                print("gate: %s %s  %s" % (label, " ".join(r["split"] for r in rows),
+                                           "ok" if all(ok) else "OUTSIDE 2:1"), flush=True)
+        if not args.no_knob_off:
+            name = KNOB_OFF
+            for shape in campaign.SHAPES:
+                try:
+                    rows = measure(campaign.ARMS[name], campaign.ARM_ENV[name], shape, raw_dir, name)
+                    figures = " ".join(r["split"] for r in rows)
+                except campaign.StepFailed as e:
+                    figures = "failed: %s" % e
+                print("gate: %-14s %-16s %s  (reported, not asserted)"
+                      % (name, campaign.shape_label(shape), figures), flush=True)
+        if not args.no_faults:
+            fp, ff = run_faults()
+            print("gate: fault invariants: %d passed, %d failed" % (fp, ff), flush=True)
+            passed += fp
+            failed += ff
+    finally:
+        campaign.stop_all()
+    print("gate: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

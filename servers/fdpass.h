@@ -1,0 +1,22 @@
+/* fdpass.h: passing a connected socket between processes over an AF_UNIX
+ * datagram channel with SCM_RIGHTS, plus a small payload (the peer address,
+ * so the receiver need not call getpeername). Like net.c: errors are
+ * returned, never printed. */
+#ifndef ACCEPTLAB_FDPASS_H
+#define ACCEPTLAB_FDPASS_H
+
+#include <stddef.h>
+
+/* Sends fd with payload[0..len) as one datagram. The sender keeps its own
+ * reference to fd (close it after a success). Returns 0, or -1 with errno:
+ * EAGAIN when the channel is full (chan non-blocking), EPIPE/ECONNREFUSED
+ * when nothing can read it. */
+int fdpass_send(int chan, int fd, const void *payload, size_t len);
+
+/* Receives one datagram: returns the descriptor it carried (close-on-exec)
+ * and copies up to cap payload bytes (*len set to the count), or -1 with
+ * errno: EAGAIN when nothing is queued, EBADMSG for a datagram without a
+ * descriptor (any extra descriptors are closed, never leaked). */
+int fdpass_recv(int chan, void *payload, size_t cap, size_t *len);
+
+#endif

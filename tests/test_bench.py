@@ -1,0 +1,397 @@
+"""Tests for the wrk studies, `cost` and `payoff` (probes/campaign.py), and
+their report sections (report/report.py).
+
+A short real campaign (`--quick --bench-seconds 1`, arms bare and lt) checks
+the rows, the ratios to bare, the raw wrk output and that nothing is left
+running; the wrk parser is checked on samples of wrk 4.x's text output; the
+report's new sections reject malformed rows with one FILE:LINE line. No
+timing figure is asserted beyond "more than zero": the machine is noisy and
+the figures are compared side by side in one run, never against constants.
+"""
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import PYTHON, ROOT, SERVER, alive
+
+CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
+REPORT = os.path.join(ROOT, "report", "report.py")
+FIXTURE_RESULTS = Path(ROOT) / "tests" / "fixtures" / "report" / "results" / "linux"
+STAMP = "20261129T081500Z"
+WRK = shutil.which("wrk")
+needs_wrk = pytest.mark.skipif(WRK is None, reason="wrk is not installed (Debian package wrk; `make deps`)")
+
+
+def load_campaign():
+    """probes/campaign.py as a module, for its parser and helpers."""
+    spec = importlib.util.spec_from_file_location("acceptlab_campaign", CAMPAIGN)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+campaign = load_campaign()
+
+
+def pids_running(exe):
+    """Live processes whose executable is exe."""
+    out = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.readlink("/proc/%s/exe" % name) == exe and alive(int(name)):
+                    out.add(int(name))
+            except OSError:
+                pass
+    return out
+
+
+def read_rows(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def run_dir_of(results):
+    (stamp,) = [p for p in results.iterdir() if p.is_dir()]
+    return stamp
+
+
+# ---------------------------------------------------------------- a real, short campaign
+
+
+@pytest.fixture(scope="module")
+def quick_bench(tmp_path_factory):
+    """One quick cost+payoff campaign over bare and lt (1 s wrk runs), shared by
+    the tests below; also records which servers and wrk processes ran before."""
+    if WRK is None:
+        pytest.skip("wrk is not installed (Debian package wrk; `make deps`)")
+    results = tmp_path_factory.mktemp("bench")
+    before = (pids_running(SERVER), pids_running(os.path.realpath(WRK)))
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
+                          "--variants", "bare,lt", "--bench-arms", "all", "--bench-seconds", "1", "--results-dir", str(results),
+                          "--no-canonical"], capture_output=True, text=True, timeout=300)
+    return res, results, before
+
+
+def test_quick_bench_writes_a_row_per_cell(quick_bench):
+    """Every arm x workers x mode of cost (2 x 2 x 2) and every payoff cell (bare at
+    1 worker, bare and lt at 2, each at 8 and 32 connections) has one measured row
+    with req/s > 0 and p50 <= p99: a 1 s wrk run on loopback always completes
+    requests, so a zero or a missing row is a bug, not noise."""
+    res, results, _ = quick_bench
+    assert res.returncode == 0, res.stderr
+    assert "0 of 14 steps failed or skipped" in res.stdout, res.stdout
+    assert not (results / "CANONICAL").exists(), "--no-canonical must leave CANONICAL alone"
+    run = run_dir_of(results)
+    cost = read_rows(run / "cost.jsonl")
+    assert sorted((r["arm"], r["workers"], r["mode"]) for r in cost) == sorted(
+        (a, w, m) for a in ("bare", "lt") for w in (1, 2) for m in ("keepalive", "close"))
+    payoff = read_rows(run / "payoff.jsonl")
+    assert sorted((r["arm"], r["workers"], r["connections"]) for r in payoff) == sorted(
+        (a, w, c) for a, w in (("bare", 1), ("bare", 2), ("lt", 2)) for c in (8, 32))
+    for r in cost + payoff:
+        assert "error" not in r, r
+        assert r["round"] == 1
+        assert r["requests_per_s"] > 0 and r["requests"] > 0, r
+        assert 0 <= r["latency_ms"]["p50"] <= r["latency_ms"]["p99"], r
+        assert set(r["errors"]) == {"connect", "read", "write", "timeout", "non_2xx_3xx"}
+    for r in cost:
+        assert isinstance(r["time_wait_after"], int) and r["time_wait_after"] >= 0, r
+        assert set(r["time_wait_sides"]) == {"server", "client"}
+    for r in cost + payoff:
+        # one count per worker; wrk opens one connection more than -c before its run
+        counts = [int(n) for n in r["accepted_split"].split("/")]
+        assert len(counts) == r["workers"] and sum(counts) >= r.get("connections", 64), r
+
+
+def test_quick_bench_ratio_to_bare(quick_bench):
+    """bare's ratio is exactly 1.0 (its own req/s over itself), and lt's is its req/s
+    over bare's at the same workers, mode and round, to 4 decimals: the report's
+    cells and medians depend on this."""
+    res, results, _ = quick_bench
+    assert res.returncode == 0, res.stderr
+    cost = read_rows(run_dir_of(results) / "cost.jsonl")
+    bare = {(r["workers"], r["mode"], r["round"]): r["requests_per_s"] for r in cost if r["arm"] == "bare"}
+    for r in cost:
+        if r["arm"] == "bare":
+            assert r["ratio_to_bare"] == 1.0, r
+        else:
+            want = round(r["requests_per_s"] / bare[(r["workers"], r["mode"], r["round"])], 4)
+            assert r["ratio_to_bare"] == want, r
+
+
+def test_quick_bench_keeps_raw_wrk_output_and_meta(quick_bench):
+    """Each run's wrk command line and verbatim output are under raw/ (the report
+    can be re-derived and a figure traced to its run), close runs carry the
+    Connection: close header, and meta.json records how wrk was run."""
+    res, results, _ = quick_bench
+    assert res.returncode == 0, res.stderr
+    run = run_dir_of(results)
+    for r in read_rows(run / "cost.jsonl"):
+        prefix = run / "raw" / ("cost-%s-w%d-%s-r1" % (r["arm"], r["workers"], r["mode"]))
+        assert "Requests/sec:" in Path(str(prefix) + ".wrk.txt").read_text()
+        cmd = Path(str(prefix) + ".wrk.cmd").read_text()
+        assert "-t2 -c64 -d1s --latency" in cmd
+        assert ("Connection: close" in cmd) == (r["mode"] == "close")
+        assert Path(str(prefix) + ".server.jsonl").read_text().count("worker_exit") == r["workers"]
+    for r in read_rows(run / "payoff.jsonl"):
+        prefix = run / "raw" / ("payoff-%s-w%d-c%d-r1" % (r["arm"], r["workers"], r["connections"]))
+        assert "/work?us=500" in Path(str(prefix) + ".wrk.cmd").read_text()
+        assert "Latency Distribution" in Path(str(prefix) + ".wrk.txt").read_text()
+    meta = json.loads((run / "meta.json").read_text())
+    params = meta["parameters"]
+    assert params["cost"]["duration_s"] == 1 and params["cost"]["connections"] == 64
+    assert params["cost"]["close_gap_s"] == 1  # capped at --bench-seconds
+    assert params["payoff"]["connections"] == [8, 32] and params["payoff"]["path"] == "/work?us=500"
+    assert "net.ipv4.tcp_tw_reuse" in params["cost"]["sysctls"]
+    assert meta["tools"]["wrk"] not in ("", "unknown", "not installed")
+
+
+def test_quick_bench_leaves_nothing_running(quick_bench):
+    """Every server a step started is stopped (its process group killed) and no wrk
+    outlives its run."""
+    res, _, (servers_before, wrk_before) = quick_bench
+    assert res.returncode == 0, res.stderr
+    assert pids_running(SERVER) <= servers_before, "servers left running"
+    assert pids_running(os.path.realpath(WRK)) <= wrk_before, "wrk left running"
+
+
+def test_quick_bench_report_renders(quick_bench, tmp_path):
+    """The report builds from the quick run and has both new sections, with bare's
+    own cells at ratio 1.00."""
+    res, results, _ = quick_bench
+    assert res.returncode == 0, res.stderr
+    out = tmp_path / "linux.md"
+    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--run", run_dir_of(results).name,
+                          "--out", str(out)], capture_output=True, text=True, timeout=60)
+    assert rep.returncode == 0, rep.stderr
+    text = out.read_text()
+    assert "## Cost" in text and "## Payoff: a CPU-bound app" in text
+    bare_row = [l for l in text.split("### Keep-alive")[1].splitlines() if l.startswith("| bare |")][0]
+    assert bare_row.count("(1.00)") == 2, bare_row
+
+
+def test_missing_wrk_is_a_recorded_skip(tmp_path):
+    """Without wrk (ACCEPTLAB_WRK names a file that does not exist) every cost and
+    payoff step is an error row "skipped: wrk not installed", the campaign exits 0,
+    and no server is started for nothing."""
+    env = dict(os.environ, ACCEPTLAB_WRK=str(tmp_path / "no-such-wrk"))
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
+                          "--variants", "bare", "--bench-arms", "all", "--results-dir", str(tmp_path / "r"),
+                          "--no-canonical"],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert res.returncode == 0, res.stderr
+    assert "8 of 8 steps failed or skipped" in res.stdout, res.stdout
+    run = run_dir_of(tmp_path / "r")
+    rows = read_rows(run / "cost.jsonl") + read_rows(run / "payoff.jsonl")
+    assert len(rows) == 8
+    assert all(r["error"] == "skipped: wrk not installed" for r in rows), rows
+    assert not list((run / "raw").glob("*.server.jsonl")), "a server was started without wrk"
+    assert json.loads((run / "meta.json").read_text())["tools"]["wrk"] == "not installed"
+
+
+# ---------------------------------------------------------------- campaign helpers
+
+
+def test_rounds_rotate_the_order():
+    """Each round runs every cell exactly once, and the order rotates by len/rounds
+    per round, so every cell takes a different slot in each of 3 rounds (drift
+    over the run does not always hit the same arm first or last)."""
+    cells = [(a, w) for w in (1, 2) for a in ("bare", "lt", "reuseport")]
+    orders = [campaign.rotated(cells, r, 3) for r in (1, 2, 3)]
+    assert all(sorted(o) == sorted(cells) for o in orders)
+    assert orders[0] == cells and orders[1][0] == cells[2] and orders[2][0] == cells[4]
+    for cell in cells:
+        assert len({o.index(cell) for o in orders}) == 3
+    assert campaign.rotated(cells, 1, 1) == cells
+
+
+def test_finish_cost_fills_ratios(tmp_path):
+    """ratio_to_bare is filled after the runs, whatever order they ran in: req/s over
+    bare's at the same workers, mode and round; null where bare failed or did not
+    run; bare's own exactly 1.0; error rows untouched."""
+    rows = [
+        {"arm": "lt", "workers": 1, "mode": "close", "round": 1, "requests_per_s": 150.0, "ratio_to_bare": None},
+        {"arm": "bare", "workers": 1, "mode": "close", "round": 1, "requests_per_s": 100.0, "ratio_to_bare": None},
+        {"arm": "lt", "workers": 2, "mode": "close", "round": 1, "requests_per_s": 90.0, "ratio_to_bare": None},
+        {"arm": "bare", "workers": 2, "mode": "close", "round": 1, "error": "server did not become ready"},
+        {"arm": "lt", "workers": 1, "mode": "keepalive", "round": 1, "requests_per_s": 30.0, "ratio_to_bare": None},
+        {"arm": "bare", "workers": 1, "mode": "close", "round": 2, "requests_per_s": 300.0, "ratio_to_bare": None},
+        {"arm": "lt", "workers": 1, "mode": "close", "round": 2, "requests_per_s": 100.0, "ratio_to_bare": None},
+    ]
+    path = tmp_path / "cost.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    campaign.finish_cost(str(path))
+    got = read_rows(path)
+    assert [r.get("ratio_to_bare", "absent") for r in got] == [1.5, 1.0, None, "absent", None, 1.0, 0.3333]
+
+
+# ---------------------------------------------------------------- the wrk parser
+
+KEEPALIVE_SAMPLE = """\
+Running 2s test @ http://127.0.0.1:36335/
+  2 threads and 64 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency   310.79us  255.79us   5.33ms   94.91%
+    Req/Sec    73.88k    22.64k  123.37k    75.00%
+  Latency Distribution
+     50%  273.00us
+     75%  356.00us
+     90%  452.00us
+     99%    1.21ms
+  293855 requests in 2.00s, 36.99MB read
+Requests/sec: 146834.70
+Transfer/sec:     18.48MB
+"""
+
+ERRORS_SAMPLE = """\
+Running 1m test @ http://127.0.0.1:40000/work?us=500
+  2 threads and 32 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency   850.12ms  400.00ms   1.99s    70.00%
+    Req/Sec    10.00      5.00    20.00     60.00%
+  Latency Distribution
+     50%  750.00ms
+     75%    1.10s
+     90%    1.50s
+     99%    1.98s
+  1200 requests in 1.00m, 150.00KB read
+  Socket errors: connect 0, read 12, write 1, timeout 40
+  Non-2xx or 3xx responses: 7
+Requests/sec:     19.99
+Transfer/sec:      2.50KB
+"""
+
+
+def test_parse_wrk_keepalive_sample_us_and_ms():
+    """A clean run: no Socket errors line (wrk prints it only when one counter is
+    non-zero), so every error counter is 0; 273.00us is 0.273 ms, 1.21ms is 1.21 ms,
+    and the duration comes from "requests in 2.00s"."""
+    got = campaign.parse_wrk(KEEPALIVE_SAMPLE)
+    assert got == {"requests_per_s": 146834.7, "requests": 293855, "duration_s": 2.0,
+                   "latency_ms": {"p50": 0.273, "p99": 1.21},
+                   "errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0, "non_2xx_3xx": 0}}
+
+
+def test_parse_wrk_errors_and_seconds():
+    """A troubled run: the Socket errors and Non-2xx lines are read into the error
+    counters, latencies in s become ms (1.98s is 1980 ms), and a duration in
+    minutes (1.00m) is 60 s."""
+    got = campaign.parse_wrk(ERRORS_SAMPLE)
+    assert got["errors"] == {"connect": 0, "read": 12, "write": 1, "timeout": 40, "non_2xx_3xx": 7}
+    assert got["latency_ms"] == {"p50": 750.0, "p99": 1980.0}
+    assert got["requests_per_s"] == 19.99 and got["requests"] == 1200 and got["duration_s"] == 60.0
+
+
+@pytest.mark.parametrize("text, unit", [("750.00us", 0.75), ("2.50ms", 2.5), ("2.00s", 2000.0),
+                                        ("1.50m", 90000.0), ("12us", 0.012)])
+def test_wrk_time_units(text, unit):
+    """wrk writes times as a number and one of us, ms, s, m (its format_time); each
+    converts to milliseconds."""
+    assert campaign.wrk_ms(text) == pytest.approx(unit)
+
+
+@pytest.mark.parametrize("cut, why", [
+    ("Requests/sec: 146834.70\n", "Requests/sec"),
+    ("  Latency Distribution\n", "Latency Distribution"),
+    ("     99%    1.21ms\n", "99%"),
+])
+def test_parse_wrk_rejects_incomplete_output(cut, why):
+    """Output without the throughput line, the --latency block or its 99% line is
+    not a measurement: ValueError naming what is missing (the campaign turns it
+    into an error row), never a row with made-up zeros."""
+    with pytest.raises(ValueError, match=why):
+        campaign.parse_wrk(KEEPALIVE_SAMPLE.replace(cut, ""))
+
+
+def test_parse_wrk_rejects_an_unknown_socket_errors_line():
+    """A Socket errors line in a shape the parser does not know is an error, not
+    silently zero errors."""
+    with pytest.raises(ValueError, match="Socket errors"):
+        campaign.parse_wrk(ERRORS_SAMPLE.replace("connect 0, read 12", "connect 0, reed 12"))
+
+
+# ---------------------------------------------------------------- the report's new sections
+
+
+@pytest.fixture
+def results(tmp_path):
+    """A writable copy of the report's fixture run (it holds cost.jsonl and payoff.jsonl)."""
+    dest = tmp_path / "results" / "linux"
+    shutil.copytree(FIXTURE_RESULTS, dest)
+    return dest
+
+
+def report_error(tmp_path):
+    """Runs the report from tmp_path; asserts exit 1, one stderr line, no output
+    written, and returns that line."""
+    proc = subprocess.run([PYTHON, REPORT, "--results-dir", "results/linux", "--out", "linux.md"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert not (tmp_path / "linux.md").exists()
+    return proc.stderr.rstrip("\n")
+
+
+def edit_row(path, lineno, edit):
+    lines = path.read_text().splitlines(keepends=True)
+    row = json.loads(lines[lineno - 1])
+    edit(row)
+    lines[lineno - 1] = json.dumps(row) + "\n"
+    path.write_text("".join(lines))
+
+
+@pytest.mark.parametrize("study, line, edit, message", [
+    ("cost", 3, lambda r: r.pop("requests_per_s"), 'missing required key "requests_per_s"'),
+    ("cost", 1, lambda r: r.update(mode="pipelined"), '"mode" must be "keepalive" or "close", got "pipelined"'),
+    ("cost", 2, lambda r: r.update(latency_ms={"p50": "fast"}),
+     '"latency_ms" must be an object with numbers >= 0 "p50" and "p99"'),
+    ("cost", 4, lambda r: r.update(time_wait_after=-1), '"time_wait_after" must be an integer >= 0 or null, got -1'),
+    ("cost", 2, lambda r: r.update(ratio_to_bare=1.5),
+     '"ratio_to_bare" 1.5 disagrees with 100188 req/s over bare\'s 101200 (line 1) = 0.9900'),
+    ("cost", 6, lambda r: r.update(ratio_to_bare=0.97),
+     '"ratio_to_bare" is 0.97 but no bare row with req/s > 0 was measured at 1 worker, Connection: close, round 2'),
+    ("payoff", 4, lambda r: r.update(errors={"read": -2}), '"errors" entry "read" must be an integer >= 0, got -2'),
+    ("payoff", 1, lambda r: r.update(connections=0), '"connections" must be an integer >= 1, got 0'),
+    ("payoff", 10, lambda r: r.update(error=None), '"error" must be a string, got null'),
+    ("payoff", 2, lambda r: r.update(accepted_split="nine"),
+     '"accepted_split" must be counts separated by "/" like "31/1", got "nine"'),
+])
+def test_malformed_rows_are_one_line_errors(results, tmp_path, study, line, edit, message):
+    """A malformed cost or payoff row stops the report with exactly one line,
+    `report: FILE:LINE: what`, as for the other studies: a missing key, a mode
+    that is neither, a latency that is not numbers, a negative count, a ratio that
+    disagrees with the req/s it claims to divide (or has no bare row to divide by),
+    a bad error counter, a connection count of 0, an error that is not text, a
+    per-worker split that is not counts."""
+    edit_row(results / STAMP / (study + ".jsonl"), line, edit)
+    assert report_error(tmp_path) == f"report: results/linux/{STAMP}/{study}.jsonl:{line}: {message}"
+
+
+def test_duplicate_run_is_named_with_the_first_line(results, tmp_path):
+    """The same arm, workers, connections and round twice is a corrupt file, not a
+    third round: the repeat is named with the line of the first."""
+    path = results / STAMP / "payoff.jsonl"
+    first = path.read_text().splitlines()[0]
+    with open(path, "a") as f:
+        f.write(first + "\n")
+    assert report_error(tmp_path) == (f"report: results/linux/{STAMP}/payoff.jsonl:13: round 1 of lt at "
+                                      "2 workers, 8 connections is already on line 1")
+
+
+def test_meta_cost_parameters_are_checked(results, tmp_path):
+    """meta.json's parameters.cost is read for the section's opening sentence; a
+    field of the wrong type is reported at its line in meta.json."""
+    meta = results / STAMP / "meta.json"
+    text = meta.read_text()
+    assert text.count('"threads": 2') == 2
+    meta.write_text(text.replace('"threads": 2', '"threads": "two"', 1))
+    line = next(i for i, l in enumerate(meta.read_text().splitlines(), 1) if '"threads": "two"' in l)
+    assert report_error(tmp_path) == (f'report: results/linux/{STAMP}/meta.json:{line}: '
+                                      '"threads" must be an integer >= 1, got "two"')
