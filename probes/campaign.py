@@ -83,7 +83,7 @@ RESPAWN_ARMS = [("bare", False), ("reuseport", False), ("reuseport", True),
 RESPAWN_CONNECTIONS = 32
 RESPAWN_KILL_AFTER_S = 0.5  # the burst is connected and asking by then
 MUTEX_DELAYS_MS = [500, 50, 0]
-SLOWVIEW_ARMS = ["mutex", "mutex-strict"]
+SLOWVIEW_ARMS = ["mutex", "mutex-strict", "fdpass"]
 SLOWVIEW_SLEEP_MS = 50
 SLOWVIEW_CONNECTIONS = 16
 # cost and payoff: wrk against one fresh server per run.
@@ -876,7 +876,7 @@ def main():
     ap.add_argument("--respawn-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
     ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
-    # tests: wrk's -d for cost and payoff in seconds (the close gap is capped at it)
+    # wrk's -d for cost and payoff (tests use 1; the close gap is capped at it)
     ap.add_argument("--bench-seconds", type=int, metavar="S",
                     help="wrk duration per cost/payoff run (default %d, %d with --quick; make bench: 6)"
                     % (BENCH_SECONDS, BENCH_QUICK_SECONDS))

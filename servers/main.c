@@ -83,6 +83,20 @@ static int parse_int(const char *opt, const char *s, long lo, long hi)
 	return (int)v;
 }
 
+/* The variant knobs given, and for each KNOB_* bit the first option that
+ * set it (to name in the error if the variant does not read it). */
+struct knobs_given {
+	unsigned bits;
+	const char *first[KNOB_MIGRATE + 1];
+};
+
+static void note_knob(struct knobs_given *k, unsigned bit, const char *option)
+{
+	k->bits |= bit;
+	if (!k->first[bit])
+		k->first[bit] = option;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -103,8 +117,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct server srv;
-	unsigned knobs_given = 0;
-	const char *knob_name[3] = { NULL, NULL, NULL }; /* by bit: the first option given */
+	struct knobs_given knobs = { 0, { NULL } };
 	const char *variant = NULL, *pin = NULL;
 	int respawn_limit = -1, c;
 
@@ -132,23 +145,19 @@ int main(int argc, char **argv)
 		case 'g': srv.cfg.stop_grace_ms = parse_int("--stop-grace-ms", optarg, 0, 3600000); break;
 		case 'D':
 			srv.cfg.accept_mutex_delay_ms = parse_int("--accept-mutex-delay", optarg, 0, 60000);
-			knobs_given |= KNOB_MUTEX;
-			knob_name[KNOB_MUTEX] = knob_name[KNOB_MUTEX] ? knob_name[KNOB_MUTEX] : "--accept-mutex-delay";
+			note_knob(&knobs, KNOB_MUTEX, "--accept-mutex-delay");
 			break;
 		case 'X':
 			srv.cfg.accept_mutex_strict = 1;
-			knobs_given |= KNOB_MUTEX;
-			knob_name[KNOB_MUTEX] = knob_name[KNOB_MUTEX] ? knob_name[KNOB_MUTEX] : "--accept-mutex-strict";
+			note_knob(&knobs, KNOB_MUTEX, "--accept-mutex-strict");
 			break;
 		case 'C':
 			srv.cfg.worker_connections = parse_int("--worker-connections", optarg, 8, 1000000);
-			knobs_given |= KNOB_MUTEX;
-			knob_name[KNOB_MUTEX] = knob_name[KNOB_MUTEX] ? knob_name[KNOB_MUTEX] : "--worker-connections";
+			note_knob(&knobs, KNOB_MUTEX, "--worker-connections");
 			break;
 		case 'M':
 			srv.cfg.reuseport_migrate = 1;
-			knobs_given |= KNOB_MIGRATE;
-			knob_name[KNOB_MIGRATE] = "--reuseport-migrate";
+			note_knob(&knobs, KNOB_MIGRATE, "--reuseport-migrate");
 			break;
 		case 'h': usage(stdout); return 0;
 		case ':': bad_arg("%s: needs a value%s", argv[optind - 1], ""); break;
@@ -166,8 +175,8 @@ int main(int argc, char **argv)
 		bad_arg("--variant %s: unknown; valid: %s", variant, names);
 	}
 	for (unsigned bit = 1; bit <= KNOB_MIGRATE; bit <<= 1)
-		if ((knobs_given & bit) && !(srv.cfg.variant->knobs & bit))
-			bad_arg("%s: does not apply to --variant %s", knob_name[bit], variant);
+		if ((knobs.bits & bit) && !(srv.cfg.variant->knobs & bit))
+			bad_arg("%s: does not apply to --variant %s", knobs.first[bit], variant);
 	srv.cfg.respawn_hourly_limit = respawn_limit >= 0 ? respawn_limit : 10 * srv.cfg.workers;
 	/* Test knob: cap respawns (0: a killed worker stays dead). */
 	srv.cfg.respawn_hourly_limit = (int)env_knob("ACCEPTLAB_TEST_MAX_RESPAWNS", srv.cfg.respawn_hourly_limit,

@@ -140,6 +140,19 @@ def alive(pid):
         return False
 
 
+def pids_running(exe):
+    """Live (not zombie) processes whose executable is exe."""
+    out = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.readlink("/proc/%s/exe" % name) == exe and alive(int(name)):
+                    out.add(int(name))
+            except OSError:
+                pass
+    return out
+
+
 def proc_state(pid):
     with open("/proc/%d/stat" % pid) as f:
         return f.read().rsplit(")", 1)[1].split()[0]

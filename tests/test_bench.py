@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, ROOT, SERVER, alive
+from conftest import PYTHON, ROOT, SERVER, pids_running
 
 CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
 REPORT = os.path.join(ROOT, "report", "report.py")
@@ -38,18 +38,6 @@ def load_campaign():
 
 campaign = load_campaign()
 
-
-def pids_running(exe):
-    """Live processes whose executable is exe."""
-    out = set()
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.readlink("/proc/%s/exe" % name) == exe and alive(int(name)):
-                    out.add(int(name))
-            except OSError:
-                pass
-    return out
 
 
 def read_rows(path):

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 
-from conftest import PYTHON, ROOT, SERVER, alive
+from conftest import PYTHON, ROOT, SERVER, pids_running
 
 CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
 REPORT = os.path.join(ROOT, "report", "report.py")
@@ -14,15 +14,7 @@ REPORT = os.path.join(ROOT, "report", "report.py")
 
 def server_pids():
     """Live processes running bin/acceptlab-server."""
-    out = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.readlink("/proc/%s/exe" % name) == SERVER and alive(int(name)):
-                    out.append(int(name))
-            except OSError:
-                pass
-    return set(out)
+    return pids_running(SERVER)
 
 
 def test_quick_campaign_writes_results_and_report(tmp_path):

@@ -13,7 +13,6 @@ import os
 import random
 import select
 import signal
-import socket
 import subprocess
 import threading
 import time
