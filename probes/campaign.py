@@ -640,11 +640,12 @@ def time_wait_counts(port):
     return total, {"server": server, "client": client}
 
 
-def accepted_split(proc):
-    """Connections each worker accepted, from the stopped server's worker_exit
-    lines, largest first ("33/0"); None when it printed none. wrk opens one
-    connection more than -c before its run."""
-    counts = sorted((e.get("accepted", 0) for e in server_events(proc) if e.get("event") == "worker_exit"),
+def served_split(proc):
+    """Connections each worker served (its worker_exit line's "admitted":
+    accepted itself or handed to it, so fdpass shows who served, not who won
+    the accept), largest first ("33/0"); None when it printed none. wrk opens
+    one connection more than -c before its run."""
+    counts = sorted((e.get("admitted", 0) for e in server_events(proc) if e.get("event") == "worker_exit"),
                     reverse=True)
     return "/".join(map(str, counts)) if counts else None
 
@@ -688,7 +689,7 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
         tw_total, tw_sides = time_wait_counts(ready["port"])
     row = dict({"arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
                 "time_wait_after": tw_total, "time_wait_sides": tw_sides,
-                "accepted_split": accepted_split(proc), "ratio_to_bare": None}, **out)
+                "served_split": served_split(proc), "ratio_to_bare": None}, **out)
     bad = sum(out["errors"].values())
     return [row], "%.0f req/s, p99 %s ms%s, TIME_WAIT %s" % (
         out["requests_per_s"], out["latency_ms"]["p99"], ", %d errors" % bad if bad else "", tw_total)
@@ -759,7 +760,7 @@ def payoff_steps(args, raw_dir):
                         out = run_wrk(prefix, ready["port"], PAYOFF_PATH, conns, bench_seconds(args))
                         out.update(handoff_rate(ready["port"], out["duration_s"]))
                     row = dict({"arm": arm, "workers": workers, "connections": conns, "round": rnd,
-                                "order": order, "accepted_split": accepted_split(proc)}, **out)
+                                "order": order, "served_split": served_split(proc)}, **out)
                     bad = sum(out["errors"].values())
                     return [row], "%.0f req/s, p50 %s ms, p99 %s ms%s" % (
                         out["requests_per_s"], out["latency_ms"]["p50"], out["latency_ms"]["p99"],

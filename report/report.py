@@ -887,7 +887,7 @@ class WrkRun:
     ratio: Optional[float] = None  # cost: req/s over bare's, same workers, mode, round
     time_wait_after: Optional[int] = None
     tw_sides: Optional[tuple] = None  # (server side, client side) on the run's server port
-    accepted: Optional[str] = None  # connections accepted per worker, largest first: "33/0"
+    served: Optional[str] = None  # connections served per worker, largest first: "33/0"
     ratio_to_knob_off: Optional[float] = None  # cost, fdpass: req/s over its knob-off arm's
     handoffs_per_s: Optional[float] = None  # fdpass: connections passed to a sibling per second
 
@@ -938,10 +938,10 @@ def wrk_row_parser(setting_key: str):
         listed = [(k, errors[k]) for k in WRK_ERROR_ORDER if errors.get(k)]
         listed += sorted((k, n) for k, n in errors.items() if k not in WRK_ERROR_ORDER and n)
         get_number(obj, "duration_s")
-        accepted = None if obj.get("accepted_split") is None else get_split(obj, "accepted_split")
+        served = None if obj.get("served_split") is None else get_split(obj, "served_split")
         handoffs = get_number(obj, "handoffs_per_s", nullable=True) if "handoffs_per_s" in obj else None
         if setting_key != "mode":
-            return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed), accepted=accepted,
+            return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed), served=served,
                           handoffs_per_s=handoffs)
         ratio = get_number(obj, "ratio_to_bare", nullable=True)
         sides = obj.get("time_wait_sides")
@@ -953,7 +953,7 @@ def wrk_row_parser(setting_key: str):
             sides = (sides["server"], sides["client"])
         knob_off = get_number(obj, "ratio_to_knob_off", nullable=True) if "ratio_to_knob_off" in obj else None
         return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed),
-                      ratio, get_int_or_null(obj, "time_wait_after"), sides, accepted, knob_off, handoffs)
+                      ratio, get_int_or_null(obj, "time_wait_after"), sides, served, knob_off, handoffs)
     return parse
 
 
@@ -1184,8 +1184,9 @@ def render_payoff(meta: Meta, rows: list) -> list:
                 f"{rotation_text(p.rounds, 'arm x workers', 'per connection count')}. Each figure is the median over the rounds "
                 "measured: req/s, and wrk's p50 and p99 latency in ms. wrk's threads share the machine's "
                 f"{plural(meta.cpus, 'CPU')} with the workers."
-                + (" Connections accepted per worker come from the server's worker_exit lines (wrk opens "
-                   "one connection more than `-c` says)." if any(r.accepted for r in runs) else ""), ""]
+                + (" Connections served per worker (accepted, or handed to it) come from the server's "
+                   "worker_exit lines (wrk opens one connection more than `-c` says)."
+                   if any(r.served for r in runs) else ""), ""]
     if not rows:
         return out + ["No runs were recorded in this run.", ""]
     cells = []
@@ -1227,11 +1228,11 @@ def render_payoff(meta: Meta, rows: list) -> list:
                            f"p99 {ms_text(got[2])} ms against {ms_text(base[2])} ms")
         splits = []
         for c in conns:
-            mine = sorted((r for r in runs if r.key == cell + (c,) and r.accepted), key=lambda r: r.round)
+            mine = sorted((r for r in runs if r.key == cell + (c,) and r.served), key=lambda r: r.round)
             if mine:
-                splits.append(f"c{c} " + " ".join(r.accepted for r in mine))
+                splits.append(f"c{c} " + " ".join(r.served for r in mine))
         if splits:
-            per.append("connections accepted per worker, by round: " + ", ".join(splits))
+            per.append("connections served per worker, by round: " + ", ".join(splits))
         lines.append(f"- {cell[0]} at {plural(cell[1], 'worker')}: " + "; ".join(per) + ".")
     if lines:
         counts = sorted({m[3] for m in medians.values()})

@@ -93,7 +93,7 @@ def test_quick_bench_writes_a_row_per_cell(quick_bench):
         assert set(r["time_wait_sides"]) == {"server", "client"}
     for r in cost + payoff:
         # one count per worker; wrk opens one connection more than -c before its run
-        counts = [int(n) for n in r["accepted_split"].split("/")]
+        counts = [int(n) for n in r["served_split"].split("/")]
         assert len(counts) == r["workers"] and sum(counts) >= r.get("connections", 64), r
 
 
@@ -348,8 +348,8 @@ def edit_row(path, lineno, edit):
     ("payoff", 4, lambda r: r.update(errors={"read": -2}), '"errors" entry "read" must be an integer >= 0, got -2'),
     ("payoff", 1, lambda r: r.update(connections=0), '"connections" must be an integer >= 1, got 0'),
     ("payoff", 10, lambda r: r.update(error=None), '"error" must be a string, got null'),
-    ("payoff", 2, lambda r: r.update(accepted_split="nine"),
-     '"accepted_split" must be counts separated by "/" like "31/1", got "nine"'),
+    ("payoff", 2, lambda r: r.update(served_split="nine"),
+     '"served_split" must be counts separated by "/" like "31/1", got "nine"'),
 ])
 def test_malformed_rows_are_one_line_errors(results, tmp_path, study, line, edit, message):
     """A malformed cost or payoff row stops the report with exactly one line,

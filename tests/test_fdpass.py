@@ -90,6 +90,17 @@ def test_one_worker_and_knob_off_pay_nothing(start_server):
     assert share_state(start_server("fdpass").port)["on"] is True
 
 
+def test_no_pick_knob_turns_the_pick_off(start_server, tmp_path):
+    """ACCEPTLAB_TEST_NO_PICK=1 (the deliberately broken build) keeps every
+    connection with its acceptor: after bursts, not one hand-off happened,
+    while the mechanism itself is on (page and channels made)."""
+    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_NO_PICK=1))
+    res, rounds, summary = probe_burst(s, tmp_path, rounds=3)
+    assert res.returncode == 0 and summary["answered"] == 96, res.stderr
+    state = share_state(s.port)
+    assert state["on"] is True and state["event_id"] == 0, state
+
+
 def test_fault1_worker_not_started_is_not_picked(start_server, tmp_path):
     """Fault 1 (the not-started state): worker 1 held 3 s before its loop:
     a burst of 32 is answered by worker 0 within 1 s and nothing is passed
