@@ -247,14 +247,16 @@ while time.monotonic() < end:
     finally:
         os.killpg(churn.pid, signal.SIGKILL)
         churn.wait()
-    # The count varies with how often both workers win part of a burst (the
-    # churn takes CPU); what matters is that hand-offs were under test.
+    # How many connections change hands varies a lot: when both workers win
+    # part of a burst each keeps its own (ties go to the acceptor), and the
+    # churn's CPU use makes that common (72 to 738 hand-offs seen here). The
+    # invariant is "0 lost"; the floor only checks hand-offs were under test.
     handoffs = share_state(s.port)["event_id"]
     print("fault 6: %d of 1600 answered, %d hand-offs" % (summary["answered"], handoffs))
     record("6 1600 requests in bursts of 32 beside AF_UNIX socket churn", "0 lost",
            "%d lost, %d hand-offs" % (1600 - summary["answered"], handoffs), handoffs=handoffs)
     assert summary["answered"] == 1600 and summary["unanswered"] == 0, summary["errors"]
-    assert handoffs >= 100, "only %d hand-offs: the mechanism was not under test" % handoffs
+    assert handoffs >= 16, "only %d hand-offs: the mechanism was not under test" % handoffs
 
 
 def test_fault7_pending_never_drifts(start_server, tmp_path):
