@@ -16,6 +16,8 @@ SERVER = os.path.join(ROOT, "bin", "acceptlab-server")
 SERVER_ASAN = os.path.join(ROOT, "build", "server-asan")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 PYTHON = "/usr/bin/python3"
+# Variants that load a BPF program: root only (tests skip them otherwise).
+NEEDS_ROOT = {"reuseport-bpf"}
 # Variants that can queue new connections at a SIGSTOPped worker (its own
 # SO_REUSEPORT listener, or hand-offs into its channel: it looks idle); those
 # connections wait, and are answered once it runs again.
@@ -122,6 +124,9 @@ def start_server():
     started = []
 
     def factory(*a, **kw):
+        variant = a[0] if a else kw.get("variant", "bare")
+        if variant in NEEDS_ROOT and os.geteuid() != 0:
+            pytest.skip("%s needs root (CAP_BPF to load its BPF program)" % variant)
         s = Server(*a, **kw)
         started.append(s)
         return s
