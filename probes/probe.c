@@ -79,7 +79,6 @@ struct pconn {
 static struct options opt;
 static int epfd = -1;
 static struct pconn *conns;
-static int nconns;
 static int64_t *lat_connect, *lat_first;
 static int nlat_connect, nlat_first;
 static pid_t stopped_pid; /* a worker we SIGSTOPped: always SIGCONT it on the way out */
@@ -904,9 +903,6 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < opt.connections; i++)
 		conns[i].fd = -1;
-	nconns = opt.connections;
-	/* Expected workers not named by a ready line: placeholders fill in as they answer. */
-	(void)nconns;
 
 	failed = run_rounds(&known, &total);
 	if (opt.stop_winner)

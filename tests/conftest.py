@@ -23,6 +23,10 @@ NEEDS_ROOT = {"reuseport-bpf"}
 # connections wait, and are answered once it runs again.
 QUEUES_AT_STOPPED_WORKER = {"reuseport", "reuseport-bpf", "fdpass"}
 VARIANTS = ["bare", "exclusive", "exclusive-reorder", "lt", "lt-yield", "reuseport", "reuseport-bpf", "fdpass"]
+# The generic serving tests run these too: both mutex arms. They sit out the
+# SIGSTOP tests (a stopped token holder stalls accepting, as nginx's would).
+# An entry may carry the variant's knobs after its name.
+SERVING = VARIANTS + ["mutex", "mutex --accept-mutex-strict"]
 
 
 class Server:
@@ -30,8 +34,9 @@ class Server:
     collected by lines()/wait_for()."""
 
     def __init__(self, variant="bare", workers=2, args=(), binary=SERVER, env=None):
+        variant, *knobs = variant.split()  # "mutex --accept-mutex-strict": a variant and its knobs
         self.proc = subprocess.Popen(
-            [binary, "--variant", variant, "--workers", str(workers), "--port", "0", *args],
+            [binary, "--variant", variant, "--workers", str(workers), "--port", "0", *knobs, *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env)
         self.buf = b""
         self.events = []
@@ -124,7 +129,7 @@ def start_server():
     started = []
 
     def factory(*a, **kw):
-        variant = a[0] if a else kw.get("variant", "bare")
+        variant = (a[0] if a else kw.get("variant", "bare")).split()[0]
         if variant in NEEDS_ROOT and os.geteuid() != 0:
             pytest.skip("%s needs root (CAP_BPF to load its BPF program)" % variant)
         s = Server(*a, **kw)

@@ -3,8 +3,8 @@ accept_mutex (a token in a shared page; only its holder has the listener in
 its epoll) and its --accept-mutex-strict arm (strict turns with a steal
 timeout).
 
-What they pin down: the harness's generic behaviour holds for both arms;
-strict turns alternate over two workers; a token holder that dies holding
+What they pin down (the generic serving tests in test_server.py run both
+arms, ASan build included): strict turns alternate over two workers; a token holder that dies holding
 the token does not stall accepting (the supervisor force-unlocks it, as
 nginx's master does); nginx's 1/8 rule (accept_disabled) moves new
 connections away from a worker that is nearly full; a stuck or dead strict
@@ -22,10 +22,8 @@ import time
 
 import pytest
 
-from conftest import PROBE, SERVER, SERVER_ASAN, alive, get, read_responses
+from conftest import PROBE, SERVER, alive, get, read_responses
 
-ARMS = [[], ["--accept-mutex-strict"]]
-ARM_IDS = ["plain", "strict"]
 HOLD_ENV = "ACCEPTLAB_TEST_HOLD_TOKEN_MS"
 
 
@@ -44,42 +42,6 @@ def probe(server, tmp_path, *args):
     rounds = [l for l in lines if l["type"] == "round"]
     summary = [l for l in lines if l["type"] == "summary"][0]
     return rounds, summary, took
-
-
-@pytest.mark.parametrize("args,binary",
-                         [(a, SERVER) for a in ARMS] + [(a, SERVER_ASAN) for a in ARMS],
-                         ids=ARM_IDS + [i + "-asan" for i in ARM_IDS])
-def test_generic_behaviour(start_server, args, binary):
-    """Both arms serve like every other variant: the ready line names two
-    workers; 40 fresh connections asking /pid are each answered by one of
-    them (X-Worker matching the index the ready line gave that pid); three
-    pipelined requests on one keep-alive connection are answered in order by
-    one worker, which also answers a fourth request on it; SIGTERM makes the
-    server exit 0. The token (or turn) only decides who accepts, so none of
-    this may change. The ASan/UBSan build must report nothing."""
-    s = start_server("mutex", 2, args=args, binary=binary)
-    assert s.ready["variant"] == "mutex"
-    index_of = {w["pid"]: w["index"] for w in s.ready["workers"]}
-    assert len(index_of) == 2
-    for _ in range(40):
-        status, headers, body = get(s.port, "/pid")
-        assert status == 200
-        assert int(body) in index_of, "answered by %s, not an announced worker" % body
-        assert int(headers["x-worker"]) == index_of[int(body)]
-    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
-        c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n"
-                  b"GET / HTTP/1.1\r\nHost: t\r\n\r\n"
-                  b"GET /work?us=100 HTTP/1.1\r\nHost: t\r\n\r\n")
-        (s1, h1, b1), (s2, h2, b2), (s3, h3, b3) = read_responses(c, 3)
-        assert (s1, s2, s3) == (200, 200, 200)
-        assert int(b1) in index_of
-        assert b3 == b"worked 100 us\n", "answers out of order"
-        assert h1["x-worker"] == h2["x-worker"] == h3["x-worker"]
-        assert get(s.port, "/pid", sock=c)[2] == b1, "keep-alive connection changed worker"
-    assert s.stop() == 0
-    assert [e["status"] for e in s.events if e.get("event") == "reaped"] == ["exit 0", "exit 0"]
-    err = s.proc.stderr.read().decode(errors="replace")
-    assert "runtime error" not in err and "AddressSanitizer" not in err, err
 
 
 def test_strict_turns_alternate(start_server, tmp_path):

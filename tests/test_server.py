@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from conftest import (QUEUES_AT_STOPPED_WORKER, SERVER, SERVER_ASAN, VARIANTS, alive, get, http_exchange,
+from conftest import (QUEUES_AT_STOPPED_WORKER, SERVER, SERVER_ASAN, SERVING, VARIANTS, alive, get, http_exchange,
                       open_pid_requests, proc_state, read_response, read_responses, split_answered)
 
 
@@ -29,13 +29,13 @@ def test_help_lists_every_variant():
         assert "\n      %s " % v in res.stdout, "--help does not list %s" % v
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", SERVING)
 def test_ready_line_and_every_connection_answered(start_server, variant):
     """The ready line names 2 workers with distinct pids; 40 fresh
     connections are each answered by one of them, with X-Worker naming the
     index the ready line gave that pid."""
     s = start_server(variant)
-    assert s.ready["variant"] == variant and s.ready["mode"] == "process"
+    assert s.ready["variant"] == variant.split()[0] and s.ready["mode"] == "process"
     assert [w["index"] for w in s.ready["workers"]] == [0, 1]
     index_of = {w["pid"]: w["index"] for w in s.ready["workers"]}
     assert len(index_of) == 2
@@ -47,7 +47,7 @@ def test_ready_line_and_every_connection_answered(start_server, variant):
         assert int(headers["x-worker"]) == index_of[pid]
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", SERVING)
 def test_keepalive_and_pipelining(start_server, variant):
     """Three pipelined requests sent in one write are answered in order on the
     same connection, by the same worker, and the connection stays open for a
@@ -67,7 +67,7 @@ def test_keepalive_and_pipelining(start_server, variant):
         assert st4 == 200 and b4 == b1, "keep-alive connection changed worker"
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", SERVING)
 def test_connection_close_honoured(start_server, variant):
     """A request with Connection: close gets its answer and then EOF."""
     s = start_server(variant)
@@ -78,8 +78,9 @@ def test_connection_close_honoured(start_server, variant):
 
 
 @pytest.mark.parametrize("variant,binary",
-                         [(v, SERVER) for v in VARIANTS] + [("bare", SERVER_ASAN)],
-                         ids=VARIANTS + ["bare-asan"])
+                         [(v, SERVER) for v in SERVING]
+                         + [(v, SERVER_ASAN) for v in ("bare", "mutex", "mutex --accept-mutex-strict")],
+                         ids=SERVING + ["bare-asan", "mutex-asan", "mutex-strict-asan"])
 def test_bad_requests_answered_and_workers_survive(start_server, variant, binary):
     """Malformed input gets 400 and a close, an oversized head 431, a POST
     405 with its body skipped; afterwards both workers still serve (no
@@ -115,7 +116,7 @@ def test_bad_requests_answered_and_workers_survive(start_server, variant, binary
     assert "runtime error" not in err and "AddressSanitizer" not in err, err
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", SERVING)
 def test_sigterm_finishes_in_flight_and_leaves_nothing(start_server, variant):
     """SIGTERM while /sleep?ms=400 is in flight: the client still gets its
     full answer and then a clean close (EOF, not a reset), the server exits
@@ -137,12 +138,12 @@ def test_sigterm_finishes_in_flight_and_leaves_nothing(start_server, variant):
         assert not alive(pid), "worker %d outlived its server" % pid
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", SERVING)
 def test_second_server_on_same_port_refused(start_server, variant):
     """While one server holds a port, a second one on it exits 2 naming the
     port, and the first keeps serving."""
     s = start_server(variant)
-    res = subprocess.run([SERVER, "--variant", variant, "--port", str(s.port)],
+    res = subprocess.run([SERVER, "--variant", *variant.split(), "--port", str(s.port)],
                          capture_output=True, text=True, timeout=10)
     assert res.returncode == 2
     assert "--port %d" % s.port in res.stderr and "already in use" in res.stderr
