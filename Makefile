@@ -17,19 +17,19 @@ else
 Q := @
 endif
 
-SERVER_SRC := servers/main.c servers/supervisor.c servers/worker.c servers/http.c \
-	servers/net.c servers/util.c servers/fdpass.c servers/variants.c $(wildcard servers/variants/*.c)
+SERVER_SRC := servers/main.c servers/supervisor.c servers/threads.c servers/worker.c servers/http.c \
+	servers/net.c servers/util.c servers/fdpass.c servers/handoff.c servers/variants.c $(wildcard servers/variants/*.c)
 # BPF programs the server loads (libbpf CO-RE skeletons, generated into build/).
 SERVER_BPF := reuseport_select
 SERVER_SKELS := $(patsubst %,build/%.skel.h,$(SERVER_BPF))
 SERVER_HDR := $(wildcard servers/*.h) $(wildcard ebpf/*.h) $(SERVER_SKELS)
-SERVER_LIBS := -lbpf -lelf -lz
+SERVER_LIBS := -lbpf -lelf -lz -pthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf
 PROBE_SRC := probes/probe.c probes/response.c
 PROBE_HDR := $(wildcard probes/*.h)
 
 BINS := bin/acceptlab-server bin/acceptlab-probe
-TEST_BINS := build/test_http build/test_response build/server-asan
+TEST_BINS := build/test_http build/test_response build/server-asan build/test_handoff build/test_handoff_tsan
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -64,6 +64,16 @@ build/test_http: tests/c/test_http.c tests/c/check.h servers/http.c servers/http
 build/test_response: tests/c/test_response.c tests/c/check.h probes/response.c probes/response.h | build
 	@echo "  CC-SAN  $@"
 	$(Q)$(CC) $(WARN) $(SAN) -Iprobes tests/c/test_response.c probes/response.c -o $@
+
+# The hand-off queues and policy: under ASan/UBSan, and again under TSan for
+# the threaded cases (the two sanitizers cannot share one binary).
+build/test_handoff: tests/c/test_handoff.c tests/c/check.h servers/handoff.c servers/handoff.h | build
+	@echo "  CC-SAN  $@"
+	$(Q)$(CC) $(WARN) $(SAN) -pthread -Iservers tests/c/test_handoff.c servers/handoff.c -o $@
+
+build/test_handoff_tsan: tests/c/test_handoff.c tests/c/check.h servers/handoff.c servers/handoff.h | build
+	@echo "  CC-TSAN $@"
+	$(Q)$(CC) $(WARN) -fsanitize=thread -g -O1 -pthread -Iservers tests/c/test_handoff.c servers/handoff.c -o $@
 
 build/server-asan: $(SERVER_SRC) $(SERVER_HDR) | build
 	@echo "  CC-SAN  $@"

@@ -51,7 +51,9 @@ PYTHON = "/usr/bin/python3"
 # ACCEPTLAB_WRK lets a test name a wrk that is not there.
 WRK = os.environ.get("ACCEPTLAB_WRK") or "wrk"
 
-# An arm is a name in the tables and the server options that make it.
+# An arm is a name in the tables and the server options that make it. An arm
+# whose options hold "--threads" runs in threads mode: start_server puts the
+# worker count after it (and "--workers N" for the others).
 ARMS = {
     "bare": ["--variant", "bare"],
     "exclusive": ["--variant", "exclusive"],
@@ -65,11 +67,29 @@ ARMS = {
     "fdpass": ["--variant", "fdpass"],
     "fdpass-off": ["--variant", "fdpass"],  # the knob-off arm: same binary, ARM_ENV below
 }
+# Threads mode: every process arm again as "<arm>-threads", the shared-epoll
+# arm of the race, and handoff (threads only) with each policy; "handoff" is
+# the server's default policy, "handoff-off" its knob-off arm.
+# Each threads arm follows its process arm, so the tables show them side by side.
+ARMS = {name: opts for arm, process_opts in ARMS.items()
+        for name, opts in ((arm, process_opts), (arm + "-threads", process_opts + ["--threads"]))}
+ARMS = {name: opts for arm, opts0 in ARMS.items() for name, opts in
+        [(arm, opts0)] + ([("bare-shared-epoll", ["--variant", "bare", "--threads", "--shared-epoll"])]
+                          if arm == "bare-threads" else [])}
+ARMS.update({
+    "handoff": ["--variant", "handoff", "--threads"],
+    "handoff-written": ["--variant", "handoff", "--threads", "--handoff-policy", "written"],
+    "handoff-off": ["--variant", "handoff", "--threads", "--handoff-policy", "off"],
+})
 # Environment an arm's server runs with (on top of the campaign's own).
-ARM_ENV = {"fdpass-off": {"ACCEPTLAB_ACCEPT_SHARE": "0"}}
+ARM_ENV = {"fdpass-off": {"ACCEPTLAB_ACCEPT_SHARE": "0"}, "fdpass-off-threads": {"ACCEPTLAB_ACCEPT_SHARE": "0"}}
 # An arm and its knob-off arm (same binary, mechanism off): cost compares them.
-KNOB_OFF_OF = {"fdpass": "fdpass-off"}
-NEEDS_ROOT = {"reuseport-bpf"}  # loads a BPF program (CAP_BPF)
+KNOB_OFF_OF = {"fdpass": "fdpass-off", "fdpass-threads": "fdpass-off-threads", "handoff": "handoff-off"}
+# An arm and the same variant in the other mode: cost compares threads with
+# processes. handoff has no process mode; its knob-off arm is reuseport's.
+PROCESS_ARM_OF = {arm: arm[:-len("-threads")] for arm in ARMS if arm.endswith("-threads")}
+PROCESS_ARM_OF["handoff-off"] = "reuseport"
+NEEDS_ROOT = {"reuseport-bpf", "reuseport-bpf-threads"}  # loads a BPF program (CAP_BPF)
 SHAPES = [
     {"name": "burst", "connections": 32},
     {"name": "ramp", "connections": 32, "gap_ms": 10},
@@ -92,13 +112,19 @@ WRK_TIMEOUT_S = 2            # wrk's --timeout: a request slower than this count
 WRK_SLACK_S = 30             # wrk gets its duration plus this before it is killed
 BENCH_SECONDS = 4            # wrk -d per run in the campaign (make bench: 6, --bench-seconds)
 BENCH_QUICK_SECONDS = 2
-# The wrk studies run 6 s per cell: the campaign's default keeps to the arms
-# the design notes compare (the race, accept sharing and its knob-off arm,
-# the kernel's balancers) so it fits in minutes; make bench runs every arm.
-BENCH_ARMS = ["bare", "fdpass-off", "fdpass", "reuseport", "reuseport-bpf"]
+# The wrk studies run seconds per cell: the campaign's default keeps to the
+# arms the design notes compare so it fits in minutes; make bench runs every
+# arm. cost: the race, accept sharing and its knob-off arm, in both modes,
+# and handoff with its knob-off arm; payoff: the race and the balancers.
+COST_ARMS = ["bare", "fdpass-off", "fdpass", "reuseport", "bare-threads", "fdpass-off-threads",
+             "fdpass-threads", "handoff-off", "handoff"]
+PAYOFF_ARMS = ["bare", "fdpass-off", "fdpass", "reuseport", "reuseport-bpf", "handoff"]
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
 COST_CONNECTIONS = 64
 COST_WORKERS = [1, 2]
+# The arms that also run at 1 worker: one worker pays nothing for the
+# mechanism, which these show; the rest compare at 2.
+COST_ONE_WORKER_ARMS = {"bare", "fdpass-off", "fdpass"}
 COST_MODES = ["keepalive", "close"]
 CLOSE_GAP_S = 3              # pause after every Connection: close run
 PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the worker
@@ -177,7 +203,8 @@ def meta_for(stamp, args):
             "cost": {"tool": "wrk", "path": COST_PATH, "threads": WRK_THREADS,
                      "connections": COST_CONNECTIONS, "duration_s": bench_seconds(args),
                      "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES, "workers": COST_WORKERS,
-                     "arms": args.bench_arms, "rounds": args.rounds, "close_gap_s": close_gap(args),
+                     "one_worker_arms": sorted(COST_ONE_WORKER_ARMS) if not args.bench_all else "all",
+                     "arms": args.cost_arms, "rounds": args.rounds, "close_gap_s": close_gap(args),
                      "order": "each round runs every arm x workers once per mode, the list "
                               "rotated by (round-1)*len/rounds",
                      "sysctls": {name: read_sysctl(name) for name in SYSCTLS}},
@@ -232,7 +259,13 @@ def start_server(server_args, workers, raw_prefix, env=None):
     Its stdout (lifecycle JSON lines) is kept in proc.captured and saved to
     raw_prefix.server.jsonl when it stops."""
     err = open(raw_prefix + ".server.stderr", "w")
-    proc = subprocess.Popen([SERVER, *server_args, "--workers", str(workers), "--port", "0"],
+    server_args = list(server_args)
+    if "--threads" in server_args:
+        at = server_args.index("--threads") + 1
+        server_args[at:at] = [str(workers)]
+    else:
+        server_args += ["--workers", str(workers)]
+    proc = subprocess.Popen([SERVER, *server_args, "--port", "0"],
                             stdout=subprocess.PIPE, stderr=err, start_new_session=True,
                             env=dict(os.environ, **(env or {})))
     err.close()
@@ -383,6 +416,13 @@ def probe_rounds(res, rounds):
     return out
 
 
+def handoffs_of(proc):
+    """handoff arms: connections the threads handed to each other over the
+    server's life (its handoff_exit lines); None for other variants."""
+    exits = [e for e in server_events(proc) if e.get("event") == "handoff_exit"]
+    return sum(e.get("handed", 0) for e in exits) if exits else None
+
+
 def split_text(rows):
     return " ".join(r["split"] + ("!" if r.get("unanswered") else "") for r in rows)
 
@@ -398,6 +438,10 @@ def balancing_steps(args, raw_dir):
                     rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path), args.rounds)
                 rows = [dict({"variant": arm, "mode": ready.get("mode", "process"),
                               "workers": len(ready["workers"])}, **r) for r in rounds]
+                moved = handoffs_of(proc)
+                if moved is not None:
+                    for r in rows:  # over all the step's rounds (one server)
+                        r["step_handoffs"] = moved
                 return rows, split_text(rows)
             label = "%-17s %s" % (arm, shape_label(shape))
             yield label, step, {"variant": arm, "shape": shape["name"], "round": None}
@@ -687,6 +731,10 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
         out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
         out.update(handoff_rate(ready["port"], out["duration_s"]))
         tw_total, tw_sides = time_wait_counts(ready["port"])
+    moved = handoffs_of(proc)
+    if moved is not None:
+        out.update({"handoffs": moved,
+                    "handoffs_per_s": round(moved / out["duration_s"], 1) if out["duration_s"] else None})
     row = dict({"arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
                 "time_wait_after": tw_total, "time_wait_sides": tw_sides,
                 "served_split": served_split(proc), "ratio_to_bare": None}, **out)
@@ -696,7 +744,8 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
 
 
 def cost_steps(args, raw_dir):
-    cells = [(arm, w) for w in COST_WORKERS for arm in args.bench_arms]
+    cells = [(arm, w) for w in COST_WORKERS for arm in args.cost_arms
+             if w != 1 or arm in COST_ONE_WORKER_ARMS or args.bench_all]
     for rnd in range(1, args.rounds + 1):
         for mode in COST_MODES:
             for order, (arm, workers) in enumerate(rotated(cells, rnd, args.rounds), 1):
@@ -728,6 +777,7 @@ def finish_cost(path):
 
     bare = rate_of("bare")
     knob_off = {arm: rate_of(off) for arm, off in KNOB_OFF_OF.items()}
+    process = {arm: rate_of(p) for arm, p in PROCESS_ARM_OF.items()}
     for r in rows:
         if "error" in r:
             continue
@@ -737,6 +787,9 @@ def finish_cost(path):
         if r["arm"] in knob_off:
             off = knob_off[r["arm"]].get(key)
             r["ratio_to_knob_off"] = round(r["requests_per_s"] / off, 4) if off else None
+        if r["arm"] in process:
+            proc_rate = process[r["arm"]].get(key)
+            r["ratio_to_process"] = round(r["requests_per_s"] / proc_rate, 4) if proc_rate else None
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         for r in rows:
@@ -745,7 +798,7 @@ def finish_cost(path):
 
 
 def payoff_cells(args):
-    return [PAYOFF_BASELINE] + [(arm, PAYOFF_WORKERS) for arm in args.bench_arms]
+    return [PAYOFF_BASELINE] + [(arm, PAYOFF_WORKERS) for arm in args.payoff_arms]
 
 
 def payoff_steps(args, raw_dir):
@@ -869,9 +922,10 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--variants", default=",".join(ARMS), help="comma-separated arms (default: all)")
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
-    ap.add_argument("--bench-arms", default=",".join(BENCH_ARMS),
+    ap.add_argument("--bench-arms",
                     help="arms the wrk studies (cost, payoff) run, or 'all' for every arm in --variants "
-                         "(default: %(default)s; make bench: all)")
+                         "(default: cost %s; payoff %s; make bench: all)"
+                    % (",".join(COST_ARMS), ",".join(PAYOFF_ARMS)))
     ap.add_argument("--results-dir", default=os.path.join(ROOT, "results", "linux"))
     ap.add_argument("--no-canonical", action="store_true", help="do not point CANONICAL at this run")
     ap.add_argument("--respawn-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
@@ -903,14 +957,18 @@ def main():
     unknown = [v for v in args.arms if v not in ARMS]
     if unknown or not args.arms:
         die("--variants %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(ARMS)))
-    if args.bench_arms == "all":
-        args.bench_arms = list(args.arms)
+    args.bench_all = args.bench_arms == "all"
+    if args.bench_all:
+        args.cost_arms = args.payoff_arms = list(args.arms)
+    elif args.bench_arms is None:
+        args.cost_arms = [a for a in COST_ARMS if a in args.arms]  # within --variants
+        args.payoff_arms = [a for a in PAYOFF_ARMS if a in args.arms]
     else:
         named = [a for a in args.bench_arms.split(",") if a]
         unknown = [a for a in named if a not in ARMS]
         if unknown or not named:
             die("--bench-arms %s: unknown; valid: all, %s" % (",".join(unknown) or "(empty)", ", ".join(ARMS)))
-        args.bench_arms = [a for a in named if a in args.arms]  # within --variants
+        args.cost_arms = args.payoff_arms = [a for a in named if a in args.arms]
     args.studies = [s for s in args.studies.split(",") if s]
     unknown = [s for s in args.studies if s not in STUDIES]
     if unknown or not args.studies:

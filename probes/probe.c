@@ -673,6 +673,7 @@ static void report(struct tally *t, int round, int summary, int rounds_every, lo
 static int run_rounds(const struct tally *known, struct tally *total)
 {
 	int failed = 0, rounds_every = 0, worst_inf = 0;
+	int *answering = calloc((size_t)opt.rounds + 1, sizeof(int));
 	double worst = 0;
 
 	*total = *known;
@@ -688,6 +689,8 @@ static int run_rounds(const struct tally *known, struct tally *total)
 		ratio = ratio_of(&t, &starved);
 		if (!starved && t.n > 0)
 			rounds_every++;
+		for (int i = 0; i < t.n && answering; i++)
+			answering[r] += t.w[i].conns > 0;
 		if (ratio < 0)
 			worst_inf = 1;
 		else if (ratio > worst)
@@ -710,6 +713,14 @@ static int run_rounds(const struct tally *known, struct tally *total)
 		total->switched += t.switched;
 		report(&t, r, 0, 0, span, 0, 0);
 	}
+	if (known->n == 0 && answering) {
+		/* No ready line: the workers are those that answered in any
+		 * round, so a round answered by fewer of them is not "every". */
+		rounds_every = 0;
+		for (int r = 1; r <= opt.rounds; r++)
+			rounds_every += answering[r] == total->n;
+	}
+	free(answering);
 	report(total, 0, 1, rounds_every, -1, worst, worst_inf);
 	return failed;
 }

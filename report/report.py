@@ -368,6 +368,8 @@ class Round:
     errors: tuple  # (name, count) with count > 0, in ERROR_ORDER then by name
     requests_split: Optional[str] = None
     switched: Optional[int] = None
+    mode: str = "process"  # the server's mode: "process" or "threads"
+    step_handoffs: Optional[int] = None  # handoff arms: connections moved over the step's rounds
 
     @property
     def within(self) -> bool:
@@ -422,9 +424,13 @@ def parse_balancing_row(obj: dict, line: int):
     switched = None
     if "switched" in obj:
         switched = get_int(obj, "switched", 0)
+    mode = get_str(obj, "mode") if "mode" in obj else "process"
+    if mode not in ("process", "threads"):
+        raise RowError(f'"mode" must be "process" or "threads", got {json.dumps(mode)}')
+    step_handoffs = get_int(obj, "step_handoffs", 0) if "step_handoffs" in obj else None
     return Round(line, variant, shape, rnd, connections, answered, split,
                  None if ratio is None else float(ratio), starved, tuple(listed),
-                 requests_split, switched)
+                 requests_split, switched, mode, step_handoffs)
 
 
 def check_balancing(path: Path, rows: list) -> None:
@@ -504,7 +510,8 @@ def render_balancing(meta: Meta, rows: list) -> list:
     shapes_said = "; ".join(describe_shape(s) for s in meta.shapes)
     out.append(
         f"What was measured: which worker gets each new connection. Each variant ran with "
-        f"{plural(meta.workers, 'worker')}, one server per variant and shape. In each round the probe "
+        f"{plural(meta.workers, 'worker')} (processes, or threads of one process where the mode column "
+        f"says threads: `/pid` then answers the thread's id), one server per variant and shape. In each round the probe "
         f"opens the round's connections and, once all are open, asks `/pid` on each and counts "
         f"connections per worker: {shapes_said}. Each cell holds one split per round, in round order "
         f"({plural(meta.rounds, 'round')} per shape planned): the per-worker counts, largest share "
@@ -521,8 +528,8 @@ def render_balancing(meta: Meta, rows: list) -> list:
     for r in rows:
         steps.setdefault((r.variant, r.shape), []).append(r)
 
-    out.append("| variant | " + " | ".join(label for _, label in columns) + " | within 2:1 |")
-    out.append("|---|" + "---|" * len(columns) + "---|")
+    out.append("| variant | mode | " + " | ".join(label for _, label in columns) + " | within 2:1 |")
+    out.append("|---|---|" + "---|" * len(columns) + "---|")
     notes = []
     for v in variants:
         cells = []
@@ -540,7 +547,8 @@ def render_balancing(meta: Meta, rows: list) -> list:
         measured = [r for r in rows if r.variant == v and isinstance(r, Round)]
         within = sum(r.within for r in measured)
         cells.append(f"{within}/{len(measured)}")
-        out.append(f"| {cell_text(v)} | " + " | ".join(cells) + " |")
+        mode = measured[0].mode if measured else "?"
+        out.append(f"| {cell_text(v)} | {mode} | " + " | ".join(cells) + " |")
     out.append("")
     if notes:
         out.append("`!` marks a round with errors or unanswered connections:")
@@ -600,6 +608,13 @@ def variant_summary(variant: str, rows: list) -> str:
                 text += (f"; {plural(switched, 'connection')} answered by two workers"
                          if switched else "; no connection answered by two workers")
             parts.append(text + ".")
+        moved = {}
+        for r in measured:
+            if r.step_handoffs is not None:
+                moved.setdefault(r.shape, [r.step_handoffs, 0])[1] += r.connections
+        if moved:
+            parts.append("Connections handed to another thread: " + ", ".join(
+                f"{shape} {n} of {total}" for shape, (n, total) in moved.items()) + ".")
         troubled = sum(r.troubled for r in measured)
         if troubled:
             parts.append(f"{plural(troubled, 'round')} with errors or unanswered connections (`!`).")
@@ -889,7 +904,8 @@ class WrkRun:
     tw_sides: Optional[tuple] = None  # (server side, client side) on the run's server port
     served: Optional[str] = None  # connections served per worker, largest first: "33/0"
     ratio_to_knob_off: Optional[float] = None  # cost, fdpass: req/s over its knob-off arm's
-    handoffs_per_s: Optional[float] = None  # fdpass: connections passed to a sibling per second
+    handoffs_per_s: Optional[float] = None  # fdpass, handoff: connections passed to a sibling per second
+    ratio_to_process: Optional[float] = None  # cost, threads arms: req/s over the process arm's
 
     @property
     def key(self) -> tuple:
@@ -952,8 +968,10 @@ def wrk_row_parser(setting_key: str):
                                '"server" and "client"')
             sides = (sides["server"], sides["client"])
         knob_off = get_number(obj, "ratio_to_knob_off", nullable=True) if "ratio_to_knob_off" in obj else None
+        to_process = get_number(obj, "ratio_to_process", nullable=True) if "ratio_to_process" in obj else None
         return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed),
-                      ratio, get_int_or_null(obj, "time_wait_after"), sides, served, knob_off, handoffs)
+                      ratio, get_int_or_null(obj, "time_wait_after"), sides, served, knob_off, handoffs,
+                      to_process)
     return parse
 
 
@@ -1116,7 +1134,8 @@ def render_cost(meta: Meta, rows: list) -> list:
             if arm == "bare":
                 lines.append(f"- bare (the reference): " + ("; ".join(per) if per else "no run measured") + ".")
             else:
-                lines.append(f"- {arm}: median ratio to bare " + ", ".join(per) + "." + knob_off_text(measured, arm, workers))
+                lines.append(f"- {arm}: median ratio to bare " + ", ".join(per) + "."
+                             + knob_off_text(measured, arm, workers) + process_text(measured, arm, workers))
         out += ["**What this shows.** Per arm, the median over the rounds of its ratio to bare "
                 "(above 1: more requests per second than bare in the same round); bare's own spread over "
                 "the rounds is the run-to-run noise a ratio has to beat:", ""] + lines + [""]
@@ -1138,6 +1157,17 @@ def knob_off_text(runs: list, arm: str, workers: list) -> str:
                        + (f" ({statistics.median(rates):.0f} hand-offs/s)" if rates else
                           " (mechanism off: no hand-offs)"))
     return (" Same binary, mechanism on vs off, median: " + "; ".join(per) + ".") if per else ""
+
+
+def process_text(runs: list, arm: str, workers: list) -> str:
+    """For a threads-mode arm measured beside the same variant in process
+    mode: the median ratio to it per worker count."""
+    per = []
+    for w in workers:
+        ratios = [r.ratio_to_process for r in runs if r.key[:2] == (arm, w) and r.ratio_to_process is not None]
+        if ratios:
+            per.append(f"{statistics.median(ratios):.2f} at {plural(w, 'worker')}")
+    return (" Threads over the process arm, same round, median: " + "; ".join(per) + ".") if per else ""
 
 
 def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:

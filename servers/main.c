@@ -2,6 +2,7 @@
  * argument (exit 2 with a one-line message naming the bad one), then hands
  * over to the supervisor. */
 #include "server.h"
+#include "handoff.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -12,22 +13,28 @@
 #include <string.h>
 
 #define PROG "acceptlab-server"
+#define DEFAULT_HANDOFF_POLICY HANDOFF_OPEN
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " --variant NAME [--workers N] [--host 127.0.0.1] [--port P]\n"
-		"                        [--pin-workers CPULIST] [--idle-timeout S]\n"
+		"usage: " PROG " --variant NAME [--workers N | --threads N] [--host 127.0.0.1]\n"
+		"                        [--port P]"
+		" [--pin-workers CPULIST] [--idle-timeout S]\n"
 		"                        [--respawn-limit N] [--stop-grace-ms MS]\n"
 		"                        [--accept-mutex-delay MS] [--accept-mutex-strict]\n"
 		"                        [--worker-connections N] [--reuseport-migrate]\n"
+		"                        [--shared-epoll] [--handoff-policy P]\n"
+		"                        [--handoff-capacity N] [--steal-threshold N]\n"
 		"\n"
-		"Runs N worker processes behind one TCP port with the chosen accept variant.\n"
+		"Runs N workers behind one TCP port with the chosen accept variant: N worker\n"
+		"processes (--workers), or N threads of one process (--threads).\n"
 		"When every worker serves, prints one JSON line on stdout:\n"
-		"  {\"event\":\"ready\",\"port\":P,\"variant\":...,\"mode\":\"process\",\"workers\":[...]}\n"
+		"  {\"event\":\"ready\",\"port\":P,\"variant\":...,\"mode\":\"process\"|\"threads\",\"workers\":[...]}\n"
 		"then lifecycle lines (reaped, respawned, gave_up, stopping, worker_exit, stopped).\n"
 		"\n"
-		"Endpoints: GET /pid (the worker's pid, header X-Worker: index), GET /,\n"
+		"Endpoints: GET /pid (the worker's pid, its tid in threads mode; header\n"
+		"X-Worker: index), GET /,\n"
 		"GET /work?us=N (spin N us of CPU), GET /sleep?ms=N (block inline).\n"
 		"\n"
 		"Options:\n"
@@ -36,6 +43,8 @@ static void usage(FILE *f)
 		fprintf(f, "      %-18s %s\n", accept_variants[i]->name, accept_variants[i]->mechanism);
 	fprintf(f,
 		"  --workers N           worker processes (default 2, at most %d)\n"
+		"  --threads N           threads mode: one process, N worker threads (no respawn:\n"
+		"                        a thread that fails stops the server with exit 1)\n"
 		"  --host ADDR           IPv4 address to bind (default 127.0.0.1)\n"
 		"  --port P              TCP port; 0 binds an ephemeral one (default 8080)\n"
 		"  --pin-workers LIST    pin worker i to the i-th CPU of LIST (e.g. 0,1)\n"
@@ -52,11 +61,20 @@ static void usage(FILE *f)
 		"                        network namespace (refused in the initial one; run the\n"
 		"                        server under unshare -n), so a dying worker's queued\n"
 		"                        connections move to a sibling instead of being reset\n"
+		"  --shared-epoll        bare, threads mode: every thread waits in ONE epoll\n"
+		"                        instance holding the listener and all connections\n"
+		"  --handoff-policy P    handoff: written (the note's rule: local load against\n"
+		"                        the idlest peer's queue depth), open (against the\n"
+		"                        peer's open connections plus queue), or off (plain\n"
+		"                        reuseport, the knob-off arm); default %s\n"
+		"  --handoff-capacity N  handoff: slots in each thread's queue (default 64)\n"
+		"  --steal-threshold N   handoff: hand off when the local load exceeds the\n"
+		"                        peer's by at least N (default 1)\n"
 		"  --help                this text\n"
 		"\n"
 		"SIGTERM or SIGINT: workers finish in-flight requests, the server exits 0.\n"
 		"Exit: 0 stopped by signal, 1 runtime failure, 2 usage error or port in use.\n",
-		MAX_WORKERS);
+		MAX_WORKERS, handoff_policy_name(DEFAULT_HANDOFF_POLICY));
 }
 
 static void bad_arg(const char *fmt, const char *a, const char *b)
@@ -87,7 +105,7 @@ static int parse_int(const char *opt, const char *s, long lo, long hi)
  * set it (to name in the error if the variant does not read it). */
 struct knobs_given {
 	unsigned bits;
-	const char *first[KNOB_MIGRATE + 1];
+	const char *first[KNOB_LAST + 1];
 };
 
 static void note_knob(struct knobs_given *k, unsigned bit, const char *option)
@@ -113,12 +131,16 @@ int main(int argc, char **argv)
 		{ "accept-mutex-strict", no_argument, NULL, 'X' },
 		{ "worker-connections", required_argument, NULL, 'C' },
 		{ "reuseport-migrate", no_argument, NULL, 'M' },
+		{ "shared-epoll", no_argument, NULL, 'S' },
+		{ "handoff-policy", required_argument, NULL, 'O' },
+		{ "handoff-capacity", required_argument, NULL, 'Q' },
+		{ "steal-threshold", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct server srv;
 	struct knobs_given knobs = { 0, { NULL } };
-	const char *variant = NULL, *pin = NULL;
+	const char *variant = NULL, *pin = NULL, *workers_opt = NULL;
 	int respawn_limit = -1, c;
 
 	srv.cfg.workers = 2;
@@ -128,15 +150,23 @@ int main(int argc, char **argv)
 	srv.cfg.stop_grace_ms = 10000;
 	srv.cfg.accept_mutex_delay_ms = 500;
 	srv.cfg.worker_connections = 512;
+	srv.cfg.handoff_policy = DEFAULT_HANDOFF_POLICY;
+	srv.cfg.handoff_capacity = 64;
+	srv.cfg.steal_threshold = 1;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v': variant = optarg; break;
-		case 'w': srv.cfg.workers = parse_int("--workers", optarg, 1, MAX_WORKERS); break;
+		case 'w':
 		case 't':
-			fprintf(stderr, PROG ": --threads: threads mode is not built yet; use --workers\n");
-			return 2;
+			if (workers_opt)
+				bad_arg("%s: cannot be combined with %s", c == 'w' ? "--workers" : "--threads",
+					workers_opt);
+			workers_opt = c == 'w' ? "--workers" : "--threads";
+			srv.cfg.workers = parse_int(workers_opt, optarg, 1, MAX_WORKERS);
+			srv.cfg.threads = c == 't';
+			break;
 		case 'H': srv.cfg.host = optarg; break;
 		case 'p': srv.cfg.port = parse_int("--port", optarg, 0, 65535); break;
 		case 'P': pin = optarg; break;
@@ -159,6 +189,26 @@ int main(int argc, char **argv)
 			srv.cfg.reuseport_migrate = 1;
 			note_knob(&knobs, KNOB_MIGRATE, "--reuseport-migrate");
 			break;
+		case 'S':
+			srv.cfg.shared_epoll = 1;
+			note_knob(&knobs, KNOB_SHARED_EPOLL, "--shared-epoll");
+			break;
+		case 'O': {
+			enum handoff_policy p;
+			if (handoff_policy_parse(optarg, &p) < 0)
+				bad_arg("--handoff-policy %s: expected written, open or off%s", optarg, "");
+			srv.cfg.handoff_policy = (int)p;
+			note_knob(&knobs, KNOB_HANDOFF, "--handoff-policy");
+			break;
+		}
+		case 'Q':
+			srv.cfg.handoff_capacity = parse_int("--handoff-capacity", optarg, 1, 65536);
+			note_knob(&knobs, KNOB_HANDOFF, "--handoff-capacity");
+			break;
+		case 'T':
+			srv.cfg.steal_threshold = parse_int("--steal-threshold", optarg, 1, 1000000);
+			note_knob(&knobs, KNOB_HANDOFF, "--steal-threshold");
+			break;
 		case 'h': usage(stdout); return 0;
 		case ':': bad_arg("%s: needs a value%s", argv[optind - 1], ""); break;
 		default: bad_arg("%s: unknown option%s", argv[optind - 1], "");
@@ -174,9 +224,19 @@ int main(int argc, char **argv)
 		variant_names(names, sizeof(names));
 		bad_arg("--variant %s: unknown; valid: %s", variant, names);
 	}
-	for (unsigned bit = 1; bit <= KNOB_MIGRATE; bit <<= 1)
+	for (unsigned bit = 1; bit <= KNOB_LAST; bit <<= 1)
 		if ((knobs.bits & bit) && !(srv.cfg.variant->knobs & bit))
 			bad_arg("%s: does not apply to --variant %s", knobs.first[bit], variant);
+	if (srv.cfg.variant->modes && !(srv.cfg.variant->modes & (srv.cfg.threads ? MODE_THREADS : MODE_PROCESS)))
+		bad_arg("--variant %s: runs in %s", variant,
+			srv.cfg.variant->modes & MODE_THREADS ? "threads mode only (--threads N)" :
+								"process mode only (--workers N)");
+	if (srv.cfg.shared_epoll && !srv.cfg.threads)
+		bad_arg("--shared-epoll: threads mode only (one epoll instance is shared within a process; use --threads N)%s%s",
+			"", "");
+	if (srv.cfg.threads && respawn_limit >= 0)
+		bad_arg("--respawn-limit: does not apply to --threads (a thread that dies takes the process with it)%s%s",
+			"", "");
 	srv.cfg.respawn_hourly_limit = respawn_limit >= 0 ? respawn_limit : 10 * srv.cfg.workers;
 	/* Test knob: cap respawns (0: a killed worker stays dead). */
 	srv.cfg.respawn_hourly_limit = (int)env_knob("ACCEPTLAB_TEST_MAX_RESPAWNS", srv.cfg.respawn_hourly_limit,
@@ -197,5 +257,5 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	return supervisor_run(&srv);
+	return srv.cfg.threads ? threads_run(&srv) : supervisor_run(&srv);
 }

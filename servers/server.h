@@ -18,6 +18,7 @@
 
 struct worker;
 struct server;
+struct conn_table;
 
 /* One accept variant. Hooks may be NULL where marked optional. Those with an
  * err buffer return 0 on success or -1 with a one-line reason in err.
@@ -34,6 +35,8 @@ struct accept_variant {
 	int bind_per_worker;
 	/* The variant knobs it reads (KNOB_*); main rejects the others. */
 	unsigned knobs;
+	/* The modes it runs in (MODE_*); 0 means both. */
+	unsigned modes;
 
 	/* Optional, in the supervisor before any fork: shared state. */
 	int (*before_fork)(struct server *srv, char *err, size_t errlen);
@@ -68,11 +71,18 @@ struct accept_variant {
 
 #define KNOB_MUTEX 1u   /* --accept-mutex-delay, --accept-mutex-strict, --worker-connections */
 #define KNOB_MIGRATE 2u /* --reuseport-migrate */
+#define KNOB_SHARED_EPOLL 4u /* --shared-epoll (threads mode) */
+#define KNOB_HANDOFF 8u /* --handoff-policy, --handoff-capacity, --steal-threshold */
+#define KNOB_LAST KNOB_HANDOFF
+
+#define MODE_PROCESS 1u /* --workers N: N processes */
+#define MODE_THREADS 2u /* --threads N: one process, N threads */
 
 /* Everything the command line sets; read-only once workers fork. */
 struct server_config {
 	const struct accept_variant *variant;
-	int workers;
+	int workers;               /* processes, or threads with --threads */
+	int threads;               /* 1: threads mode (one process, pthreads) */
 	const char *host;
 	int port;
 	int pin_cpus[MAX_WORKERS]; /* worker i runs on pin_cpus[i % npin] */
@@ -85,6 +95,10 @@ struct server_config {
 	int accept_mutex_strict;   /* mutex: strict turns with a steal timeout */
 	int worker_connections;    /* mutex: nginx's worker_connections, for the 1/8 rule */
 	int reuseport_migrate;     /* reuseport*: set net.ipv4.tcp_migrate_req=1 in this netns */
+	int shared_epoll;          /* bare, threads mode: every thread waits in ONE epoll instance */
+	int handoff_policy;        /* handoff: enum handoff_policy (handoff.h) */
+	int handoff_capacity;      /* handoff: slots per thread's queue */
+	int steal_threshold;       /* handoff: hand off when local load exceeds the peer's by this */
 };
 
 struct server {
@@ -93,6 +107,7 @@ struct server {
 	int port_claim_fd; /* bind_per_worker: the socket holding the port, or -1 */
 	int bound_port; /* the port actually bound (for --port 0) */
 	void *vshared;  /* a variant's state made before fork (shared pages, BPF maps) */
+	struct conn_table *shared; /* --shared-epoll: the one epoll and connection table, or NULL */
 };
 
 /* epoll tag for the listener; connections are tagged with their fd (>= 0). */
@@ -167,8 +182,24 @@ const struct accept_variant *variant_find(const char *name);
 void variant_names(char *buf, size_t len);
 extern const struct accept_variant *const accept_variants[];
 
-/* supervisor.c */
+/* --shared-epoll: makes the one epoll instance and connection table every
+ * thread uses (srv->shared); 0, or -1 + err. */
+int worker_shared_init(struct server *srv, char *err, size_t errlen);
+
+/* Pins the calling thread to worker i's CPU (--pin-workers); 0, or -1 + err. */
+int worker_pin(const struct server *srv, int i, char *err, size_t errlen);
+
+/* supervisor.c: process mode. */
 int supervisor_run(struct server *srv);
+/* Binds the shared listener (or claims the port for bind_per_worker
+ * variants) and runs the variant's before_fork: 0, or the exit status (2)
+ * after printing why. Both runners start with it. */
+int server_open(struct server *srv);
+/* Prints the one ready line for the n workers in recs. */
+void announce_ready(const struct server *srv, const struct worker_ready *recs, int n);
+
+/* threads.c: threads mode. */
+int threads_run(struct server *srv);
 
 /* util.c */
 /* Reads a test knob from the environment as an integer in [lo, hi]:

@@ -66,6 +66,7 @@ static int spawn(struct supervisor *s, int i)
 		return -1;
 	if (pid == 0) {
 		struct worker w;
+		char err[ERRLEN];
 		sigset_t none;
 
 		/* Die with the supervisor: never leave a worker running alone. */
@@ -83,15 +84,9 @@ static int spawn(struct supervisor *s, int i)
 		sigaddset(&none, SIGINT);
 		pthread_sigmask(SIG_UNBLOCK, &none, NULL); /* SIGTERM stays blocked: worker_run decides */
 
-		if (srv->cfg.npin) {
-			cpu_set_t set;
-			CPU_ZERO(&set);
-			CPU_SET(srv->cfg.pin_cpus[i % srv->cfg.npin], &set);
-			if (sched_setaffinity(0, sizeof(set), &set) < 0) {
-				fprintf(stderr, "acceptlab-server: worker %d: pin to CPU %d: %s\n", i,
-					srv->cfg.pin_cpus[i % srv->cfg.npin], strerror(errno));
-				_exit(1);
-			}
+		if (worker_pin(srv, i, err, sizeof(err)) < 0) {
+			fprintf(stderr, "acceptlab-server: worker %d: %s\n", i, err);
+			_exit(1);
 		}
 		memset(&w, 0, sizeof(w));
 		w.srv = srv;
@@ -108,23 +103,37 @@ static int spawn(struct supervisor *s, int i)
 	return 0;
 }
 
+void announce_ready(const struct server *srv, const struct worker_ready *recs, int n)
+{
+	char buf[4096];
+	size_t off = 0;
+
+	for (int i = 0; i < n && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					"%s{\"index\":%d,\"pid\":%d,\"tid\":%d,\"cpu\":\"%s\"}",
+					off ? "," : "", recs[i].index, (int)recs[i].pid, (int)recs[i].tid,
+					recs[i].cpu);
+	emit_line(STDOUT_FILENO,
+		  "{\"event\":\"ready\",\"port\":%d,\"variant\":\"%s\",\"mode\":\"%s\",\"workers\":[%s]}",
+		  srv->bound_port, srv->cfg.variant->name, srv->cfg.threads ? "threads" : "process", buf);
+}
+
 static void announce(struct supervisor *s)
 {
-	char buf[3072];
-	size_t off = 0;
-	const struct server *srv = s->srv;
+	struct worker_ready recs[MAX_WORKERS];
+	int n = 0;
 
-	for (int i = 0; i < srv->cfg.workers && off < sizeof(buf); i++) {
+	for (int i = 0; i < s->srv->cfg.workers; i++) {
 		const struct slot *sl = &s->slots[i];
 		if (sl->given_up)
 			continue;
-		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
-					"%s{\"index\":%d,\"pid\":%d,\"tid\":%d,\"cpu\":\"%s\"}",
-					off ? "," : "", i, (int)sl->pid, (int)sl->tid, sl->cpu);
+		recs[n].index = i;
+		recs[n].pid = sl->pid;
+		recs[n].tid = sl->tid;
+		memcpy(recs[n].cpu, sl->cpu, sizeof(recs[n].cpu));
+		n++;
 	}
-	emit_line(STDOUT_FILENO,
-		  "{\"event\":\"ready\",\"port\":%d,\"variant\":\"%s\",\"mode\":\"process\",\"workers\":[%s]}",
-		  srv->bound_port, srv->cfg.variant->name, buf);
+	announce_ready(s->srv, recs, n);
 	s->announced = 1;
 }
 
@@ -266,28 +275,9 @@ static void begin_stop(struct supervisor *s, int sig)
 	}
 }
 
-int supervisor_run(struct server *srv)
+int server_open(struct server *srv)
 {
-	static struct supervisor s; /* large: keep it off the stack */
 	char err[ERRLEN];
-	sigset_t mask;
-	int pipefd[2];
-
-	memset(&s, 0, sizeof(s));
-	s.srv = srv;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &mask, NULL);
-	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s.sigfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
-		fprintf(stderr, "acceptlab-server: signalfd/pipe: %s\n", strerror(errno));
-		return 1;
-	}
-	s.ready_rd = pipefd[0];
-	s.ready_wr = pipefd[1];
 
 	srv->listen_fd = srv->port_claim_fd = -1;
 	if (srv->cfg.variant->bind_per_worker) {
@@ -309,6 +299,34 @@ int supervisor_run(struct server *srv)
 		fprintf(stderr, "acceptlab-server: --variant %s: %s\n", srv->cfg.variant->name, err);
 		return 2;
 	}
+	return 0;
+}
+
+int supervisor_run(struct server *srv)
+{
+	static struct supervisor s; /* large: keep it off the stack */
+	sigset_t mask;
+	int pipefd[2], rc;
+
+	memset(&s, 0, sizeof(s));
+	s.srv = srv;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	s.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s.sigfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+		fprintf(stderr, "acceptlab-server: signalfd/pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	s.ready_rd = pipefd[0];
+	s.ready_wr = pipefd[1];
+
+	rc = server_open(srv);
+	if (rc)
+		return rc;
 
 	for (int i = 0; i < srv->cfg.workers; i++) {
 		if (spawn(&s, i) < 0) {

@@ -6,7 +6,7 @@
 
 extern const struct accept_variant variant_bare, variant_exclusive, variant_exclusive_reorder,
 	variant_lt, variant_lt_yield, variant_reuseport, variant_reuseport_bpf,
-	variant_mutex, variant_fdpass;
+	variant_mutex, variant_fdpass, variant_handoff;
 
 const struct accept_variant *const accept_variants[] = {
 	&variant_bare,
@@ -18,6 +18,7 @@ const struct accept_variant *const accept_variants[] = {
 	&variant_reuseport_bpf,
 	&variant_mutex,
 	&variant_fdpass,
+	&variant_handoff,
 	NULL,
 };
 

@@ -6,6 +6,10 @@
 #include "net.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,16 +33,43 @@ struct conn {
 	uint64_t body_left;  /* bytes of a request body still to discard */
 	char *out;
 	size_t outlen, outoff, outcap;
-	int64_t last_active_ns;
+	int64_t last_active_ns; /* read by other threads' sweeps: touch() and idle_ns() */
 	int close_after_write; /* an answer said Connection: close */
 	int peer_closed;       /* read() returned 0 */
 	int writing;           /* EPOLLOUT registered */
 	char in[IN_CAP];
 };
 
+/* Set by the stop signal: SIGTERM from the supervisor in process mode,
+ * SIGUSR1 from the main thread (pthread_kill, one per thread) in threads
+ * mode. Either way it is unblocked only inside epoll_pwait. */
 static volatile sig_atomic_t stop_requested;
 
-static void on_sigterm(int sig)
+static int shared(const struct worker *w);
+
+/* --shared-epoll (threads mode): every thread waits in ONE epoll instance
+ * that holds the listener and every connection, so the kernel, not the
+ * thread that accepted, decides which thread serves each event. Made once by
+ * worker_shared_init before the threads start.
+ *  - Connections are registered EPOLLONESHOT: an event disarms the
+ *    connection until the thread serving it re-arms it at the end, so one
+ *    connection is never served by two threads at once.
+ *  - The table is allocated once (no realloc while others read it). A slot
+ *    changes only under the lock: set by the acceptor before the connection
+ *    is armed, cleared by the thread that closes it. Only the thread serving
+ *    a connection's event closes it.
+ *  - The idle sweep and the stop do not close others' connections: they
+ *    shut their read side down under the lock, which raises an event, and
+ *    the thread that serves it reads EOF and closes as for any peer. */
+struct conn_table {
+	struct conn **slots;
+	int cap;
+	int epfd;
+	pthread_mutex_t lock;
+	_Atomic int open;
+};
+
+static void on_stop_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
@@ -59,7 +90,10 @@ int worker_listener_enable(struct worker *w, uint32_t events, int on)
 
 	if (on == w->listener_watched)
 		return 0;
-	if (epoll_ctl(w->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, w->listen_fd, &ev) < 0)
+	/* --shared-epoll: one registration serves every thread; the first
+	 * thread's ADD (or DEL) is everyone's. */
+	if (epoll_ctl(w->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, w->listen_fd, &ev) < 0 &&
+	    !(shared(w) && errno == (on ? EEXIST : ENOENT)))
 		return -1;
 	w->listener_watched = on;
 	return 0;
@@ -71,11 +105,66 @@ int worker_bind_own_listener(struct worker *w, char *err, size_t errlen)
 	return w->listen_fd < 0 ? -1 : 0;
 }
 
+static void touch(struct conn *c)
+{
+	__atomic_store_n(&c->last_active_ns, now_ns(), __ATOMIC_RELAXED);
+}
+
+static int64_t idle_ns(struct conn *c, int64_t now)
+{
+	return now - __atomic_load_n(&c->last_active_ns, __ATOMIC_RELAXED);
+}
+
+int worker_shared_init(struct server *srv, char *err, size_t errlen)
+{
+	struct conn_table *t = calloc(1, sizeof(*t));
+	struct rlimit rl;
+
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->cap = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (1u << 20) ? (int)rl.rlim_cur : 1 << 20;
+	t->slots = calloc((size_t)t->cap, sizeof(*t->slots));
+	t->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (!t->slots || t->epfd < 0) {
+		snprintf(err, errlen, "--shared-epoll: %s", t->slots ? strerror(errno) : "out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	srv->shared = t;
+	return 0;
+}
+
+static int shared(const struct worker *w)
+{
+	return w->srv->shared != NULL;
+}
+
+/* --shared-epoll: re-arms c for its next event (it was disarmed when this
+ * thread was handed the last one). */
+static void conn_rearm(struct worker *w, struct conn *c)
+{
+	struct epoll_event ev = { .events = (c->writing ? EPOLLOUT : EPOLLIN) | EPOLLONESHOT,
+				  .data.u64 = (uint64_t)c->fd };
+
+	epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+}
+
 static void conn_close(struct worker *w, struct conn *c)
 {
 	epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	w->conns[c->fd] = NULL;
+	if (shared(w)) {
+		struct conn_table *t = w->srv->shared;
+		pthread_mutex_lock(&t->lock);
+		t->slots[c->fd] = NULL;
+		close(c->fd); /* under the lock: the fd is not reused while a sweep looks */
+		pthread_mutex_unlock(&t->lock);
+		atomic_fetch_sub(&t->open, 1);
+	} else {
+		close(c->fd);
+		w->conns[c->fd] = NULL;
+	}
 	w->open_conns--;
 	free(c->out);
 	free(c);
@@ -85,6 +174,8 @@ static void conn_close(struct worker *w, struct conn *c)
 
 static int conn_slot(struct worker *w, int fd)
 {
+	if (shared(w))
+		return fd < w->nconns_cap ? 0 : -1; /* the shared table never grows */
 	if (fd >= w->nconns_cap) {
 		int cap = w->nconns_cap ? w->nconns_cap : 1024;
 		struct conn **n;
@@ -169,7 +260,8 @@ static void route(struct worker *w, struct conn *c, const struct http_request *r
 		n = snprintf(body, sizeof(body), "only GET is served\n");
 		respond(w, c, 405, body, (size_t)n, ka);
 	} else if (path_is(r, "/pid")) {
-		n = snprintf(body, sizeof(body), "%d\n", (int)w->pid);
+		/* Threads mode answers the thread's id: the worker, not the process. */
+		n = snprintf(body, sizeof(body), "%d\n", (int)(w->srv->cfg.threads ? w->tid : w->pid));
 		respond(w, c, 200, body, (size_t)n, ka);
 	} else if (path_is(r, "/variant")) {
 		char big[8192];
@@ -263,14 +355,17 @@ static void conn_set_writing(struct worker *w, struct conn *c, int on)
 	if (c->writing == on)
 		return;
 	c->writing = on;
-	epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+	if (!shared(w)) /* shared: conn_rearm arms it when this thread is done */
+		epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
 /* Writes what is buffered. Returns -1 if the connection was closed. */
 static int conn_flush(struct worker *w, struct conn *c)
 {
 	while (c->outoff < c->outlen) {
-		ssize_t n = write(c->fd, c->out + c->outoff, c->outlen - c->outoff);
+		/* MSG_NOSIGNAL: a peer that reset must not raise SIGPIPE, which
+		 * would kill the worker (and in threads mode the server). */
+		ssize_t n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -282,7 +377,7 @@ static int conn_flush(struct worker *w, struct conn *c)
 			return -1;
 		}
 		c->outoff += (size_t)n;
-		c->last_active_ns = now_ns();
+		touch(c);
 	}
 	c->outoff = c->outlen = 0;
 	if (c->close_after_write || c->peer_closed) {
@@ -293,7 +388,8 @@ static int conn_flush(struct worker *w, struct conn *c)
 	return 0;
 }
 
-static void conn_readable(struct worker *w, struct conn *c)
+/* Returns -1 if the connection was closed, else 0 (also for the next two). */
+static int conn_readable(struct worker *w, struct conn *c)
 {
 	for (;;) {
 		ssize_t n;
@@ -308,7 +404,7 @@ static void conn_readable(struct worker *w, struct conn *c)
 		n = read(c->fd, c->in + c->inlen, IN_CAP - c->inlen);
 		if (n > 0) {
 			c->inlen += (size_t)n;
-			c->last_active_ns = now_ns();
+			touch(c);
 			continue;
 		}
 		if (n == 0) {
@@ -320,23 +416,26 @@ static void conn_readable(struct worker *w, struct conn *c)
 		if (errno == EAGAIN)
 			break;
 		conn_close(w, c); /* reset by the peer */
-		return;
+		return -1;
 	}
 	conn_process(w, c);
-	if (c->outlen) {
-		conn_flush(w, c);
-	} else if (c->peer_closed || c->close_after_write) {
+	if (c->outlen)
+		return conn_flush(w, c);
+	if (c->peer_closed || c->close_after_write) {
 		conn_close(w, c);
+		return -1;
 	}
+	return 0;
 }
 
-static void conn_writable(struct worker *w, struct conn *c)
+static int conn_writable(struct worker *w, struct conn *c)
 {
 	if (conn_flush(w, c) < 0)
-		return;
+		return -1;
 	/* Output drained: answer pipelined requests parked by the high-water mark. */
 	if (c->inlen)
-		conn_readable(w, c);
+		return conn_readable(w, c);
+	return 0;
 }
 
 void worker_admit(struct worker *w, int fd)
@@ -353,6 +452,23 @@ void worker_admit(struct worker *w, int fd)
 	net_nodelay(fd);
 	c->fd = fd;
 	c->last_active_ns = now_ns();
+	if (shared(w)) {
+		/* In the table first, armed last: no other thread can be handed
+		 * its event while this one still reads it. */
+		struct conn_table *t = w->srv->shared;
+		pthread_mutex_lock(&t->lock);
+		t->slots[fd] = c;
+		pthread_mutex_unlock(&t->lock);
+		atomic_fetch_add(&t->open, 1);
+		w->open_conns++;
+		w->admitted++;
+		if (conn_readable(w, c) == 0) {
+			ev.events = (c->writing ? EPOLLOUT : EPOLLIN) | EPOLLONESHOT;
+			if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+				conn_close(w, c);
+		}
+		return;
+	}
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		close(fd);
 		free(c);
@@ -397,9 +513,42 @@ int worker_accept_batch(struct worker *w, int max)
 	return got;
 }
 
+int worker_pin(const struct server *srv, int i, char *err, size_t errlen)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (!srv->cfg.npin)
+		return 0;
+	cpu = srv->cfg.pin_cpus[i % srv->cfg.npin];
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	/* pid 0: the calling thread only, in either mode. */
+	if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+		snprintf(err, errlen, "pin to CPU %d: %s", cpu, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int conn_busy(const struct conn *c)
 {
 	return c->inlen || c->outlen || c->body_left;
+}
+
+/* --shared-epoll: shuts down the read side of every connection idle for
+ * over limit ns (limit 0: of every connection), under the table's lock. */
+static void shutdown_reads(struct worker *w, int64_t now, int64_t limit)
+{
+	struct conn_table *t = w->srv->shared;
+
+	pthread_mutex_lock(&t->lock);
+	for (int fd = 0; fd < t->cap; fd++) {
+		struct conn *c = t->slots[fd];
+		if (c && (!limit || idle_ns(c, now) > limit))
+			shutdown(fd, SHUT_RD);
+	}
+	pthread_mutex_unlock(&t->lock);
 }
 
 /* SIGTERM: take no more connections, close idle ones, finish the rest. */
@@ -414,6 +563,12 @@ static void worker_begin_stop(struct worker *w)
 	}
 	if (w->srv->cfg.variant->leaving)
 		w->srv->cfg.variant->leaving(w);
+	if (shared(w)) {
+		/* Every connection's read side ends; whichever thread serves
+		 * its event answers what it has read (saying close) and closes. */
+		shutdown_reads(w, 0, 0);
+		return;
+	}
 	for (int fd = 0; fd < w->nconns_cap; fd++) {
 		struct conn *c = w->conns[fd];
 		if (!c)
@@ -429,9 +584,13 @@ static void sweep_idle(struct worker *w, int64_t now)
 {
 	int64_t limit = (int64_t)w->srv->cfg.idle_timeout_s * 1000000000;
 
+	if (shared(w)) {
+		shutdown_reads(w, now, limit);
+		return;
+	}
 	for (int fd = 0; fd < w->nconns_cap; fd++) {
 		struct conn *c = w->conns[fd];
-		if (c && now - c->last_active_ns > limit)
+		if (c && idle_ns(c, now) > limit)
 			conn_close(w, c);
 	}
 }
@@ -466,16 +625,24 @@ int worker_run(struct worker *w)
 	sigset_t during_wait;
 	char err[ERRLEN];
 	int64_t next_sweep, stop_deadline = 0;
+	int stop_sig = w->srv->cfg.threads ? SIGUSR1 : SIGTERM;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigterm;
-	sigaction(SIGTERM, &sa, NULL);
-	/* SIGTERM stays blocked except inside epoll_pwait, so a request in
-	 * progress (even /sleep) finishes before the stop is seen. */
+	sa.sa_handler = on_stop_signal;
+	sigaction(stop_sig, &sa, NULL);
+	/* The stop signal stays blocked except inside epoll_pwait, so a request
+	 * in progress (even /sleep) finishes before the stop is seen. */
 	pthread_sigmask(SIG_BLOCK, NULL, &during_wait);
-	sigdelset(&during_wait, SIGTERM);
+	sigdelset(&during_wait, stop_sig);
 
-	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (shared(w)) {
+		struct conn_table *t = w->srv->shared;
+		w->epfd = t->epfd;
+		w->conns = t->slots;
+		w->nconns_cap = t->cap;
+	} else {
+		w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	}
 	if (w->epfd < 0) {
 		fprintf(stderr, "acceptlab-server: worker %d: epoll_create1: %s\n", w->index, strerror(errno));
 		return 1;
@@ -535,10 +702,9 @@ int worker_run(struct worker *w)
 			c = (int)tag < w->nconns_cap ? w->conns[(int)tag] : NULL;
 			if (!c)
 				continue; /* closed earlier in this pass */
-			if (evs[i].events & EPOLLOUT)
-				conn_writable(w, c);
-			else
-				conn_readable(w, c);
+			if ((evs[i].events & EPOLLOUT ? conn_writable(w, c) : conn_readable(w, c)) == 0 &&
+			    shared(w))
+				conn_rearm(w, c);
 		}
 		if (v->pass_end)
 			v->pass_end(w);
@@ -548,7 +714,9 @@ int worker_run(struct worker *w)
 			sweep_idle(w, now);
 			next_sweep = now + (int64_t)SWEEP_INTERVAL_MS * 1000000;
 		}
-		if (w->stopping && (w->open_conns == 0 || now >= stop_deadline))
+		if (w->stopping && (now >= stop_deadline ||
+				    (shared(w) ? atomic_load(&((struct conn_table *)w->srv->shared)->open) :
+						 w->open_conns) == 0))
 			break;
 	}
 	emit_line(STDOUT_FILENO,

@@ -26,7 +26,14 @@ VARIANTS = ["bare", "exclusive", "exclusive-reorder", "lt", "lt-yield", "reusepo
 # The generic serving tests run these too: both mutex arms. They sit out the
 # SIGSTOP tests (a stopped token holder stalls accepting, as nginx's would).
 # An entry may carry the variant's knobs after its name.
-SERVING = VARIANTS + ["mutex", "mutex --accept-mutex-strict"]
+SERVING_PROCESS = VARIANTS + ["mutex", "mutex --accept-mutex-strict"]
+# Threads mode: every variant that runs in one process, the shared-epoll arm
+# of the race, and the three handoff policies. "--threads 2" replaces
+# Server's "--workers N".
+SERVING_THREADS = ([v + " --threads 2" for v in SERVING_PROCESS]
+                   + ["bare --threads 2 --shared-epoll", "handoff --threads 2",
+                      "handoff --threads 2 --handoff-policy written", "handoff --threads 2 --handoff-policy off"])
+SERVING = SERVING_PROCESS + SERVING_THREADS
 
 
 class Server:
@@ -35,8 +42,10 @@ class Server:
 
     def __init__(self, variant="bare", workers=2, args=(), binary=SERVER, env=None):
         variant, *knobs = variant.split()  # "mutex --accept-mutex-strict": a variant and its knobs
+        self.threads = "--threads" in knobs or "--threads" in args
+        count = [] if self.threads else ["--workers", str(workers)]
         self.proc = subprocess.Popen(
-            [binary, "--variant", variant, "--workers", str(workers), "--port", "0", *knobs, *args],
+            [binary, "--variant", variant, *count, "--port", "0", *knobs, *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env)
         self.buf = b""
         self.events = []
@@ -46,7 +55,9 @@ class Server:
             self.kill()
             raise
         self.port = self.ready["port"]
-        self.pids = [w["pid"] for w in self.ready["workers"]]
+        # What /pid answers: the worker's pid, or its tid in threads mode.
+        self.id_key = "tid" if self.threads else "pid"
+        self.pids = [w[self.id_key] for w in self.ready["workers"]]
 
     def _pump(self, timeout):
         fd = self.proc.stdout.fileno()

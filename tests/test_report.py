@@ -78,7 +78,7 @@ def test_golden_output_matches_expected(tmp_path):
     proc = run_report("--results-dir", FIXTURE_RESULTS, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert proc.stdout == f"report: wrote {out} from run {STAMP} (89 rounds)\n"
+    assert proc.stdout == f"report: wrote {out} from run {STAMP} (94 rounds)\n"
     got, want = out.read_bytes(), EXPECTED.read_bytes()
     if got != want:
         diff = difflib.unified_diff(want.decode().splitlines(keepends=True),
@@ -103,7 +103,7 @@ def test_run_option_overrides_canonical(results, tmp_path):
     (results / "CANONICAL").write_text("20990101T000000Z\n")
     proc = run_in(tmp_path, "--run", STAMP)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (89 rounds)\n"
+    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (94 rounds)\n"
     assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
 
 
@@ -118,8 +118,8 @@ def test_variants_not_in_parameters_follow_alphabetically(results, tmp_path):
     report = (tmp_path / "linux.md").read_text()
     balancing = report.split("## Balancing")[1].split("**What this shows.**")[0]
     names = [line.split(" | ")[0][2:] for line in balancing.splitlines() if line.startswith("| ")]
-    assert names == ["variant", "bare", "exclusive", "lt", "lt-yield", "alpha", "zeta"]
-    assert "| alpha | 31/1 | not run | not run | 0/1 |" in balancing
+    assert names == ["variant", "bare", "bare-threads", "exclusive", "lt", "lt-yield", "handoff", "alpha", "zeta"]
+    assert "| alpha | process | 31/1 | not run | not run | 0/1 |" in balancing
 
 
 def test_failed_input_keeps_previous_report(results, tmp_path):
@@ -194,7 +194,7 @@ def test_duplicate_round(results, tmp_path):
     with open(path, "a") as f:
         f.write(first + "\n")
     assert_input_error(run_in(tmp_path), tmp_path,
-                       f"report: results/linux/{STAMP}/balancing.jsonl:35: "
+                       f"report: results/linux/{STAMP}/balancing.jsonl:40: "
                        "round 3 of lt-yield keepalive is already on line 1")
 
 

@@ -25,19 +25,20 @@ def test_help_lists_every_variant():
     the test matrix cannot drift apart."""
     res = subprocess.run([SERVER, "--help"], capture_output=True, text=True)
     assert res.returncode == 0
-    for v in VARIANTS:
+    for v in VARIANTS + ["mutex", "handoff"]:
         assert "\n      %s " % v in res.stdout, "--help does not list %s" % v
 
 
 @pytest.mark.parametrize("variant", SERVING)
 def test_ready_line_and_every_connection_answered(start_server, variant):
-    """The ready line names 2 workers with distinct pids; 40 fresh
-    connections are each answered by one of them, with X-Worker naming the
-    index the ready line gave that pid."""
+    """The ready line names 2 workers with distinct pids (tids in threads
+    mode); 40 fresh connections are each answered by one of them, with
+    X-Worker naming the index the ready line gave that id."""
     s = start_server(variant)
-    assert s.ready["variant"] == variant.split()[0] and s.ready["mode"] == "process"
+    assert s.ready["variant"] == variant.split()[0]
+    assert s.ready["mode"] == ("threads" if "--threads" in variant else "process")
     assert [w["index"] for w in s.ready["workers"]] == [0, 1]
-    index_of = {w["pid"]: w["index"] for w in s.ready["workers"]}
+    index_of = {w[s.id_key]: w["index"] for w in s.ready["workers"]}
     assert len(index_of) == 2
     for _ in range(40):
         status, headers, body = get(s.port, "/pid")
@@ -77,10 +78,14 @@ def test_connection_close_honoured(start_server, variant):
     assert int(out.split(b"\r\n\r\n", 1)[1]) in s.pids
 
 
+ASAN_ARMS = ("bare", "mutex", "mutex --accept-mutex-strict", "bare --threads 2", "bare --threads 2 --shared-epoll",
+             "handoff --threads 2", "fdpass --threads 2")
+
+
 @pytest.mark.parametrize("variant,binary",
                          [(v, SERVER) for v in SERVING]
-                         + [(v, SERVER_ASAN) for v in ("bare", "mutex", "mutex --accept-mutex-strict")],
-                         ids=SERVING + ["bare-asan", "mutex-asan", "mutex-strict-asan"])
+                         + [(v, SERVER_ASAN) for v in ASAN_ARMS],
+                         ids=SERVING + [v + " asan" for v in ASAN_ARMS])
 def test_bad_requests_answered_and_workers_survive(start_server, variant, binary):
     """Malformed input gets 400 and a close, an oversized head 431, a POST
     405 with its body skipped; afterwards both workers still serve (no
@@ -274,7 +279,16 @@ def test_pin_workers(start_server):
     (["--variant", "bare", "--bogus"], "--bogus"),
     (["--variant"], "--variant"),
     (["--workers", "2"], "--variant"),
-    (["--variant", "bare", "--threads", "2"], "--threads"),
+    (["--variant", "bare", "--threads", "0"], "--threads 0"),
+    (["--variant", "bare", "--threads", "2", "--workers", "2"], "--workers: cannot be combined with --threads"),
+    (["--variant", "bare", "--shared-epoll"], "--shared-epoll: threads mode only"),
+    (["--variant", "exclusive", "--threads", "2", "--shared-epoll"], "--shared-epoll: does not apply"),
+    (["--variant", "bare", "--threads", "2", "--respawn-limit", "3"], "--respawn-limit: does not apply to --threads"),
+    (["--variant", "handoff"], "--variant handoff: runs in threads mode only"),
+    (["--variant", "handoff", "--threads", "2", "--handoff-policy", "fair"], "--handoff-policy fair"),
+    (["--variant", "handoff", "--threads", "2", "--steal-threshold", "0"], "--steal-threshold 0"),
+    (["--variant", "handoff", "--threads", "2", "--handoff-capacity", "0"], "--handoff-capacity 0"),
+    (["--variant", "reuseport", "--threads", "2", "--handoff-policy", "open"], "--handoff-policy: does not apply"),
 ])
 def test_bad_arguments_exit_2(args, names):
     """Every bad argument exits 2 with one line naming it (and an unknown

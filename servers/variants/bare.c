@@ -1,6 +1,11 @@
 /* bare: the race. One shared listener in every worker's own epoll,
  * edge-triggered; every worker is woken and whoever reaches accept() first
- * drains the queue until EAGAIN. */
+ * drains the queue until EAGAIN.
+ *
+ * --shared-epoll (threads mode): the threads wait in ONE epoll instance
+ * instead (worker.c), so the listener has one waiter entry and the kernel
+ * wakes one thread per event, the one that waited last (epoll's waiters are
+ * exclusive and queued at the head). */
 #include "../server.h"
 
 #include <sys/epoll.h>
@@ -18,6 +23,7 @@ static void bare_readable(struct worker *w)
 const struct accept_variant variant_bare = {
 	.name = "bare",
 	.mechanism = "shared listener, each worker's epoll, EPOLLIN|EPOLLET, accept until EAGAIN",
+	.knobs = KNOB_SHARED_EPOLL,
 	.worker_start = bare_start,
 	.listener_readable = bare_readable,
 };

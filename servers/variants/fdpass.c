@@ -286,9 +286,11 @@ static int fdpass_start(struct worker *w, char *err, size_t errlen)
 		atomic_store(&sw->me->state, STATE_NOT_STARTED);
 		atomic_fetch_sub(&sw->me->pending, atomic_exchange(&sw->me->taken, 0));
 		atomic_store(&sw->me->active, 0);
-		for (int i = 0; i < sh->workers; i++)
+		/* A worker process drops its siblings' read ends (the
+		 * supervisor keeps them); threads share one fd table. */
+		for (int i = 0; i < sh->workers && !w->srv->cfg.threads; i++)
 			if (i != w->index)
-				close(sh->chan_recv[i]); /* the supervisor keeps these */
+				close(sh->chan_recv[i]);
 		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, sh->chan_recv[w->index], &ev) < 0) {
 			snprintf(err, errlen, "epoll_ctl(channel): %s", strerror(errno));
 			return -1;

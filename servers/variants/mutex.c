@@ -92,7 +92,7 @@
 #define PARKED_MAX 8
 
 struct mutex_page {
-	_Atomic int token;              /* plain: the holder's pid, or 0 */
+	_Atomic int token;              /* plain: the holder's tid (its pid in process mode), or 0 */
 	_Atomic int hold_used;          /* the test knob has been used in this run */
 	_Atomic int turn;               /* strict: the index whose turn it is */
 	_Atomic long long turn_since_ns; /* strict: when the turn last changed */
@@ -196,9 +196,9 @@ static int plain_pass_begin(struct worker *w, struct mutex_worker *st, struct mu
 		st->accept_disabled--; /* too busy: do not try this pass */
 		return -1;
 	}
-	if (token_trylock(pg, w->pid)) {
+	if (token_trylock(pg, w->tid)) {
 		if (!w->listener_watched && worker_listener_enable(w, EPOLLIN, 1) < 0) {
-			token_unlock(pg, w->pid);
+			token_unlock(pg, w->tid);
 			return w->srv->cfg.accept_mutex_delay_ms;
 		}
 		st->held = 1;
@@ -305,7 +305,7 @@ static int mutex_start(struct worker *w, char *err, size_t errlen)
 			snprintf(err, errlen, "epoll_ctl(poke eventfd): %s", strerror(errno));
 			return -1;
 		}
-		atomic_store(&pg->live[w->index], (int)w->pid);
+		atomic_store(&pg->live[w->index], (int)w->tid);
 	}
 	return 0;
 }
@@ -378,7 +378,7 @@ static void mutex_listener_readable(struct worker *w)
 	} else if (hard) {
 		/* EMFILE and friends: stop accepting here for a while (nginx). */
 		worker_listener_enable(w, 0, 0);
-		token_unlock(pg, w->pid);
+		token_unlock(pg, w->tid);
 		st->held = 0;
 		st->accept_disabled = 1;
 	}
@@ -401,7 +401,7 @@ static void mutex_after_accepts(struct worker *w)
 	struct mutex_worker *st = state_of(w);
 
 	if (!w->srv->cfg.accept_mutex_strict && st->held)
-		token_unlock(page_of(w->srv), w->pid);
+		token_unlock(page_of(w->srv), w->tid);
 	for (int i = 0; i < st->nparked; i++)
 		worker_admit(w, st->parked[i]);
 	st->nparked = 0;
@@ -419,7 +419,7 @@ static void mutex_leaving(struct worker *w)
 		return;
 	}
 	if (st && st->held) {
-		token_unlock(pg, w->pid);
+		token_unlock(pg, w->tid);
 		st->held = 0;
 	}
 }
