@@ -24,11 +24,16 @@ SERVER_BPF := reuseport_select
 SERVER_SKELS := $(patsubst %,build/%.skel.h,$(SERVER_BPF))
 SERVER_HDR := $(wildcard servers/*.h) $(wildcard ebpf/*.h) $(SERVER_SKELS)
 SERVER_LIBS := -lbpf -lelf -lz -pthread
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf -Ibuild
+# The tracer (CO-RE): its types come from the running kernel's BTF.
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 PROBE_SRC := probes/probe.c probes/response.c
 PROBE_HDR := $(wildcard probes/*.h)
 
-BINS := bin/acceptlab-server bin/acceptlab-probe
+BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
+# The mechanism models (models/): no HTTP, one file each.
+MODEL_BINS := bin/reuseport-model bin/exclusive-model
+BINS += $(MODEL_BINS)
 TEST_BINS := build/test_http build/test_response build/server-asan build/test_handoff build/test_handoff_tsan
 
 .DELETE_ON_ERROR:
@@ -48,6 +53,17 @@ build/%.bpf.o: ebpf/%.bpf.c $(wildcard ebpf/*.h) | build
 	@echo "  BPF     $@"
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+build/vmlinux.h: | build
+	@echo "  BTF     $@"
+	$(Q)test -r $(VMLINUX_BTF) || { echo "make: $(VMLINUX_BTF) is missing: this kernel has no BTF, the tracer cannot be built" >&2; exit 1; }
+	$(Q)bpftool btf dump file $(VMLINUX_BTF) format c > $@
+
+build/acceptlab_trace.bpf.o: build/vmlinux.h
+
+bin/acceptlab-trace: ebpf/acceptlab_trace.c ebpf/acceptlab_trace.h build/acceptlab_trace.skel.h | bin
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf ebpf/acceptlab_trace.c -lbpf -lelf -lz -o $@
+
 build/%.skel.h: build/%.bpf.o
 	@echo "  GEN-SKEL $@"
 	$(Q)bpftool gen skeleton $< > $@
@@ -55,6 +71,14 @@ build/%.skel.h: build/%.bpf.o
 bin/acceptlab-probe: $(PROBE_SRC) $(PROBE_HDR) | bin
 	@echo "  CC      $@"
 	$(Q)$(CC) $(WARN) $(CFLAGS) $(PROBE_SRC) -lm -o $@
+
+bin/reuseport-model: models/reuseport_model.c | bin
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WARN) $(CFLAGS) $< -o $@
+
+bin/exclusive-model: models/exclusive_model.c | bin
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WARN) $(CFLAGS) $< -lm -o $@
 
 # The parsers' unit tests and a whole server, under ASan/UBSan.
 build/test_http: tests/c/test_http.c tests/c/check.h servers/http.c servers/http.h | build

@@ -47,6 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # ACCEPTLAB_SERVER lets a test substitute a server that fails on purpose.
 SERVER = os.environ.get("ACCEPTLAB_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
+TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 PYTHON = "/usr/bin/python3"
 # ACCEPTLAB_WRK lets a test name a wrk that is not there.
 WRK = os.environ.get("ACCEPTLAB_WRK") or "wrk"
@@ -95,7 +96,8 @@ SHAPES = [
     {"name": "ramp", "connections": 32, "gap_ms": 10},
     {"name": "keepalive", "connections": 32, "requests": 4},
 ]
-STUDIES = ["balancing", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff"]
+STUDIES = ["balancing", "timeline", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff",
+           "trace_overhead"]
 # respawn: (arm, migrate). The shared listener is the contrast: nothing queued
 # at a worker of its own, so nothing to reset.
 RESPAWN_ARMS = [("bare", False), ("reuseport", False), ("reuseport", True),
@@ -114,10 +116,10 @@ BENCH_SECONDS = 4            # wrk -d per run in the campaign (make bench: 6, --
 BENCH_QUICK_SECONDS = 2
 # The wrk studies run seconds per cell: the campaign's default keeps to the
 # arms the design notes compare so it fits in minutes; make bench runs every
-# arm. cost: the race, accept sharing and its knob-off arm, in both modes,
-# and handoff with its knob-off arm; payoff: the race and the balancers.
-COST_ARMS = ["bare", "fdpass-off", "fdpass", "reuseport", "bare-threads", "fdpass-off-threads",
-             "fdpass-threads", "handoff-off", "handoff"]
+# arm. cost: the race and accept sharing (with its knob-off arm) in process
+# mode, the race and accept sharing in threads mode, and handoff with its
+# knob-off arm; payoff: the race and the balancers.
+COST_ARMS = ["bare", "fdpass-off", "fdpass", "bare-threads", "fdpass-threads", "handoff-off", "handoff"]
 PAYOFF_ARMS = ["bare", "fdpass-off", "fdpass", "reuseport", "reuseport-bpf", "handoff"]
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
 COST_CONNECTIONS = 64
@@ -194,6 +196,10 @@ def meta_for(stamp, args):
             "shapes": SHAPES,
             "variants": args.arms,
             "arms": {a: ARMS[a] for a in args.arms},
+            "trace": {"on": getattr(args, "trace", False),
+                      "how": "bin/acceptlab-trace --pgid <server pid> --json, attached after the server's "
+                             "ready line and before the probe, stopped after it: one row per balancing step",
+                      "acceptor_is_not_owner": sorted(ACCEPTOR_IS_NOT_OWNER)},
             "respawn": {"arms": [{"arm": a, "migrate": m} for a, m in RESPAWN_ARMS],
                         "connections": RESPAWN_CONNECTIONS, "trials": args.rounds,
                         "kill_after_s": RESPAWN_KILL_AFTER_S},
@@ -348,6 +354,11 @@ def stop_server(proc):
 
 
 def stop_all():
+    for tracer in list(_tracers):
+        try:
+            tracer.stop()
+        except StepFailed:
+            pass
     for proc in list(_live):
         stop_server(proc)
 
@@ -416,6 +427,96 @@ def probe_rounds(res, rounds):
     return out
 
 
+# ---- the tracer, beside the balancing rounds ------------------------------------
+
+TRACER_ATTACH_TIMEOUT_S = 20
+# Arms whose acceptor is not always the worker that serves: the tracer's
+# accepts won and the probe's per-worker counts differ by design there.
+ACCEPTOR_IS_NOT_OWNER = {"fdpass", "fdpass-threads", "handoff", "handoff-written", "bare-shared-epoll"}
+_tracers = []
+
+
+class Tracer:
+    """bin/acceptlab-trace --pgid PGID --json, started before the probe and
+    stopped (SIGINT) after it; its output is kept at raw_prefix.trace.jsonl."""
+
+    def __init__(self, pgid, raw_prefix, timeline=False):
+        self.raw = raw_prefix + ".trace.jsonl"
+        err = open(raw_prefix + ".trace.stderr", "w")
+        self.proc = subprocess.Popen([TRACER, "--pgid", str(pgid), "--json"] + (["--timeline"] if timeline else []),
+                                     stdout=subprocess.PIPE,
+                                     stderr=err, start_new_session=True)
+        err.close()
+        _tracers.append(self)
+        self.out = b""
+        deadline = time.monotonic() + TRACER_ATTACH_TIMEOUT_S
+        while b"\n" not in self.out:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._read(left):
+                self.stop()
+                raise StepFailed("tracer did not attach: " + tail(raw_prefix + ".trace.stderr"))
+
+    def _read(self, timeout):
+        fd = self.proc.stdout.fileno()
+        if select.select([fd], [], [], timeout)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return False
+            self.out += chunk
+        return True
+
+    def stop(self):
+        """Returns the tracer's JSON objects (after its exit)."""
+        if self in _tracers:
+            _tracers.remove(self)
+        try:
+            os.killpg(self.proc.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and self._read(deadline - time.monotonic()):
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self.proc.stdout.close()
+        with open(self.raw, "wb") as f:
+            f.write(self.out)
+        if self.proc.returncode != 0:
+            raise StepFailed("tracer exited %s" % self.proc.returncode)
+        return [json.loads(l) for l in self.out.decode(errors="replace").splitlines() if l.startswith("{")]
+
+
+def trace_row(arm, shape, ready, rows, trace):
+    """One trace.jsonl row: each worker's tracer counts beside the probe's
+    connection counts over the step's rounds, and whether they agree."""
+    ident = "tid" if ready.get("mode") == "threads" else "pid"
+    index_of = {w["tid"]: w["index"] for w in ready["workers"]}
+    probe = {}
+    for r in rows:
+        for who, n in r.get("counts", {}).items():
+            probe[int(who)] = probe.get(int(who), 0) + n
+    workers = []
+    for t in (o for o in trace if o.get("type") == "worker"):
+        w = dict(t, index=index_of.get(t["tid"]))
+        w.pop("type", None)
+        workers.append(w)
+    won = {w["tid"]: w["won"] for w in workers}
+    check = {"tracer_won": {}, "probe_connections": {}}
+    for w in ready["workers"]:
+        check["tracer_won"][str(w["index"])] = won.get(w["tid"], 0)
+        check["probe_connections"][str(w["index"])] = probe.get(w[ident], 0)
+    check["equal"] = check["tracer_won"] == check["probe_connections"]
+    check["expect_equal"] = arm not in ACCEPTOR_IS_NOT_OWNER
+    summary = next((o for o in trace if o.get("type") == "summary"), {})
+    return {"variant": arm, "shape": shape["name"], "mode": ready.get("mode", "process"),
+            "rounds": len(rows), "connections": sum(r["connections"] for r in rows),
+            "duration_s": summary.get("duration_s"), "workers": sorted(workers, key=lambda w: (w["index"] is None, w["index"] or 0, w["tid"])),
+            "cross_check": check}
+
+
 def handoffs_of(proc):
     """handoff arms: connections the threads handed to each other over the
     server's life (its handoff_exit lines); None for other variants."""
@@ -434,15 +535,30 @@ def balancing_steps(args, raw_dir):
         for shape in SHAPES:
             def step(arm=arm, shape=shape):
                 prefix = os.path.join(raw_dir, "balancing-%s-%s" % (arm, shape["name"]))
+                trace = None
                 with ServerRun(ARMS[arm], args.workers, prefix, ARM_ENV.get(arm)) as (proc, ready, path):
-                    rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path), args.rounds)
+                    tracer = Tracer(proc.pid, prefix) if args.trace else None
+                    try:
+                        rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path),
+                                           args.rounds)
+                    finally:
+                        if tracer:
+                            trace = tracer.stop()
                 rows = [dict({"variant": arm, "mode": ready.get("mode", "process"),
                               "workers": len(ready["workers"])}, **r) for r in rounds]
                 moved = handoffs_of(proc)
                 if moved is not None:
                     for r in rows:  # over all the step's rounds (one server)
                         r["step_handoffs"] = moved
-                return rows, split_text(rows)
+                note = ""
+                if trace is not None:
+                    row = trace_row(arm, shape, ready, rows, trace)
+                    with open(args.trace_path, "a") as f:
+                        f.write(json.dumps(row, sort_keys=True) + "\n")
+                    note = "; trace " + ("agrees" if row["cross_check"]["equal"] else
+                                         "differs (expected)" if not row["cross_check"]["expect_equal"] else
+                                         "DIFFERS")
+                return rows, split_text(rows) + note
             label = "%-17s %s" % (arm, shape_label(shape))
             yield label, step, {"variant": arm, "shape": shape["name"], "round": None}
 
@@ -822,6 +938,94 @@ def payoff_steps(args, raw_dir):
                 yield label, step, {"arm": arm, "workers": workers, "connections": conns, "round": rnd}
 
 
+TIMELINE_ARMS = ["bare", "exclusive", "lt-yield", "reuseport", "fdpass"]
+TIMELINE_SHAPE = {"name": "oneshot", "connections": 8}
+TRACE_OVERHEAD_ARM = "bare"
+TRACE_OVERHEAD_WORKERS = 2
+
+
+def timeline_steps(args, raw_dir):
+    """One oneshot round of 8 connections per arm with the tracer's
+    --timeline: each connection's story (the report shows them)."""
+    for arm in [a for a in TIMELINE_ARMS if a in args.arms]:
+        def step(arm=arm):
+            if not is_root():
+                raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
+            prefix = os.path.join(raw_dir, "timeline-%s" % arm)
+            with ServerRun(ARMS[arm], args.workers, prefix, ARM_ENV.get(arm)) as (proc, ready, path):
+                tracer = Tracer(proc.pid, prefix, timeline=True)
+                try:
+                    rounds = run_probe(prefix, probe_cmd(ready["port"], TIMELINE_SHAPE, 1, path), 1)
+                finally:
+                    trace = tracer.stop()
+            index_of = {w["tid"]: w["index"] for w in ready["workers"]}
+            rows = []
+            for o in trace:
+                if o.get("type") != "conn":
+                    continue
+                conn = dict(o, winner_index=index_of.get(o.get("winner")))
+                conn.pop("type")
+                for w in conn["woken"]:
+                    w["index"] = index_of.get(w["tid"])
+                conn["eagain_index"] = [index_of.get(t) for t in conn["eagain"]]
+                rows.append({"variant": arm, "mode": ready.get("mode", "process"), "conn": conn})
+            if not rows:
+                raise StepFailed("the tracer recorded no connection")
+            return rows, "%d connections, split %s" % (len(rows), rounds[0]["split"])
+        yield "%-17s oneshot 8 --timeline" % arm, step, {"variant": arm}
+
+
+def trace_overhead_steps(args, raw_dir):
+    """wrk against bare at 2 workers, with and without the tracer attached,
+    alternated, keep-alive and close: the tracer's cost as a ratio."""
+    for rnd in range(1, args.rounds + 1):
+        for mode in COST_MODES:
+            order = [False, True] if rnd % 2 else [True, False]
+            for traced in order:
+                def step(traced=traced, mode=mode, rnd=rnd):
+                    if traced and not is_root():
+                        raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
+                    need_wrk()
+                    prefix = os.path.join(raw_dir, "trace-overhead-%s-%s-r%d" % (
+                        "on" if traced else "off", mode, rnd))
+                    headers = ["Connection: close"] if mode == "close" else []
+                    with ServerRun(ARMS[TRACE_OVERHEAD_ARM], TRACE_OVERHEAD_WORKERS, prefix) as (proc, ready, _):
+                        tracer = Tracer(proc.pid, prefix) if traced else None
+                        try:
+                            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS,
+                                          bench_seconds(args), headers)
+                        finally:
+                            if tracer:
+                                tracer.stop()
+                    if mode == "close":
+                        time.sleep(close_gap(args))
+                    row = dict({"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS, "traced": traced,
+                                "mode": mode, "round": rnd}, **out)
+                    return [row], "%.0f req/s" % out["requests_per_s"]
+                yield ("bare %s %-9s r%d" % ("traced  " if traced else "untraced", mode, rnd), step,
+                       {"traced": traced, "mode": mode, "round": rnd})
+
+
+def finish_trace_overhead(path):
+    """Fills ratio_traced: a traced run's req/s over the untraced run's of
+    the same mode and round."""
+    try:
+        with open(path) as f:
+            rows = [json.loads(l) for l in f if l.strip()]
+    except OSError:
+        return
+    off = {(r["mode"], r["round"]): r["requests_per_s"] for r in rows if not r.get("traced") and "error" not in r}
+    for r in rows:
+        if r.get("traced") and "error" not in r:
+            base = off.get((r["mode"], r["round"]))
+            r["ratio_traced"] = round(r["requests_per_s"] / base, 4) if base else None
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
 def faults_steps(args, raw_dir):
     """The accept-sharing fault cases, run by their own tests
     (tests/test_fdpass.py -k fault): each test writes what it observed before
@@ -869,10 +1073,13 @@ STUDY_STEPS = {
     "cost": cost_steps,
     "payoff": payoff_steps,
     "faults": faults_steps,
+    "timeline": timeline_steps,
+    "trace_overhead": trace_overhead_steps,
 }
 # Run once every step of a study is done (with the study's file path).
 STUDY_FINISH = {
     "cost": finish_cost,
+    "trace_overhead": finish_trace_overhead,
 }
 
 
@@ -928,6 +1135,8 @@ def main():
                     % (",".join(COST_ARMS), ",".join(PAYOFF_ARMS)))
     ap.add_argument("--results-dir", default=os.path.join(ROOT, "results", "linux"))
     ap.add_argument("--no-canonical", action="store_true", help="do not point CANONICAL at this run")
+    ap.add_argument("--no-trace", action="store_true",
+                    help="do not run bin/acceptlab-trace beside the balancing rounds (it runs when root)")
     ap.add_argument("--respawn-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
     ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
@@ -989,7 +1198,17 @@ def main():
               "namespaces); those steps are recorded as skipped", flush=True)
 
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    args.trace = False
+    if "balancing" in args.studies and not args.no_trace:
+        if not is_root():
+            print("campaign: not root: the balancing rounds run without the tracer (trace.jsonl is not "
+                  "written)", flush=True)
+        elif not os.access(TRACER, os.X_OK):
+            die("%s is missing: run make first (or --no-trace)" % TRACER)
+        else:
+            args.trace = True
     run_dir = os.path.join(args.results_dir, stamp)
+    args.trace_path = os.path.join(run_dir, "trace.jsonl")
     raw_dir = os.path.join(run_dir, "raw")
     os.makedirs(raw_dir, exist_ok=True)
     with open(os.path.join(run_dir, "meta.json"), "w") as f:

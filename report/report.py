@@ -1119,6 +1119,8 @@ def render_cost(meta: Meta, rows: list) -> list:
         for arm in arms:
             per = []
             for w in workers:
+                if not [r for r in measured if r.key[:2] == (arm, w)]:
+                    continue  # not run at this worker count
                 ratios = [r.ratio for r in measured if r.key[:2] == (arm, w) and r.ratio is not None]
                 if arm == "bare":
                     rps = [r.rps for r in measured if r.key[:2] == (arm, w)]
@@ -1330,6 +1332,300 @@ FAULT_REFERENCE_ROWS = (
 # ---------------------------------------------------------------- studies and the report
 
 
+# ---------------------------------------------------------------- trace
+
+
+@dataclass(frozen=True)
+class TraceWorker:
+    index: Optional[int]
+    tid: int
+    wakeups: int
+    won: int
+    lost: int
+    wasted: int
+    accept_cpu: tuple  # ((cpu, count), ...)
+    hist: tuple  # ((log2 slot, count), ...)
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """bin/acceptlab-trace beside one balancing step (all its rounds)."""
+    line: int
+    variant: str
+    shape: str
+    mode: str
+    connections: int
+    workers: tuple
+    tracer_won: tuple  # per ready worker index: (index, won)
+    probe: tuple  # per ready worker index: (index, connections)
+    equal: bool
+    expect_equal: bool
+
+
+def cpu_counts(obj: dict, key: str) -> tuple:
+    value = get(obj, key)
+    if not isinstance(value, dict) or not all(k.isdigit() and is_int(v) and v >= 0 for k, v in value.items()):
+        raise RowError(f'"{key}" must be an object of CPU (or slot) numbers to integer counts')
+    return tuple(sorted((int(k), v) for k, v in value.items()))
+
+
+def parse_trace_row(obj: dict, line: int):
+    variant = get_str(obj, "variant")
+    shape = get_str(obj, "shape")
+    mode = get_str(obj, "mode")
+    connections = get_int(obj, "connections", 0)
+    raw = get(obj, "workers")
+    if not isinstance(raw, list):
+        raise RowError(f'"workers" must be a list, got {json_kind(raw)}')
+    workers = []
+    for i, w in enumerate(raw):
+        if not isinstance(w, dict):
+            raise RowError(f'"workers"[{i}] must be an object')
+        index = w.get("index")
+        if index is not None and not is_int(index):
+            raise RowError(f'"workers"[{i}] "index" must be an integer or null')
+        workers.append(TraceWorker(index, get_int(w, "tid", 1, ("workers", i)),
+                                   get_int(w, "wakeups", 0, ("workers", i)), get_int(w, "won", 0, ("workers", i)),
+                                   get_int(w, "lost", 0, ("workers", i)), get_int(w, "wasted", 0, ("workers", i)),
+                                   cpu_counts(w, "accept_cpu"), cpu_counts(w, "wake_to_accept_us_log2")))
+    check = get(obj, "cross_check")
+    if not isinstance(check, dict):
+        raise RowError('"cross_check" must be an object')
+    won = cpu_counts(check, "tracer_won")
+    probe = cpu_counts(check, "probe_connections")
+    equal, expect = check.get("equal"), check.get("expect_equal")
+    if not isinstance(equal, bool) or not isinstance(expect, bool):
+        raise RowError('"cross_check" needs booleans "equal" and "expect_equal"')
+    if equal != (won == probe):
+        raise RowError('"cross_check" "equal" disagrees with its own counts')
+    return TraceStep(line, variant, shape, mode, connections, tuple(workers), won, probe, equal, expect)
+
+
+def median_bucket(hist: dict) -> str:
+    total = sum(hist.values())
+    if not total:
+        return "-"
+    seen = 0
+    for slot in sorted(hist):
+        seen += hist[slot]
+        if seen * 2 >= total:
+            lo = 0 if slot == 0 else 2 ** slot
+            return f"{lo}-{2 ** (slot + 1)} µs"
+    return "-"
+
+
+def render_trace(meta: Meta, rows: list) -> list:
+    out = ["## Why each worker won (trace)", ""]
+    out.append(
+        "What was measured: `bin/acceptlab-trace` (eBPF: the syscalls' tracepoints for accept and "
+        "epoll_wait, tp_btf for sched_waking and inet_sock_set_state) ran beside every balancing step, "
+        "attached to the server's process group after its ready line and stopped after the probe, so "
+        "each row covers that variant's rounds of all three shapes. Wakeups count a worker woken while "
+        "blocked in epoll_wait or accept; won and lost are accept() calls that returned a connection "
+        "or EAGAIN; a wasted wakeup is one after which the worker lost an accept and won none before "
+        "it waited again; wake to accept is the median bucket (log2 µs) of the time from the wakeup "
+        "to the worker entering accept(); accept CPU is where the won accepts ran, per CPU. Won per "
+        "worker is the tracer's count beside the probe's connections per worker: they must be equal "
+        "wherever the acceptor serves the connection (the cross-check); for fdpass, handoff and the "
+        "shared epoll the acceptor is not always the owner, so both are shown.")
+    out.append("")
+    if not rows:
+        return out + ["No trace was recorded in this run.", ""]
+    variants = ordered(meta.variants, {r.variant for r in rows})
+    out.append("| variant | mode | wakeups | won | lost | wasted wakeups | wake to accept (median) | "
+               "accept CPU | won per worker (tracer / probe) | cross-check |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    disagree = []
+    for v in variants:
+        mine = [r for r in rows if r.variant == v]
+        workers = [w for r in mine for w in r.workers]
+        wakeups = sum(w.wakeups for w in workers)
+        won = sum(w.won for w in workers)
+        lost = sum(w.lost for w in workers)
+        wasted = sum(w.wasted for w in workers)
+        hist, cpus = {}, {}
+        for w in workers:
+            for slot, n in w.hist:
+                hist[slot] = hist.get(slot, 0) + n
+            for cpu, n in w.accept_cpu:
+                cpus[cpu] = cpus.get(cpu, 0) + n
+        tracer, probe = {}, {}
+        for r in mine:
+            for i, n in r.tracer_won:
+                tracer[i] = tracer.get(i, 0) + n
+            for i, n in r.probe:
+                probe[i] = probe.get(i, 0) + n
+        per = " ".join(f"{tracer.get(i, 0)}/{probe.get(i, 0)}" for i in sorted(set(tracer) | set(probe)))
+        agree = sum(r.equal for r in mine)
+        expect = all(r.expect_equal for r in mine)
+        check = (f"{agree} of {plural(len(mine), 'step')} equal" if expect
+                 else f"acceptor is not the owner ({agree} of {len(mine)} equal)")
+        for r in mine:
+            if r.expect_equal and not r.equal:
+                disagree.append(f"- {v}, {r.shape}: tracer won "
+                                + " ".join(f"{i}:{n}" for i, n in r.tracer_won) + ", probe "
+                                + " ".join(f"{i}:{n}" for i, n in r.probe) + ".")
+        share = f"{wasted} ({wasted / wakeups:.0%})" if wakeups else "0"
+        cpu_text = " ".join(f"{c}:{n}" for c, n in sorted(cpus.items())) or "-"
+        out.append(f"| {cell_text(v)} | {mine[0].mode} | {wakeups} | {won} | {lost} | {share} | "
+                   f"{median_bucket(hist)} | {cpu_text} | {per} | {check} |")
+    out.append("")
+    if disagree:
+        out += ["Steps where the tracer and the probe disagree although the acceptor serves:", ""]
+        out += disagree + [""]
+    steps = [r for r in rows if r.expect_equal]
+    out.append(f"**What this shows.** The cross-check held in {sum(r.equal for r in steps)} of "
+               f"{plural(len(steps), 'step')} where the acceptor serves the connection. "
+               + trace_findings(rows, variants))
+    out.append("")
+    return out
+
+
+def trace_findings(rows: list, variants: list) -> str:
+    """Comparisons computed from the rows: who wastes wakeups, and how much."""
+    parts = []
+    by = {}
+    for v in variants:
+        ws = [w for r in rows if r.variant == v for w in r.workers]
+        wakeups = sum(w.wakeups for w in ws)
+        if wakeups:
+            by[v] = (sum(w.wasted for w in ws) / wakeups, sum(w.lost for w in ws))
+    if by:
+        most = max(by, key=lambda v: by[v][0])
+        least = min(by, key=lambda v: by[v][0])
+        parts.append(f"The largest share of wasted wakeups: {most} ({by[most][0]:.0%}, {by[most][1]} accepts "
+                     f"lost to EAGAIN); the smallest: {least} ({by[least][0]:.0%}).")
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------- timelines
+
+
+@dataclass(frozen=True)
+class TimelineConn:
+    line: int
+    variant: str
+    n: int
+    t_us: float
+    est_cpu: int
+    client: str
+    woken: tuple  # ((index or None, waker cpu, ran cpu or None, preempted), ...)
+    client_preempted: bool
+    winner: Optional[int]  # worker index
+    winner_cpu: Optional[int]
+    accept_after_us: Optional[float]
+    eagain: tuple  # worker indexes
+
+
+def parse_timeline_row(obj: dict, line: int):
+    variant = get_str(obj, "variant")
+    conn = get(obj, "conn")
+    if not isinstance(conn, dict):
+        raise RowError('"conn" must be an object')
+    woken = []
+    for i, w in enumerate(conn.get("woken") or []):
+        if not isinstance(w, dict):
+            raise RowError(f'"conn" "woken"[{i}] must be an object')
+        woken.append((w.get("index"), get_int(w, "waker_cpu", 0, ("conn", "woken", i)), w.get("ran_cpu"),
+                      bool(w.get("preempted"))))
+    winner = conn.get("winner_index")
+    return TimelineConn(line, variant, get_int(conn, "n", 1, ("conn",)), get_number(conn, "t_us"),
+                        get_int(conn, "est_cpu", 0, ("conn",)), get_str(conn, "client", ("conn",)),
+                        tuple(woken), bool(conn.get("client_preempted")), winner, conn.get("winner_cpu"),
+                        conn.get("accept_after_us"), tuple(conn.get("eagain_index") or ()))
+
+
+def render_timeline(meta: Meta, rows: list) -> list:
+    out = ["## Timelines (why a placement skews)", ""]
+    out.append("What was measured: for a few variants, one oneshot round of 8 connections (each closed "
+               "before the next opens) with `acceptlab-trace --timeline`: per connection, the CPU it became "
+               "ESTABLISHED on and the task running there (on loopback, the client's connect), which workers "
+               "were woken (by index) from which CPU and on which CPU each ran next (`*`: it preempted a task "
+               "that was still runnable there), who won the accept on which CPU and how long after "
+               "ESTABLISHED, and who got EAGAIN.")
+    out.append("")
+    if not rows:
+        return out + ["No timeline was recorded in this run.", ""]
+    for v in ordered(meta.variants, {r.variant for r in rows}):
+        mine = sorted((r for r in rows if r.variant == v), key=lambda r: r.n)
+        out += [f"### {v}", "", "| conn | ESTABLISHED on | woken (index: waker CPU -> ran on) | won by (CPU, after) | EAGAIN | client preempted |",
+                "|---|---|---|---|---|---|"]
+        for r in mine:
+            woke = ", ".join(f"{'?' if i is None else i}: {wc} -> {'-' if rc is None else rc}{'*' if p else ''}"
+                             for i, wc, rc, p in r.woken) or "none"
+            won = ("not accepted while traced" if r.winner is None and r.winner_cpu is None else
+                   f"{'?' if r.winner is None else r.winner} (CPU {r.winner_cpu}, "
+                   f"{ms_text(r.accept_after_us / 1000) + ' ms' if r.accept_after_us is not None else '?'})")
+            eagain = ", ".join("?" if i is None else str(i) for i in r.eagain) or "-"
+            out.append(f"| {r.n} | CPU {r.est_cpu} ({cell_text(r.client)}) | {woke} | {won} | {eagain} | "
+                       f"{'yes' if r.client_preempted else 'no'} |")
+        winners = [r.winner for r in mine if r.winner is not None]
+        same = sum(1 for r in mine if r.winner is not None and r.winner_cpu == r.est_cpu)
+        split = "/".join(str(winners.count(i)) for i in sorted(set(winners), key=lambda i: -winners.count(i)))
+        out += ["", f"{v}: {len(winners)} of {plural(len(mine), 'connection')} accepted while traced, split "
+                f"{split or '-'} by worker; {same} accepted on the CPU the connection was established on; "
+                f"{sum(r.client_preempted for r in mine)} with the client preempted by a worker.", ""]
+    return out
+
+
+# ---------------------------------------------------------------- tracer overhead
+
+
+@dataclass(frozen=True)
+class OverheadRun:
+    line: int
+    traced: bool
+    mode: str
+    round: int
+    rps: float
+    ratio: Optional[float]
+
+
+def parse_overhead_row(obj: dict, line: int):
+    traced = get(obj, "traced")
+    if not isinstance(traced, bool):
+        raise RowError('"traced" must be true or false')
+    mode = get_str(obj, "mode")
+    if "error" in obj:
+        return Failed(line, (traced, mode, obj.get("round")), str(obj["error"]))
+    ratio = get_number(obj, "ratio_traced", nullable=True) if "ratio_traced" in obj else None
+    return OverheadRun(line, traced, mode, get_int(obj, "round", 1), get_number(obj, "requests_per_s"), ratio)
+
+
+def render_trace_overhead(meta: Meta, rows: list) -> list:
+    out = ["## The tracer's overhead", ""]
+    out.append("What was measured: wrk (as in the cost study, `GET /` with 64 connections) against bare at 2 "
+               "workers, once with `acceptlab-trace --pgid` attached and once without, alternated within "
+               "each round, keep-alive and Connection: close. Each cell: req/s untraced, traced, and the "
+               "ratio traced/untraced (target: at least 0.97).")
+    out.append("")
+    runs = [r for r in rows if isinstance(r, OverheadRun)]
+    if not runs:
+        return out + ["No run was recorded.", ""]
+    out += ["| mode | " + " | ".join(f"round {n}" for n in sorted({r.round for r in runs})) + " | median ratio |",
+            "|---|" + "---|" * (len({r.round for r in runs}) + 1)]
+    lines = []
+    for mode, title in COST_MODES:
+        cells, ratios = [], []
+        for n in sorted({r.round for r in runs}):
+            off = next((r for r in runs if r.mode == mode and r.round == n and not r.traced), None)
+            on = next((r for r in runs if r.mode == mode and r.round == n and r.traced), None)
+            if off and on and on.ratio is not None:
+                ratios.append(on.ratio)
+                cells.append(f"{off.rps:.0f} / {on.rps:.0f} ({on.ratio:.2f})")
+            else:
+                cells.append("incomplete")
+        med = statistics.median(ratios) if ratios else None
+        out.append(f"| {title} | " + " | ".join(cells) + f" | {'-' if med is None else f'{med:.2f}'} |")
+        if med is not None:
+            lines.append(f"{title}: median ratio {med:.2f} over {plural(len(ratios), 'round')} "
+                         f"({'meets' if med >= 0.97 else 'misses'} the 0.97 target)")
+    failed = [r for r in rows if isinstance(r, Failed)]
+    out += ["", "**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
+            + (f" {plural(len(failed), 'run')} failed." if failed else ""), ""]
+    return out
+
+
 @dataclass(frozen=True)
 class Study:
     """One results file and the section made from it."""
@@ -1345,6 +1641,8 @@ class Study:
 STUDIES = (
     Study("balancing", "balancing.jsonl", False, parse_balancing_row, render_balancing,
           check_balancing, lambda row: isinstance(row, Round)),
+    Study("trace", "trace.jsonl", False, parse_trace_row, render_trace, is_round=lambda row: False),
+    Study("timeline", "timeline.jsonl", False, parse_timeline_row, render_timeline, is_round=lambda row: False),
     Study("respawn", "respawn.jsonl", False, parse_respawn_row, render_respawn,
           is_round=lambda row: isinstance(row, RespawnTrial)),
     Study("mutex_delay", "mutex_delay.jsonl", False, latency_row_parser("delay_ms"), render_mutex_delay,
@@ -1357,6 +1655,8 @@ STUDIES = (
           check_wrk_rows(lambda mode: dict(COST_MODES)[mode], True), lambda row: isinstance(row, WrkRun)),
     Study("payoff", "payoff.jsonl", False, wrk_row_parser("connections"), render_payoff,
           check_wrk_rows(lambda c: f"{c} connections", False), lambda row: isinstance(row, WrkRun)),
+    Study("trace_overhead", "trace_overhead.jsonl", False, parse_overhead_row, render_trace_overhead,
+          is_round=lambda row: False),
 )
 
 

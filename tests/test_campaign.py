@@ -39,6 +39,15 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
         assert "error" not in r, r
         assert sum(r["counts"].values()) + r["unanswered"] == r["connections"] == 32
         assert len(r["counts"]) == 2, "both workers listed (zeros included): %r" % r
+    if os.geteuid() == 0:
+        # The tracer ran beside every step: for these race variants the
+        # acceptor serves, so its accepts won per worker equal the probe's
+        # connections per worker, step by step.
+        trace = [json.loads(l) for l in (run / "trace.jsonl").read_text().splitlines()]
+        assert [(t["variant"], t["shape"]) for t in trace] == [(r["variant"], r["shape"]) for r in rows]
+        for t in trace:
+            assert t["cross_check"]["expect_equal"] and t["cross_check"]["equal"], t["cross_check"]
+            assert sum(t["cross_check"]["tracer_won"].values()) == 32, t["cross_check"]
     assert (run / "raw" / "balancing-bare-burst.ready").exists()
     assert (run / "raw" / "balancing-bare-burst.server.jsonl").read_text().count("worker_exit") == 2
     out = tmp_path / "linux.md"

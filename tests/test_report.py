@@ -227,7 +227,7 @@ def test_run_without_any_study(results, tmp_path):
     proc = run_in(tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"report: results/linux/{STAMP}: no study results in the run "
-                                  "(expected one of balancing.jsonl, respawn.jsonl"), proc.stderr
+                                  "(expected one of balancing.jsonl, trace.jsonl, timeline.jsonl, respawn.jsonl"), proc.stderr
 
 
 # ---------------------------------------------------------------- usage

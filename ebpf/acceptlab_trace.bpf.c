@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* acceptlab_trace.bpf.c: the kernel side of bin/acceptlab-trace. It says
+ * why each worker won: who was woken for a new connection, who reached
+ * accept() first, who got EAGAIN, and on which CPUs.
+ *
+ * Only tracepoints: the syscalls' own (accept, accept4, epoll_wait,
+ * epoll_pwait, epoll_pwait2: they fire for those syscalls alone, so the rest
+ * of the machine's syscalls pay nothing) and tp_btf for sched_waking,
+ * sched_switch (--timeline only), sched_process_fork and
+ * inet_sock_set_state. No kprobes or fentry (unavailable here).
+ *
+ * The traced processes are those whose tgid is in `targets` (filled by the
+ * loader; a fork of a traced process is added here, so respawned workers are
+ * followed). A worker is one thread (tid). Per tid, `cycle` follows one
+ * wait -> wake -> accept cycle, and `stats` accumulates what the loader
+ * prints. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "acceptlab_trace.h"
+
+#define EAGAIN 11
+#define TCP_ESTABLISHED 1
+#define TCP_SYN_RECV 3
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile bool targ_timeline = false;
+
+struct cycle {
+	__u64 wake_ns;
+	__u8 blocked;     /* inside epoll_wait or accept */
+	__u8 woken;       /* woken since it last entered a wait */
+	__u8 accept_seen; /* an accept() entered since the last wakeup */
+	__u8 returned;    /* its last wait returned (and it has not waited again) */
+	__u8 won;         /* won an accept in this cycle */
+	__u8 lost;        /* got EAGAIN in this cycle */
+};
+
+struct conn_seen {
+	__u64 est_ns;
+	__u32 est_cpu;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_MAX_TARGETS);
+	__type(key, __u32);   /* tgid */
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACE_MAX_PORTS);
+	__type(key, __u16);   /* local port, host order */
+	__type(value, __u8);
+} ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);   /* tid */
+	__type(value, struct cycle);
+} cycles SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);   /* tid */
+	__type(value, struct worker_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);   /* struct sock * */
+	__type(value, struct conn_seen);
+} conns SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+static const struct worker_stats zero_stats;
+static const struct cycle zero_cycle;
+
+static __always_inline bool traced_tgid(__u32 tgid)
+{
+	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+}
+
+/* The calling thread's cycle and stats, made on first sight; NULL if it is
+ * not traced. */
+static __always_inline struct cycle *current_cycle(__u32 *tid_out, struct worker_stats **st)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct cycle *c;
+
+	if (!traced_tgid(tgid))
+		return NULL;
+	c = bpf_map_lookup_elem(&cycles, &tid);
+	if (!c) {
+		bpf_map_update_elem(&cycles, &tid, &zero_cycle, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&cycles, &tid);
+		if (!c)
+			return NULL;
+	}
+	*st = bpf_map_lookup_elem(&stats, &tid);
+	if (!*st) {
+		bpf_map_update_elem(&stats, &tid, &zero_stats, BPF_NOEXIST);
+		*st = bpf_map_lookup_elem(&stats, &tid);
+		if (!*st)
+			return NULL;
+		(*st)->tgid = tgid;
+	}
+	*tid_out = tid;
+	return c;
+}
+
+static __always_inline __u32 log2_us(__u64 ns)
+{
+	__u64 us = ns / 1000;
+	__u32 slot = 0;
+
+	while (us > 1 && slot < TRACE_HIST_SLOTS - 1) {
+		us >>= 1;
+		slot++;
+	}
+	return slot;
+}
+
+static __always_inline void emit(__u32 kind, __u32 tid, __s64 ret, __u64 sk)
+{
+	struct accept_event *e;
+
+	if (!targ_timeline)
+		return;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e)
+		return;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts_ns = bpf_ktime_get_ns();
+	e->kind = kind;
+	e->cpu = bpf_get_smp_processor_id();
+	e->tid = tid;
+	e->tgid = bpf_get_current_pid_tgid() >> 32;
+	e->ret = ret;
+	e->sk = sk;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* ---- waits ---- */
+
+static __always_inline int wait_enter(void)
+{
+	struct worker_stats *st;
+	struct cycle *c;
+	__u32 tid;
+
+	c = current_cycle(&tid, &st);
+	if (!c)
+		return 0;
+	/* The previous cycle ends here. */
+	if (c->returned && !c->won)
+		__sync_fetch_and_add(&st->empty_returns, 1);
+	if (c->woken && c->lost && !c->won)
+		__sync_fetch_and_add(&st->wasted, 1);
+	c->woken = c->accept_seen = c->returned = c->won = c->lost = 0;
+	c->blocked = 1;
+	return 0;
+}
+
+static __always_inline int wait_exit(void)
+{
+	struct worker_stats *st;
+	struct cycle *c;
+	__u32 tid;
+
+	c = current_cycle(&tid, &st);
+	if (!c)
+		return 0;
+	c->blocked = 0;
+	c->returned = 1;
+	__sync_fetch_and_add(&st->wait_returns, 1);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_epoll_wait")
+int enter_epoll_wait(void *ctx) { return wait_enter(); }
+SEC("tracepoint/syscalls/sys_enter_epoll_pwait")
+int enter_epoll_pwait(void *ctx) { return wait_enter(); }
+SEC("tracepoint/syscalls/sys_enter_epoll_pwait2")
+int enter_epoll_pwait2(void *ctx) { return wait_enter(); }
+SEC("tracepoint/syscalls/sys_exit_epoll_wait")
+int exit_epoll_wait(void *ctx) { return wait_exit(); }
+SEC("tracepoint/syscalls/sys_exit_epoll_pwait")
+int exit_epoll_pwait(void *ctx) { return wait_exit(); }
+SEC("tracepoint/syscalls/sys_exit_epoll_pwait2")
+int exit_epoll_pwait2(void *ctx) { return wait_exit(); }
+
+/* ---- accepts ---- */
+
+static __always_inline int accept_enter(void)
+{
+	struct worker_stats *st;
+	struct cycle *c;
+	__u32 tid;
+
+	c = current_cycle(&tid, &st);
+	if (!c)
+		return 0;
+	if (c->woken && !c->accept_seen) {
+		__u32 slot = log2_us(bpf_ktime_get_ns() - c->wake_ns);
+		if (slot < TRACE_HIST_SLOTS)
+			__sync_fetch_and_add(&st->wake_to_accept[slot], 1);
+	}
+	c->accept_seen = 1;
+	c->blocked = 1; /* a blocking accept() sleeps here */
+	return 0;
+}
+
+/* The socket behind the calling task's descriptor fd, or 0. */
+static __always_inline __u64 sock_of_fd(long fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct file **fdarr = BPF_CORE_READ(task, files, fdt, fd);
+	struct file *file = NULL;
+	struct socket *sock;
+
+	if (!fdarr || fd < 0 || fd > 1 << 20)
+		return 0;
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fdarr[fd]) || !file)
+		return 0;
+	sock = BPF_CORE_READ(file, private_data);
+	if (!sock)
+		return 0;
+	return (__u64)BPF_CORE_READ(sock, sk);
+}
+
+static __always_inline int accept_exit(long ret)
+{
+	struct worker_stats *st;
+	struct cycle *c;
+	__u32 tid, cpu = bpf_get_smp_processor_id();
+	__u64 sk = 0;
+
+	c = current_cycle(&tid, &st);
+	if (!c)
+		return 0;
+	c->blocked = 0;
+	if (ret >= 0) {
+		struct conn_seen *seen;
+
+		c->won = 1;
+		__sync_fetch_and_add(&st->won, 1);
+		if (cpu < TRACE_MAX_CPUS)
+			__sync_fetch_and_add(&st->accept_cpu[cpu], 1);
+		sk = sock_of_fd(ret);
+		seen = sk ? bpf_map_lookup_elem(&conns, &sk) : NULL;
+		if (seen) {
+			__u32 ecpu = seen->est_cpu;
+			__sync_fetch_and_add(&st->established, 1);
+			if (ecpu < TRACE_MAX_CPUS)
+				__sync_fetch_and_add(&st->est_cpu[ecpu], 1);
+			bpf_map_delete_elem(&conns, &sk);
+		}
+	} else if (ret == -EAGAIN) {
+		c->lost = 1;
+		__sync_fetch_and_add(&st->lost, 1);
+	}
+	emit(EV_ACCEPT, tid, ret, sk);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_accept4")
+int enter_accept4(void *ctx) { return accept_enter(); }
+SEC("tracepoint/syscalls/sys_enter_accept")
+int enter_accept(void *ctx) { return accept_enter(); }
+SEC("tracepoint/syscalls/sys_exit_accept4")
+int exit_accept4(struct trace_event_raw_sys_exit *ctx) { return accept_exit(ctx->ret); }
+SEC("tracepoint/syscalls/sys_exit_accept")
+int exit_accept(struct trace_event_raw_sys_exit *ctx) { return accept_exit(ctx->ret); }
+
+/* ---- the scheduler ---- */
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	__u32 tgid = p->tgid, tid = p->pid, cpu;
+	struct worker_stats *st;
+	struct cycle *c;
+
+	if (!traced_tgid(tgid))
+		return 0;
+	c = bpf_map_lookup_elem(&cycles, &tid);
+	if (!c || !c->blocked)
+		return 0;
+	st = bpf_map_lookup_elem(&stats, &tid);
+	if (!st)
+		return 0;
+	c->blocked = 0; /* one wakeup per sleep */
+	c->woken = 1;
+	c->accept_seen = 0;
+	c->wake_ns = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	__sync_fetch_and_add(&st->wakeups, 1);
+	if (cpu < TRACE_MAX_CPUS)
+		__sync_fetch_and_add(&st->waker_cpu[cpu], 1);
+	emit(EV_WAKE, tid, 0, 0);
+	return 0;
+}
+
+/* Loaded only with --timeline: which CPU a woken worker ran on next, and
+ * whom it replaced there. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 tgid = next->tgid, tid = next->pid;
+	struct accept_event *e;
+
+	if (!traced_tgid(tgid) || !bpf_map_lookup_elem(&cycles, &tid))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e)
+		return 0;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts_ns = bpf_ktime_get_ns();
+	e->kind = EV_SWITCH_IN;
+	e->cpu = bpf_get_smp_processor_id();
+	e->tid = tid;
+	e->tgid = tgid;
+	e->prev_pid = prev->pid;
+	e->prev_state = prev_state;
+	e->preempt = preempt;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), prev->comm);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* A traced process forks (a supervisor respawning a worker): trace the child. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (ptgid != ctgid && traced_tgid(ptgid))
+		bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* ---- connections ---- */
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(on_set_state, const struct sock *sk, const int oldstate, const int newstate)
+{
+	struct conn_seen seen = {};
+	__u16 lport;
+	__u64 key = (__u64)sk;
+
+	if (newstate != TCP_ESTABLISHED || oldstate != TCP_SYN_RECV)
+		return 0;
+	lport = sk->__sk_common.skc_num;
+	if (!bpf_map_lookup_elem(&ports, &lport))
+		return 0;
+	seen.est_ns = bpf_ktime_get_ns();
+	seen.est_cpu = bpf_get_smp_processor_id();
+	bpf_map_update_elem(&conns, &key, &seen, BPF_ANY);
+	if (targ_timeline) {
+		struct accept_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (e) {
+			__builtin_memset(e, 0, sizeof(*e));
+			e->ts_ns = seen.est_ns;
+			e->kind = EV_ESTABLISHED;
+			e->cpu = seen.est_cpu;
+			e->sk = key;
+			e->tid = (__u32)bpf_get_current_pid_tgid();
+			e->lport = lport;
+			e->rport = __builtin_bswap16(sk->__sk_common.skc_dport);
+			bpf_get_current_comm(e->comm, sizeof(e->comm));
+			bpf_ringbuf_submit(e, 0);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,248 @@
+"""bin/acceptlab-trace: it loads, attaches, and counts exactly what the
+workers did. The ground truth is what the connections themselves say: every
+connection asks /pid, so each worker's accepts won must equal the number of
+connections that worker answered (for every variant whose acceptor serves
+the connection), and the totals must equal the connections made. It must
+find the workers of any server by port, and fail clearly when it cannot
+trace. Root only (it loads BPF programs); skipped otherwise."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from conftest import PROBE, PYTHON, ROOT, get, open_pid_requests, read_response
+
+TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
+FOREIGN = os.path.join(ROOT, "tests", "foreign_server.py")
+
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the tracer loads BPF programs: needs root")
+
+
+class Trace:
+    """acceptlab-trace --json on the given targets; stop() returns its objects."""
+
+    def __init__(self, *targets, timeline=False):
+        cmd = [TRACER, *targets, "--json"] + (["--timeline"] if timeline else [])
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     start_new_session=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc.wait(timeout=10)
+            raise AssertionError("tracer exited %s before attaching: %s"
+                                 % (self.proc.returncode, self.proc.stderr.read()))
+        self.attached = json.loads(line)
+        assert self.attached["type"] == "attached", line
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        out, err = self.proc.communicate(timeout=20)
+        assert self.proc.returncode == 0, err
+        return [json.loads(l) for l in out.splitlines()]
+
+    def kill(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=5)
+
+
+@pytest.fixture
+def tracer():
+    started = []
+
+    def factory(*a, **kw):
+        t = Trace(*a, **kw)
+        started.append(t)
+        return t
+
+    yield factory
+    for t in started:
+        t.kill()
+
+
+def workers_of(objs):
+    return {o["tid"]: o for o in objs if o["type"] == "worker"}
+
+
+def answered_by(port, n):
+    """n connections, one at a time, each asking /pid: {id: count}."""
+    out = {}
+    for _ in range(n):
+        who = int(get(port, "/pid")[2])
+        out[who] = out.get(who, 0) + 1
+    return out
+
+
+@root_only
+@pytest.mark.parametrize("variant", ["bare", "exclusive", "lt-yield", "reuseport", "mutex --accept-mutex-strict",
+                                     "bare --threads 2", "reuseport --threads 2"])
+def test_accepts_won_equal_connections_answered(start_server, tracer, variant):
+    """40 sequential connections, then a burst of 32 held open: for each
+    worker, the accepts it won (tracer) equal the connections it answered
+    (/pid), and the totals are exactly 72: the tracer neither misses nor
+    invents an accept. Every won accept ran on a CPU of this machine."""
+    s = start_server(variant)
+    t = tracer("--pgid", str(s.proc.pid))
+    answered = answered_by(s.port, 40)
+    conns = open_pid_requests(s.port, 32)
+    try:
+        for c in conns:
+            who = int(read_response(c)[2])
+            answered[who] = answered.get(who, 0) + 1
+    finally:
+        for c in conns:
+            c.close()
+    time.sleep(0.1)
+    ws = workers_of(t.stop())
+    won = {w["tid"]: w["won"] for w in ws.values()}
+    ident = "tid" if s.threads else "pid"
+    by_tid = {w["tid"]: answered.get(w[ident], 0) for w in s.ready["workers"]}
+    assert sum(won.values()) == 72, won
+    assert {tid: won.get(tid, 0) for tid in by_tid} == by_tid, (won, answered)
+    cpus = {int(c) for w in ws.values() for c in w["accept_cpu"]}
+    assert cpus <= os.sched_getaffinity(0) | set(range(os.cpu_count())), cpus
+
+
+@root_only
+def test_fdpass_acceptor_differs_from_owner_but_totals_hold(start_server, tracer):
+    """fdpass: the tracer counts who ACCEPTED; the probe sees who SERVED.
+    A burst of 32: accepts won sum to exactly 32, and the split the
+    connections report is 16/16 (the hand-off), whatever the acceptor."""
+    s = start_server("fdpass")
+    t = tracer("--pgid", str(s.proc.pid))
+    conns = open_pid_requests(s.port, 32)
+    try:
+        answers = [int(read_response(c)[2]) for c in conns]
+    finally:
+        for c in conns:
+            c.close()
+    ws = workers_of(t.stop())
+    assert sum(w["won"] for w in ws.values()) == 32
+    assert sorted(answers.count(p) for p in s.pids) == [16, 16]
+
+
+@root_only
+def test_wakeups_and_latency_recorded(start_server, tracer):
+    """Sequential connections to idle workers: each accept follows a wakeup
+    of a worker blocked in epoll_wait, so wakeups >= accepts won, the waker
+    CPU is recorded per wakeup, and the wake -> accept histogram holds one
+    sample per wakeup that reached accept."""
+    s = start_server("bare")
+    t = tracer("--pgid", str(s.proc.pid))
+    for _ in range(20):
+        get(s.port, "/pid", extra="Connection: close\r\n")
+        time.sleep(0.005)
+    ws = workers_of(t.stop())
+    won = sum(w["won"] for w in ws.values())
+    wakeups = sum(w["wakeups"] for w in ws.values())
+    assert won == 20 and wakeups >= 20, ws
+    for w in ws.values():
+        assert sum(w["waker_cpu"].values()) == w["wakeups"]
+        assert sum(w["wake_to_accept_us_log2"].values()) <= w["wakeups"]
+    assert sum(sum(w["wake_to_accept_us_log2"].values()) for w in ws.values()) >= 20
+
+
+@root_only
+def test_port_finds_any_server(tmp_path, tracer):
+    """--port finds the processes listening on a port even when the server
+    is not ours (a Python prefork server whose workers block in accept()):
+    its workers' accepts won equal what their own logs say they answered."""
+    log_dir = tmp_path / "logs"
+    log_dir.mkdir()
+    proc = subprocess.Popen([PYTHON, FOREIGN, "--log-dir", str(log_dir), "--workers", "2"],
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        ready = json.loads(proc.stdout.readline())
+        pids = [w["pid"] for w in ready["workers"]]
+        t = tracer("--port", str(ready["port"]))
+        assert set(pids) <= set(t.attached["pids"]) and t.attached["ports"] == [ready["port"]]
+        answered = answered_by(ready["port"], 30)
+        time.sleep(0.2)
+        ws = workers_of(t.stop())
+        won = {}
+        for w in ws.values():
+            won[w["pid"]] = won.get(w["pid"], 0) + w["won"]
+        assert sum(won.values()) == 30
+        assert {p: won.get(p, 0) for p in pids} == {p: answered.get(p, 0) for p in pids}
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=5)
+
+
+@root_only
+def test_timeline_tells_each_connection(start_server, tracer):
+    """--timeline with a one-shot shape (8 connections, each closed before
+    the next): one conn line per connection, each ESTABLISHED on a CPU of
+    this machine and won by a worker the ready line named, after the
+    connection was established."""
+    s = start_server("bare")
+    t = tracer("--pgid", str(s.proc.pid), timeline=True)
+    res = subprocess.run([PROBE, "--target", "127.0.0.1:%d" % s.port, "--shape", "oneshot",
+                          "--connections", "8", "--rounds", "1"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    objs = t.stop()
+    conns = [o for o in objs if o["type"] == "conn"]
+    tids = {w["tid"] for w in s.ready["workers"]}
+    assert len(conns) == 8, objs
+    for c in conns:
+        assert c["winner"] in tids, c
+        assert c["accept_after_us"] >= 0 and c["est_cpu"] < os.cpu_count()
+        assert c["rport"] > 0
+
+
+@root_only
+def test_tracefs_missing_is_mounted(start_server):
+    """In a mount namespace where tracefs is not mounted, the tracer mounts
+    it (and says so) instead of failing: it still attaches and counts."""
+    s = start_server("bare")
+    script = ("umount -l /sys/kernel/tracing 2>/dev/null; umount -l /sys/kernel/debug/tracing 2>/dev/null; "
+              "test ! -e /sys/kernel/tracing/events/syscalls || exit 99; "
+              "exec %s --pgid %d --duration 1 --json" % (TRACER, s.proc.pid))
+    res = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                         capture_output=True, text=True, timeout=30)
+    if res.returncode == 99:
+        pytest.skip("could not unmount tracefs in a private mount namespace")
+    assert res.returncode == 0, res.stderr
+    assert "mounted tracefs" in res.stderr
+    assert json.loads(res.stdout.splitlines()[0])["type"] == "attached"
+
+
+def test_not_root_exits_2_with_reason(start_server):
+    """Without root it cannot load BPF programs: exit 2 and one line saying so."""
+    s = start_server("bare")
+    res = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                          TRACER, "--pgid", str(s.proc.pid)], capture_output=True, text=True, timeout=10)
+    assert res.returncode == 2, res
+    assert res.stderr.count("\n") == 1 and "needs root" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("args,names", [
+    ([], "targets"),
+    (["--pids", "1", "--port", "80"], "--pids/--pgid/--port"),
+    (["--pids", "abc"], "--pids abc"),
+    (["--port", "0"], "--port 0"),
+    (["--pgid", "1", "--duration", "-1"], "--duration -1"),
+    (["--pgid", "1", "--bogus"], "--bogus"),
+])
+def test_bad_arguments_exit_2(args, names):
+    """Each bad argument: exit 2, one line naming it."""
+    res = subprocess.run([TRACER, *args], capture_output=True, text=True, timeout=10)
+    assert res.returncode == 2, res
+    assert res.stderr.count("\n") == 1 and names in res.stderr, res.stderr
+
+
+@root_only
+def test_unknown_targets_exit_2():
+    """A process group or port with nobody in it: exit 2 naming it."""
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))
+    port = free.getsockname()[1]
+    free.close()
+    res = subprocess.run([TRACER, "--port", str(port)], capture_output=True, text=True, timeout=10)
+    assert res.returncode == 2 and "--port %d" % port in res.stderr, res
+    res = subprocess.run([TRACER, "--pgid", "999999999"], capture_output=True, text=True, timeout=10)
+    assert res.returncode == 2 and "--pgid 999999999" in res.stderr, res
