@@ -136,7 +136,7 @@ report:
 # tables in build/bench/linux.md; results/ and CANONICAL are left alone. The
 # stamp is the newest run directory (stamps sort by time).
 bench: all
-	$(Q)$(PYTHON) probes/campaign.py --platform linux --studies cost,payoff --bench-arms all --bench-seconds 6 --results-dir build/bench --no-canonical
+	$(Q)$(PYTHON) probes/campaign.py --platform linux --studies cost,payoff --bench-arms all --bench-seconds 6 --bench-rounds 3 --results-dir build/bench --no-canonical
 	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
 	$(PYTHON) report/report.py --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
 	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"

@@ -96,7 +96,7 @@ SHAPES = [
     {"name": "ramp", "connections": 32, "gap_ms": 10},
     {"name": "keepalive", "connections": 32, "requests": 4},
 ]
-STUDIES = ["balancing", "timeline", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff",
+STUDIES = ["balancing", "timeline", "placement", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff",
            "trace_overhead"]
 # respawn: (arm, migrate). The shared listener is the contrast: nothing queued
 # at a worker of its own, so nothing to reset.
@@ -112,7 +112,7 @@ SLOWVIEW_CONNECTIONS = 16
 WRK_THREADS = 2
 WRK_TIMEOUT_S = 2            # wrk's --timeout: a request slower than this counts as a timeout
 WRK_SLACK_S = 30             # wrk gets its duration plus this before it is killed
-BENCH_SECONDS = 4            # wrk -d per run in the campaign (make bench: 6, --bench-seconds)
+BENCH_SECONDS = 3            # wrk -d per run in the campaign (make bench: 6, --bench-seconds)
 BENCH_QUICK_SECONDS = 2
 # The wrk studies run seconds per cell: the campaign's default keeps to the
 # arms the design notes compare so it fits in minutes; make bench runs every
@@ -120,13 +120,21 @@ BENCH_QUICK_SECONDS = 2
 # mode, the race and accept sharing in threads mode, and handoff with its
 # knob-off arm; payoff: the race and the balancers.
 COST_ARMS = ["bare", "fdpass-off", "fdpass", "bare-threads", "fdpass-threads", "handoff-off", "handoff"]
-PAYOFF_ARMS = ["bare", "fdpass-off", "fdpass", "reuseport", "reuseport-bpf", "handoff"]
+PAYOFF_ARMS = ["bare", "fdpass", "reuseport", "reuseport-bpf", "handoff"]
+BENCH_ROUNDS = 2             # rounds of the wrk studies in the campaign (make bench: 3)
+# QUICK=1 (--quick, a smoke run within 2 minutes): one round of everything,
+# over these arms; the wrk studies keep to 2 workers and these arms.
+QUICK_ARMS = ["bare", "bare-threads", "exclusive", "reuseport", "reuseport-bpf", "mutex-strict", "fdpass",
+              "fdpass-off", "handoff"]
+QUICK_COST_ARMS = ["bare", "fdpass-off", "fdpass", "handoff"]
+QUICK_PAYOFF_ARMS = ["bare", "fdpass"]
+QUICK_PLACEMENT_ARMS = ["bare", "reuseport", "fdpass"]
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
 COST_CONNECTIONS = 64
 COST_WORKERS = [1, 2]
 # The arms that also run at 1 worker: one worker pays nothing for the
 # mechanism, which these show; the rest compare at 2.
-COST_ONE_WORKER_ARMS = {"bare", "fdpass-off", "fdpass"}
+COST_ONE_WORKER_ARMS = {"bare", "fdpass"}
 COST_MODES = ["keepalive", "close"]
 CLOSE_GAP_S = 3              # pause after every Connection: close run
 PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the worker
@@ -204,19 +212,26 @@ def meta_for(stamp, args):
                         "connections": RESPAWN_CONNECTIONS, "trials": args.rounds,
                         "kill_after_s": RESPAWN_KILL_AFTER_S},
             "mutex_delay": {"delays_ms": MUTEX_DELAYS_MS, "connections": 32, "rounds": args.rounds},
+            "placement": {"arms": PLACEMENT_ARMS, "placements": placements(), "runs": PLACEMENT_RUNS,
+                          "shapes": PLACEMENT_SHAPES, "round_gap_ms": PLACEMENT_ROUND_GAP_MS,
+                          "stop_winner": "bare: 10 x 8 oneshot, then the probe SIGSTOPs the worker that "
+                                         "answered most and runs them again; then SIGCONT and SIGTERM"},
+            "timeline": {"arms": TIMELINE_ARMS, "shape": TIMELINE_SHAPE},
+            "trace_overhead": {"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS,
+                               "modes": COST_MODES, "path": COST_PATH, "connections": COST_CONNECTIONS},
             "slowview": {"arms": SLOWVIEW_ARMS, "sleep_ms": SLOWVIEW_SLEEP_MS,
                          "connections": SLOWVIEW_CONNECTIONS, "rounds": args.rounds},
             "cost": {"tool": "wrk", "path": COST_PATH, "threads": WRK_THREADS,
                      "connections": COST_CONNECTIONS, "duration_s": bench_seconds(args),
                      "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES, "workers": COST_WORKERS,
                      "one_worker_arms": sorted(COST_ONE_WORKER_ARMS) if not args.bench_all else "all",
-                     "arms": args.cost_arms, "rounds": args.rounds, "close_gap_s": close_gap(args),
+                     "arms": args.cost_arms, "rounds": args.bench_rounds, "close_gap_s": close_gap(args),
                      "order": "each round runs every arm x workers once per mode, the list "
                               "rotated by (round-1)*len/rounds",
                      "sysctls": {name: read_sysctl(name) for name in SYSCTLS}},
             "payoff": {"tool": "wrk", "path": PAYOFF_PATH, "threads": WRK_THREADS,
                        "connections": PAYOFF_CONNECTIONS, "duration_s": bench_seconds(args),
-                       "timeout_s": WRK_TIMEOUT_S, "rounds": args.rounds,
+                       "timeout_s": WRK_TIMEOUT_S, "rounds": args.bench_rounds,
                        "cells": [{"arm": a, "workers": w} for a, w in payoff_cells(args)],
                        "order": "each round runs every cell once per connection count, the "
                                 "list rotated by (round-1)*len/rounds"},
@@ -354,6 +369,8 @@ def stop_server(proc):
 
 
 def stop_all():
+    for hog in list(_hogs):
+        stop_hog(hog)
     for tracer in list(_tracers):
         try:
             tracer.stop()
@@ -383,8 +400,8 @@ class ServerRun:
 
 # ---- the probe -------------------------------------------------------------
 
-def probe_cmd(port, shape, rounds, ready_path, extra=()):
-    cmd = [PROBE, "--target", "127.0.0.1:%d" % port, "--shape", shape["name"],
+def probe_cmd(port, shape, rounds, ready_path, extra=(), host="127.0.0.1"):
+    cmd = [PROBE, "--target", "%s:%d" % (host, port), "--shape", shape["name"],
            "--connections", str(shape["connections"]), "--rounds", str(rounds),
            "--workers-from", ready_path, "--json", *extra]
     if "gap_ms" in shape:
@@ -741,7 +758,7 @@ def close_gap(args):
     shortens it too (never longer than the runs it follows)."""
     if getattr(args, "bench_seconds", None):
         return min(CLOSE_GAP_S, args.bench_seconds)
-    return CLOSE_GAP_S
+    return 1 if args.quick else CLOSE_GAP_S
 
 
 def need_wrk():
@@ -861,10 +878,10 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
 
 def cost_steps(args, raw_dir):
     cells = [(arm, w) for w in COST_WORKERS for arm in args.cost_arms
-             if w != 1 or arm in COST_ONE_WORKER_ARMS or args.bench_all]
-    for rnd in range(1, args.rounds + 1):
+             if w != 1 or args.bench_all or (arm in COST_ONE_WORKER_ARMS and not args.quick)]
+    for rnd in range(1, args.bench_rounds + 1):
         for mode in COST_MODES:
-            for order, (arm, workers) in enumerate(rotated(cells, rnd, args.rounds), 1):
+            for order, (arm, workers) in enumerate(rotated(cells, rnd, args.bench_rounds), 1):
                 def step(arm=arm, workers=workers, mode=mode, rnd=rnd, order=order):
                     try:
                         result = cost_run(args, raw_dir, arm, workers, mode, rnd, order)
@@ -919,9 +936,9 @@ def payoff_cells(args):
 
 def payoff_steps(args, raw_dir):
     cells = payoff_cells(args)
-    for rnd in range(1, args.rounds + 1):
+    for rnd in range(1, args.bench_rounds + 1):
         for conns in PAYOFF_CONNECTIONS:
-            for order, (arm, workers) in enumerate(rotated(cells, rnd, args.rounds), 1):
+            for order, (arm, workers) in enumerate(rotated(cells, rnd, args.bench_rounds), 1):
                 def step(arm=arm, workers=workers, conns=conns, rnd=rnd, order=order):
                     need_wrk()
                     prefix = os.path.join(raw_dir, "payoff-%s-w%d-c%d-r%d" % (arm, workers, conns, rnd))
@@ -978,8 +995,8 @@ def timeline_steps(args, raw_dir):
 def trace_overhead_steps(args, raw_dir):
     """wrk against bare at 2 workers, with and without the tracer attached,
     alternated, keep-alive and close: the tracer's cost as a ratio."""
-    for rnd in range(1, args.rounds + 1):
-        for mode in COST_MODES:
+    for rnd in range(1, args.bench_rounds + 1):
+        for mode in (COST_MODES[:1] if args.quick else COST_MODES):  # quick: keep-alive only
             order = [False, True] if rnd % 2 else [True, False]
             for traced in order:
                 def step(traced=traced, mode=mode, rnd=rnd):
@@ -1024,6 +1041,193 @@ def finish_trace_overhead(path):
         for r in rows:
             f.write(json.dumps(r, sort_keys=True) + "\n")
     os.replace(tmp, path)
+
+
+# ---- placement: which worker wins is CPU placement (seed 002) ---------------
+
+# The note's variants and the balancers (mutex-strict's strict turns do not
+# depend on who is scheduled first, so it is left out to keep the study short).
+PLACEMENT_ARMS = ["bare", "exclusive", "lt-yield", "reuseport", "fdpass", "reuseport-bpf", "handoff"]
+PLACEMENT_SHAPES = [
+    {"name": "oneshot", "connections": 8, "rounds_per_run": 10},
+    {"name": "burst", "connections": 32, "rounds_per_run": 1},
+    {"name": "ramp", "connections": 32, "gap_ms": 5, "rounds_per_run": 1},
+]
+PLACEMENT_RUNS = 5
+PLACEMENT_ROUND_GAP_MS = 10   # between rounds: every worker is back asleep
+NETNS_NET = ("10.231.0.1", "10.231.0.2")  # the server's veth end, the probe's (a /30 of our own)
+_hogs = []
+
+
+def placements():
+    """The placements this machine can hold: every one of the note's on 2
+    CPUs, and the probe on a CPU of its own where there is a third."""
+    out = [
+        {"name": "unpinned", "label": "nothing pinned"},
+        {"name": "pinned-probe-cpu0", "label": "workers on CPUs 0 and 1, probe on CPU 0 (beside worker 0)",
+         "pin_workers": "0,1", "probe_cpu": 0},
+        {"name": "pinned-probe-cpu1", "label": "workers on CPUs 0 and 1, probe on CPU 1 (beside worker 1)",
+         "pin_workers": "0,1", "probe_cpu": 1},
+        {"name": "one-cpu", "label": "workers and probe all on CPU 0", "pin_workers": "0,0", "probe_cpu": 0},
+        {"name": "hog-beside-worker0", "label": "workers on CPUs 0 and 1, a CPU hog on CPU 0, probe unpinned",
+         "pin_workers": "0,1", "hog_cpu": 0},
+        {"name": "hog-beside-worker1", "label": "workers on CPUs 0 and 1, a CPU hog on CPU 1, probe unpinned",
+         "pin_workers": "0,1", "hog_cpu": 1},
+        {"name": "probe-netns-veth", "label": "probe in a network namespace of its own, over a veth pair "
+         "(not on loopback's wake path)", "netns": True},
+    ]
+    if len(os.sched_getaffinity(0)) > 2:
+        out.insert(3, {"name": "probe-own-cpu", "label": "workers on CPUs 0 and 1, probe on CPU 2",
+                       "pin_workers": "0,1", "probe_cpu": 2})
+    return out
+
+
+class Placement:
+    """with Placement(p) as (host, probe_prefix): starts the hog, or makes the
+    network namespace and veth pair; undoes it on exit."""
+
+    def __init__(self, p):
+        self.p = p
+        self.hog = None
+        self.ns = None
+
+    def __enter__(self):
+        if self.p.get("hog_cpu") is not None:
+            self.hog = subprocess.Popen([PYTHON, "-c", "import os\nos.sched_setaffinity(0, {%d})\nwhile True: pass"
+                                         % self.p["hog_cpu"]], start_new_session=True)
+            _hogs.append(self.hog)
+        if self.p.get("netns"):
+            if not is_root():
+                raise StepFailed("skipped: needs root (a network namespace and a veth pair)")
+            self.ns = "acceptlab-%d" % os.getpid()
+            host_if, ns_if = "alv%d" % (os.getpid() % 100000), "alp%d" % (os.getpid() % 100000)
+            self.host_if = host_if
+            cmds = [["ip", "netns", "add", self.ns],
+                    ["ip", "link", "add", host_if, "type", "veth", "peer", "name", ns_if],
+                    ["ip", "link", "set", ns_if, "netns", self.ns],
+                    ["ip", "addr", "add", NETNS_NET[0] + "/30", "dev", host_if],
+                    ["ip", "link", "set", host_if, "up"],
+                    ["ip", "netns", "exec", self.ns, "ip", "addr", "add", NETNS_NET[1] + "/30", "dev", ns_if],
+                    ["ip", "netns", "exec", self.ns, "ip", "link", "set", ns_if, "up"],
+                    ["ip", "netns", "exec", self.ns, "ip", "link", "set", "lo", "up"]]
+            for cmd in cmds:
+                res = subprocess.run(cmd, capture_output=True, text=True)
+                if res.returncode != 0:
+                    self.__exit__()
+                    raise StepFailed("%s: %s" % (" ".join(cmd), res.stderr.strip()[-200:]))
+            return NETNS_NET[0], ["ip", "netns", "exec", self.ns]
+        return "127.0.0.1", []
+
+    def __exit__(self, *exc):
+        if self.hog is not None:
+            stop_hog(self.hog)
+        if self.ns:
+            subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
+            subprocess.run(["ip", "link", "del", self.host_if], capture_output=True)  # gone with the ns, normally
+            self.ns = None
+        return False
+
+
+def stop_hog(hog):
+    try:
+        os.killpg(hog.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    hog.wait()
+    if hog in _hogs:
+        _hogs.remove(hog)
+
+
+def run_split(ready, counts):
+    """Per-run counts for every worker of the ready line (zeros included):
+    (split text largest first, ratio or None, starved)."""
+    ns = sorted(counts.values(), reverse=True)
+    return "/".join(map(str, ns)), (round(ns[0] / ns[-1], 3) if ns and ns[-1] else None), sum(n == 0 for n in ns)
+
+
+def placement_runs(ready, shape, rounds):
+    """Groups the probe's rounds into runs of shape["rounds_per_run"]."""
+    ident = "tid" if ready.get("mode") == "threads" else "pid"
+    ids = [str(w[ident]) for w in ready["workers"]]
+    per = shape["rounds_per_run"]
+    out = []
+    for k in range(len(rounds) // per):
+        chunk = rounds[k * per:(k + 1) * per]
+        counts = {i: sum(r["counts"].get(i, 0) for r in chunk) for i in ids}
+        split, ratio, starved = run_split(ready, counts)
+        out.append({"shape": shape["name"], "run": k + 1, "rounds": per,
+                    "connections": per * shape["connections"], "counts": counts, "split": split, "ratio": ratio,
+                    "starved": starved, "answered": sum(r["answered"] for r in chunk),
+                    "both_answered_rounds": sum(all(r["counts"].get(i, 0) > 0 for i in ids) for r in chunk)})
+    return out
+
+
+def placement_steps(args, raw_dir):
+    arms = [a for a in (QUICK_PLACEMENT_ARMS if args.quick else PLACEMENT_ARMS) if a in args.arms]
+    runs = 1 if args.quick else PLACEMENT_RUNS
+    for p in placements():
+        for arm in arms:
+            def step(p=p, arm=arm):
+                prefix = os.path.join(raw_dir, "placement-%s-%s" % (p["name"], arm))
+                server_args = list(ARMS[arm]) + (["--pin-workers", p["pin_workers"]] if p.get("pin_workers") else [])
+                pin = ["--pin", str(p["probe_cpu"])] if p.get("probe_cpu") is not None else []
+                rows = []
+                with Placement(p) as (host, wrap):
+                    if host != "127.0.0.1":
+                        server_args += ["--host", host]
+                    with ServerRun(server_args, 2, prefix, ARM_ENV.get(arm)) as (proc, ready, path):
+                        for shape in PLACEMENT_SHAPES:
+                            n = runs * shape["rounds_per_run"]
+                            cmd = wrap + probe_cmd(ready["port"], shape, n, path, host=host,
+                                                   extra=pin + ["--round-gap-ms", str(PLACEMENT_ROUND_GAP_MS)])
+                            got = run_probe(prefix + "-" + shape["name"], cmd, n)
+                            rows += placement_runs(ready, shape, got)
+                        if arm == "bare":
+                            stop = stop_winner_run(prefix, ready, path, host, wrap, pin)
+                    rc = stop_server(proc) if proc.poll() is None else proc.returncode
+                for r in rows:
+                    r.update({"placement": p["name"], "label": p["label"], "variant": arm,
+                              "mode": ready.get("mode", "process")})
+                if arm == "bare":
+                    events = server_events(proc)
+                    before_stop = events[:next((i for i, e in enumerate(events) if e.get("event") == "stopping"),
+                                               len(events))]
+                    crash = [e for e in before_stop if e.get("event") in ("reaped", "respawned", "gave_up")]
+                    stop.update({"placement": p["name"], "label": p["label"], "variant": arm, "shape": "stop_winner",
+                                 "exit": rc, "crash_or_respawn": len(crash),
+                                 "held": stop["held"] and rc == 0 and not crash})
+                    rows.append(stop)
+                text = " ".join("%s %s" % (s["name"], " ".join(r["split"] for r in rows if r.get("shape") == s["name"]))
+                                for s in PLACEMENT_SHAPES)
+                if arm == "bare":
+                    text += "; stop-winner %s" % ("held" if stop["held"] else "FAILED")
+                return rows, text
+            yield "%-18s %-17s" % (p["name"], arm), step, {"placement": p["name"], "variant": arm}
+
+
+def stop_winner_run(prefix, ready, path, host, wrap, pin):
+    """The fairness-free assertion: 10 x 8 oneshot rounds, then the probe
+    SIGSTOPs the worker that answered most and runs them again: the other
+    must answer all 80; the server is stopped (SIGTERM) by the caller."""
+    shape = {"name": "oneshot", "connections": 8}
+    cmd = wrap + probe_cmd(ready["port"], shape, 10, path, host=host,
+                           extra=pin + ["--round-gap-ms", str(PLACEMENT_ROUND_GAP_MS), "--stop-winner"])
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise StepFailed("probe --stop-winner did not finish within %d s" % PROBE_TIMEOUT_S)
+    save_probe(prefix + "-stop-winner", cmd, res)
+    sums = [json.loads(l) for l in res.stdout.splitlines() if l.startswith("{") and '"summary"' in l]
+    after = next((s for s in sums if s.get("stopped")), None)
+    if after is None:
+        return {"held": False, "why": (res.stderr.strip() or "no summary with a stopped worker")[-200:]}
+    stopped = str(after["stopped"])
+    other = sum(n for who, n in after["counts"].items() if who != stopped)
+    return {"held": res.returncode == 0 and other == after["connections"] * after["rounds"]
+            and after["counts"].get(stopped, 0) == 0,
+            "stopped_pid": after["stopped"], "other_answered": other,
+            "of": after["connections"] * after["rounds"], "stopped_answered": after["counts"].get(stopped, 0),
+            "before": sums[0]["split"] if sums else None, "probe_exit": res.returncode}
 
 
 def faults_steps(args, raw_dir):
@@ -1074,6 +1278,7 @@ STUDY_STEPS = {
     "payoff": payoff_steps,
     "faults": faults_steps,
     "timeline": timeline_steps,
+    "placement": placement_steps,
     "trace_overhead": trace_overhead_steps,
 }
 # Run once every step of a study is done (with the study's file path).
@@ -1127,7 +1332,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one round per cell (a smoke run)")
     ap.add_argument("--rounds", type=int, default=None, help="rounds (trials) per cell (default 3, 1 with --quick)")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--variants", default=",".join(ARMS), help="comma-separated arms (default: all)")
+    ap.add_argument("--variants", help="comma-separated arms (default: all; with --quick: %s)" % ",".join(QUICK_ARMS))
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
     ap.add_argument("--bench-arms",
                     help="arms the wrk studies (cost, payoff) run, or 'all' for every arm in --variants "
@@ -1141,6 +1346,9 @@ def main():
     ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
     # wrk's -d for cost and payoff (tests use 1; the close gap is capped at it)
+    ap.add_argument("--bench-rounds", type=int, metavar="N",
+                    help="rounds of the wrk studies (cost, payoff, trace_overhead) (default %d, 1 with --quick; "
+                         "make bench: 3)" % BENCH_ROUNDS)
     ap.add_argument("--bench-seconds", type=int, metavar="S",
                     help="wrk duration per cost/payoff run (default %d, %d with --quick; make bench: 6)"
                     % (BENCH_SECONDS, BENCH_QUICK_SECONDS))
@@ -1162,6 +1370,8 @@ def main():
         die("--platform: required; the supported platform is linux")
     if args.platform != "linux":
         die("--platform %s: not supported; the supported platform is linux" % args.platform)
+    if args.variants is None:
+        args.variants = ",".join(QUICK_ARMS if args.quick else ARMS)
     args.arms = [v for v in args.variants.split(",") if v]
     unknown = [v for v in args.arms if v not in ARMS]
     if unknown or not args.arms:
@@ -1170,8 +1380,8 @@ def main():
     if args.bench_all:
         args.cost_arms = args.payoff_arms = list(args.arms)
     elif args.bench_arms is None:
-        args.cost_arms = [a for a in COST_ARMS if a in args.arms]  # within --variants
-        args.payoff_arms = [a for a in PAYOFF_ARMS if a in args.arms]
+        args.cost_arms = [a for a in (QUICK_COST_ARMS if args.quick else COST_ARMS) if a in args.arms]
+        args.payoff_arms = [a for a in (QUICK_PAYOFF_ARMS if args.quick else PAYOFF_ARMS) if a in args.arms]
     else:
         named = [a for a in args.bench_arms.split(",") if a]
         unknown = [a for a in named if a not in ARMS]
@@ -1186,6 +1396,10 @@ def main():
         args.rounds = 1 if args.quick else 3
     if not 1 <= args.rounds <= 100:
         die("--rounds %d: expected 1..100" % args.rounds)
+    if args.bench_rounds is None:
+        args.bench_rounds = 1 if args.quick else BENCH_ROUNDS
+    if not 1 <= args.bench_rounds <= 100:
+        die("--bench-rounds %d: expected 1..100" % args.bench_rounds)
     if not 1 <= args.workers <= 64:
         die("--workers %d: expected 1..64" % args.workers)
     if args.bench_seconds is not None and not 1 <= args.bench_seconds <= 600:

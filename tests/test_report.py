@@ -78,7 +78,7 @@ def test_golden_output_matches_expected(tmp_path):
     proc = run_report("--results-dir", FIXTURE_RESULTS, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert proc.stdout == f"report: wrote {out} from run {STAMP} (94 rounds)\n"
+    assert proc.stdout == f"report: wrote {out} from run {STAMP} (106 rounds)\n"
     got, want = out.read_bytes(), EXPECTED.read_bytes()
     if got != want:
         diff = difflib.unified_diff(want.decode().splitlines(keepends=True),
@@ -103,7 +103,7 @@ def test_run_option_overrides_canonical(results, tmp_path):
     (results / "CANONICAL").write_text("20990101T000000Z\n")
     proc = run_in(tmp_path, "--run", STAMP)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (94 rounds)\n"
+    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (106 rounds)\n"
     assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
 
 
@@ -222,12 +222,13 @@ def test_meta_wrong_type(results, tmp_path):
 def test_run_without_any_study(results, tmp_path):
     """A run must hold at least one study's results: with every study file
     gone, exit 1 naming the run and the files expected."""
-    for name in ("balancing", "respawn", "mutex_delay", "slowview", "cost", "payoff"):
+    for name in ("balancing", "respawn", "mutex_delay", "slowview", "cost", "payoff", "trace", "timeline",
+                 "placement", "trace_overhead"):
         (results / STAMP / (name + ".jsonl")).unlink()
     proc = run_in(tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"report: results/linux/{STAMP}: no study results in the run "
-                                  "(expected one of balancing.jsonl, trace.jsonl, timeline.jsonl, respawn.jsonl"), proc.stderr
+                                  "(expected one of balancing.jsonl, trace.jsonl, timeline.jsonl, placement.jsonl"), proc.stderr
 
 
 # ---------------------------------------------------------------- usage
@@ -271,3 +272,17 @@ def test_committed_report_regenerates_byte_for_byte(tmp_path):
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == committed.read_bytes(), "report/linux.md differs from its regeneration"
+
+
+def test_trace_row_that_contradicts_itself(results, tmp_path):
+    """A trace row whose "equal" says the tracer and the probe agree while
+    its own counts differ is a corrupt file: exit 1 naming file and line."""
+    path = results / STAMP / "trace.jsonl"
+    lines = path.read_text().splitlines()
+    row = json.loads(lines[0])
+    row["cross_check"]["tracer_won"]["0"] += 1
+    lines[0] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n")
+    assert_input_error(run_in(tmp_path), tmp_path,
+                       f'report: results/linux/{STAMP}/trace.jsonl:1: "cross_check" "equal" disagrees with its '
+                       "own counts")
