@@ -128,6 +128,7 @@ check-platform:
 measure: check-platform all
 	$(Q)$(PYTHON) probes/campaign.py --platform $(PLATFORM) $(if $(QUICK),--quick)
 	$(Q)$(PYTHON) report/report.py
+	$(Q)$(PYTHON) report/quicklook.py --run-dir results/linux/$$(cat results/linux/CANONICAL)
 
 report:
 	$(Q)$(PYTHON) report/report.py

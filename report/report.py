@@ -27,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import figures  # noqa: E402  (report/figures.py: the SVG figures)
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / "results" / "linux"
 DEFAULT_OUT = REPO / "report" / "linux.md"
@@ -1911,6 +1914,28 @@ def run_name(value: str) -> str:
     return value
 
 
+FIGURE_CAPTIONS = {
+    "balancing_shares.svg": "Balancing: the busiest worker's share of each round, per variant and shape; "
+                            "the band is within 2:1",
+    "placement_heatmap.svg": "Placement: the busiest worker's median share per placement and variant, with "
+                             "the rounds in which both workers answered",
+    "cost_bars.svg": "Cost: median req/s per arm and worker count (bars: min to max over the rounds)",
+    "payoff_latency.svg": "Payoff: latency distribution (wrk's percentiles) per arm, at each connection count",
+}
+
+
+def render_figures(drawn: list) -> str:
+    """The Figures section: one image link per figure drawn (report/figures/)."""
+    if not drawn:
+        return ""
+    lines = ["", "## Figures", "",
+             "Drawn by `report/figures.py` from the same run (matplotlib, SVG, fixed fonts, no timestamps)."]
+    for path in drawn:
+        caption = FIGURE_CAPTIONS.get(path.name, path.stem)
+        lines += ["", f"![{caption}](figures/{path.name})", "", f"*{caption}.*"]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     parser = Parser(
         prog="report.py",
@@ -1931,8 +1956,14 @@ def main(argv=None) -> int:
     try:
         run = args.run or read_canonical(args.results_dir)
         text, rounds = build_report(args.results_dir, run)
+        # The figures sit beside the markdown they are linked from.
+        drawn = figures.make_figures(args.results_dir / run, args.out.parent / "figures")
+        text += render_figures(drawn)
         write_atomic(args.out, text)
     except InputError as e:
+        sys.stderr.write(e.render() + "\n")
+        return 1
+    except figures.FiguresError as e:
         sys.stderr.write(e.render() + "\n")
         return 1
     print(f"report: wrote {shown(args.out)} from run {run} ({plural(rounds, 'round')})")

@@ -1,0 +1,943 @@
+#!/usr/bin/python3
+"""figures.py: draw one measured run under results/linux/ as SVG figures.
+
+    /usr/bin/python3 report/figures.py --run-dir results/linux/STAMP --out report/figures
+
+Like report.py this only re-derives: it reads the run's meta.json, its JSON Lines
+files and (for the payoff CDFs) wrk's raw output, and writes
+
+    balancing_shares.svg   balancing.jsonl   busiest worker's share, per variant and round
+    placement_heatmap.svg  placement.jsonl   median busiest share per placement x variant
+    cost_bars.svg          cost.jsonl        median req/s per arm and worker count
+    payoff_latency.svg     payoff.jsonl      latency CDFs (raw/payoff-*.wrk.txt, else p50/p99)
+
+A figure whose input file is absent (or holds no measured row) is not drawn, and
+a stale copy of it in the output directory is removed, so the directory always
+shows exactly this run.
+
+The SVGs are a pure function of the run's files: matplotlib's own default style
+(not the user's matplotlibrc), no pyplot (plain Figure objects, the Agg backend
+selected, SVG written by matplotlib's SVG backend) with a fixed hash salt for
+element ids, glyphs drawn as paths in DejaVu Sans (no viewer fonts), no date
+or creator in the metadata, fixed sizes (a function of how many rows there are)
+and fixed dpi, and every order taken from meta.json or from the files, never
+from a dict's or set's iteration. Drawing the same run twice gives the same
+bytes (tests/test_figures.py checks it, and pins golden copies).
+
+Any problem with an input is ONE line, `figures: FILE:LINE: what`, exit 1;
+usage errors exit 2. matplotlib is imported only when drawing.
+"""
+
+import argparse
+import io
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = REPO / "report" / "figures"
+
+BALANCING = "balancing_shares.svg"
+PLACEMENT = "placement_heatmap.svg"
+COST = "cost_bars.svg"
+PAYOFF = "payoff_latency.svg"
+FIGURES = (BALANCING, PLACEMENT, COST, PAYOFF)
+
+WITHIN = 2.0  # the gate's bar: a round is balanced when max/min <= 2
+DPI = 100
+HASH_SALT = "acceptlab"
+FONT = "DejaVu Sans"
+SVG_METADATA = {"Date": None, "Creator": None}
+
+SHAPE_ORDER = ("oneshot", "burst", "ramp", "keepalive")
+SHAPE_STYLE = {  # marker, colour
+    "oneshot": ("D", "#9467bd"),
+    "burst": ("o", "#1f77b4"),
+    "ramp": ("^", "#ff7f0e"),
+    "keepalive": ("s", "#2ca02c"),
+}
+EXTRA_STYLES = (("v", "#d62728"), ("P", "#8c564b"), ("X", "#e377c2"), ("<", "#7f7f7f"), (">", "#bcbd22"))
+CELL_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+MODE_TITLES = {"keepalive": "Keep-alive", "close": "Connection: close"}
+WORKER_COLOURS = ("#9ecae1", "#3182bd", "#08519c", "#6baed6", "#c6dbef")
+PLACEMENT_SKIPPED_SHAPES = {"stop_winner"}
+WRK_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0, "h": 3600000.0}
+
+
+# ---------------------------------------------------------------- errors
+
+
+class FiguresError(Exception):
+    """Anything that stops the figures; render() is the one line to print."""
+
+    def render(self) -> str:
+        return f"figures: {self}"
+
+
+class InputError(FiguresError):
+    """A problem with one input file; `line` is None when the whole file is at fault."""
+
+    def __init__(self, path: Path, line: Optional[int], message: str):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.message = message
+
+    def render(self) -> str:
+        where = shown(self.path) if self.line is None else f"{shown(self.path)}:{self.line}"
+        return f"figures: {where}: {self.message}"
+
+
+class RowError(Exception):
+    """A row is not what a figure needs; the reader adds file:line."""
+
+
+def shown(path: Path) -> str:
+    """The path as a user should read it: relative to the current directory when under it."""
+    path = Path(path)
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+    return str(path)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, None, "cannot read: file does not exist") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "cannot read: is a directory") from None
+    except OSError as e:
+        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(path, data.count(b"\n", 0, e.start) + 1, "not valid UTF-8") from None
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def json_kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def read_jsonl(path: Path, parse_row: Callable[[dict], object]) -> list:
+    """parse_row(obj) for every non-blank line; a row it returns None for is skipped.
+    Returns [(line number, parsed row)]."""
+    text = read_text(path)
+    rows = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line, parse_constant=_reject_constant)
+        except json.JSONDecodeError as e:
+            raise InputError(path, lineno, f"invalid JSON: {e.msg}") from None
+        except ValueError as e:
+            raise InputError(path, lineno, f"invalid JSON: {e}") from None
+        if not isinstance(obj, dict):
+            raise InputError(path, lineno, f"expected a JSON object, got {json_kind(obj)}")
+        try:
+            row = parse_row(obj)
+        except RowError as e:
+            raise InputError(path, lineno, str(e)) from None
+        if row is not None:
+            rows.append((lineno, row))
+    return rows
+
+
+def is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def get(obj: dict, key: str):
+    if key not in obj:
+        raise RowError(f'missing "{key}"')
+    return obj[key]
+
+
+def get_str(obj: dict, key: str) -> str:
+    value = get(obj, key)
+    if not isinstance(value, str) or not value:
+        raise RowError(f'"{key}" must be a non-empty string, got {json.dumps(value)}')
+    return value
+
+
+def get_int(obj: dict, key: str, minimum: int = 0) -> int:
+    value = get(obj, key)
+    if not is_int(value) or value < minimum:
+        raise RowError(f'"{key}" must be an integer >= {minimum}, got {json.dumps(value)}')
+    return value
+
+
+def get_number(obj: dict, key: str, nullable: bool = False):
+    value = get(obj, key)
+    if value is None and nullable:
+        return None
+    if not is_number(value) or value < 0:
+        raise RowError(f'"{key}" must be a number >= 0{" or null" if nullable else ""}, got {json.dumps(value)}')
+    return value
+
+
+def get_counts(obj: dict, key: str = "counts") -> tuple:
+    """Connections per worker, as a tuple of counts (the worker ids do not matter here)."""
+    value = get(obj, key)
+    if not isinstance(value, dict) or not all(is_int(n) and n >= 0 for n in value.values()):
+        raise RowError(f'"{key}" must be an object of worker -> integer >= 0')
+    return tuple(sorted(value.values(), reverse=True))
+
+
+def check_error(obj: dict) -> bool:
+    """True for a failed step (a row with "error"), which every figure skips."""
+    if "error" not in obj:
+        return False
+    if not isinstance(obj["error"], str):
+        raise RowError(f'"error" must be a string, got {json_kind(obj["error"])}')
+    return True
+
+
+def busiest_share(counts: tuple) -> Optional[float]:
+    """The busiest worker's share of the answered connections: 1/N is even, 1.0 all
+    to one. None when nothing was answered. The denominator is the answered
+    connections (the sum of counts), not the ones attempted, so that for 2 workers
+    share <= 2/3 is exactly the gate's max/min <= 2."""
+    total = sum(counts)
+    return None if total == 0 else max(counts) / total
+
+
+def within_limit(workers: int) -> float:
+    """The largest busiest-worker share any split within 2:1 can have: the busiest
+    worker at twice the others', 2/(N+1) (2/3 for two workers)."""
+    return WITHIN / (WITHIN + workers - 1)
+
+
+def first_seen(values) -> list:
+    """Distinct values in order of first appearance."""
+    seen, out = set(), []
+    for v in values:
+        if v not in seen:
+            seen.add(v)
+            out.append(v)
+    return out
+
+
+def ordered(preferred: list, present: list) -> list:
+    """preferred's entries that are present, then the rest of present in its own order."""
+    have = set(present)
+    head = [p for p in first_seen(preferred) if p in have]
+    return head + [p for p in present if p not in set(head)]
+
+
+# ---------------------------------------------------------------- meta.json
+
+
+@dataclass(frozen=True)
+class Meta:
+    variants: tuple = ()
+    shapes: tuple = ()
+    cost_arms: tuple = ()
+    cost_modes: tuple = ()
+    payoff_cells: tuple = ()  # (arm, workers)
+
+
+def str_list(value) -> tuple:
+    """A list of strings, or () when meta.json records something else (the report
+    validates meta.json; here it only suggests an order)."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return ()
+
+
+def read_meta(run_dir: Path) -> Meta:
+    path = run_dir / "meta.json"
+    if not path.exists():
+        return Meta()
+    text = read_text(path)
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise InputError(path, e.lineno, f"invalid JSON: {e.msg}") from None
+    except ValueError as e:
+        raise InputError(path, None, f"invalid JSON: {e}") from None
+    if not isinstance(obj, dict):
+        raise InputError(path, 1, f"expected a JSON object, got {json_kind(obj)}")
+    params = obj.get("parameters")
+    params = params if isinstance(params, dict) else {}
+    shapes = params.get("shapes")
+    shapes = tuple(s["name"] for s in shapes if isinstance(s, dict) and isinstance(s.get("name"), str)) \
+        if isinstance(shapes, list) else ()
+    cost = params.get("cost") if isinstance(params.get("cost"), dict) else {}
+    payoff = params.get("payoff") if isinstance(params.get("payoff"), dict) else {}
+    cells = payoff.get("cells")
+    cells = tuple((c["arm"], c["workers"]) for c in cells
+                  if isinstance(c, dict) and isinstance(c.get("arm"), str) and is_int(c.get("workers"))) \
+        if isinstance(cells, list) else ()
+    return Meta(str_list(params.get("variants")), shapes, str_list(cost.get("arms")),
+                str_list(cost.get("modes")), cells)
+
+
+# ---------------------------------------------------------------- rows
+
+
+@dataclass(frozen=True)
+class BalancingRound:
+    variant: str
+    shape: str
+    round: int
+    workers: int
+    share: Optional[float]
+
+
+@dataclass(frozen=True)
+class FailedVariant:
+    variant: Optional[str]
+
+
+def parse_balancing(obj: dict):
+    if check_error(obj):
+        v = obj.get("variant")
+        return FailedVariant(v if isinstance(v, str) and v else None)
+    return BalancingRound(get_str(obj, "variant"), get_str(obj, "shape"), get_int(obj, "round", 1),
+                          get_int(obj, "workers", 1), busiest_share(get_counts(obj)))
+
+
+@dataclass(frozen=True)
+class PlacementRun:
+    placement: str
+    label: str
+    variant: str
+    shape: str
+    run: int
+    rounds: int
+    both: int
+    share: Optional[float]
+
+
+@dataclass(frozen=True)
+class PlacementName:
+    """A failed run still names its placement and variant (their rows stay in the map)."""
+    placement: Optional[str]
+    variant: Optional[str]
+    shape: Optional[str]
+
+
+def parse_placement(obj: dict):
+    shape = obj.get("shape")
+    if shape in PLACEMENT_SKIPPED_SHAPES:
+        return None
+    if check_error(obj):
+        names = [obj.get(k) if isinstance(obj.get(k), str) and obj.get(k) else None
+                 for k in ("placement", "variant", "shape")]
+        return PlacementName(*names)
+    label = obj.get("label", "")
+    if not isinstance(label, str):
+        raise RowError(f'"label" must be a string, got {json_kind(label)}')
+    rounds = get_int(obj, "rounds", 1)
+    both = get_int(obj, "both_answered_rounds", 0)
+    if both > rounds:
+        raise RowError(f'"both_answered_rounds" is {both}, more than "rounds" ({rounds})')
+    return PlacementRun(get_str(obj, "placement"), label, get_str(obj, "variant"), get_str(obj, "shape"),
+                        get_int(obj, "run", 1), rounds, both, busiest_share(get_counts(obj)))
+
+
+@dataclass(frozen=True)
+class WrkRow:
+    arm: str
+    workers: int
+    setting: object  # cost: mode; payoff: connections
+    round: int
+    rps: Optional[float]
+    p50: Optional[float]
+    p99: Optional[float]
+
+
+def latency_ms(obj: dict) -> tuple:
+    value = obj.get("latency_ms")
+    if value is None:
+        return None, None
+    if not isinstance(value, dict):
+        raise RowError(f'"latency_ms" must be an object, got {json_kind(value)}')
+    out = []
+    for p in ("p50", "p99"):
+        v = value.get(p)
+        if v is not None and (not is_number(v) or v < 0):
+            raise RowError(f'"latency_ms"."{p}" must be a number >= 0, got {json.dumps(v)}')
+        out.append(v)
+    return tuple(out)
+
+
+def wrk_parser(setting_key: str):
+    def parse(obj: dict):
+        if check_error(obj):
+            return None
+        arm = get_str(obj, "arm")
+        workers = get_int(obj, "workers", 1)
+        setting = get_str(obj, "mode") if setting_key == "mode" else get_int(obj, setting_key, 1)
+        rnd = get_int(obj, "round", 1)
+        rps = get_number(obj, "requests_per_s", nullable=True)
+        p50, p99 = latency_ms(obj)
+        return WrkRow(arm, workers, setting, rnd, rps, p50, p99)
+    return parse
+
+
+PERCENTILE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)%\s+(\S+)\s*$")
+VALUE_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(us|ms|s|m|h)$")
+
+
+def read_wrk_distribution(path: Path) -> Optional[tuple]:
+    """((fraction, ms), ...) from wrk --latency's "Latency Distribution" block, or
+    None when the file has no such block (wrk failed; the row's p50/p99 stand in)."""
+    lines = read_text(path).split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip() == "Latency Distribution"), None)
+    if start is None:
+        return None
+    points = []
+    for i in range(start + 1, len(lines)):
+        line = lines[i]
+        if not re.match(r"^\s*[0-9.]+%", line):
+            break
+        m = PERCENTILE_RE.match(line)
+        value = VALUE_RE.match(m.group(2)) if m else None
+        if not value:
+            raise InputError(path, i + 1, f"cannot read a latency percentile from {line.strip()!r}")
+        fraction = float(m.group(1)) / 100
+        if not 0 < fraction < 1:
+            raise InputError(path, i + 1, f"percentile {m.group(1)}% is not between 0 and 100")
+        points.append((fraction, float(value.group(1)) * WRK_UNITS[value.group(2)]))
+    if not points:
+        raise InputError(path, start + 1, "no percentile lines after \"Latency Distribution\"")
+    return tuple(points)
+
+
+# ---------------------------------------------------------------- gathering
+
+
+def gid(*parts) -> str:
+    """An SVG element id from names: letters, digits, '.', '-' and '_' only."""
+    return "__".join(re.sub(r"[^A-Za-z0-9._-]", "_", str(p)) for p in parts)
+
+
+def median(values):
+    return statistics.median(sorted(values))
+
+
+@dataclass
+class BalancingData:
+    variants: list  # [(variant, workers)]
+    shapes: list
+    rounds: dict  # (variant, shape) -> [share] by round
+
+
+def gather_balancing(meta: Meta, rows: list) -> Optional[BalancingData]:
+    measured = [r for _, r in rows if isinstance(r, BalancingRound)]
+    named = [r.variant for _, r in rows if r.variant is not None]
+    if not measured:
+        return None
+    variants = ordered(list(meta.variants), first_seen(named))
+    shapes = ordered(list(meta.shapes) + list(SHAPE_ORDER), first_seen(r.shape for r in measured))
+    rounds = {}
+    for r in sorted(measured, key=lambda r: (r.variant, r.shape, r.round)):
+        if r.share is not None:
+            rounds.setdefault((r.variant, r.shape), []).append(r.share)
+    workers = []
+    for v in variants:
+        ns = sorted(r.workers for r in measured if r.variant == v)
+        # the most common worker count (smallest on a tie); 2 when the variant has no round
+        workers.append((v, max(sorted(set(ns)), key=ns.count) if ns else 2))
+    return BalancingData(workers, shapes, rounds)
+
+
+@dataclass
+class PlacementData:
+    shapes: list
+    placements: list  # [(placement, label)]
+    variants: list
+    cells: dict  # (shape, placement, variant) -> (median share or None, both, rounds, runs)
+    failed: set  # (shape, placement, variant) with a failed run
+    min_share: float
+
+
+def gather_placement(rows: list) -> Optional[PlacementData]:
+    runs = [r for _, r in rows if isinstance(r, PlacementRun)]
+    if not runs:
+        return None
+    everything = [r for _, r in rows]
+    placements = first_seen(r.placement for r in everything if r.placement is not None)
+    labels = {}
+    for r in runs:
+        if r.label and r.placement not in labels:
+            labels[r.placement] = r.label
+    variants = first_seen(r.variant for r in everything if r.variant is not None)
+    shapes = ordered(list(SHAPE_ORDER), first_seen(r.shape for r in everything
+                                                   if r.shape is not None
+                                                   and r.shape not in PLACEMENT_SKIPPED_SHAPES))
+    cells = {}
+    for s in shapes:
+        for p in placements:
+            for v in variants:
+                mine = sorted((r for r in runs if (r.shape, r.placement, r.variant) == (s, p, v)),
+                              key=lambda r: r.run)
+                if not mine:
+                    continue
+                shares = [r.share for r in mine if r.share is not None]
+                cells[(s, p, v)] = (median(shares) if shares else None,
+                                    sum(r.both for r in mine), sum(r.rounds for r in mine), len(mine))
+    failed = {(r.shape, r.placement, r.variant) for r in everything if isinstance(r, PlacementName)}
+    shares = [c[0] for c in cells.values() if c[0] is not None]
+    return PlacementData(shapes, [(p, labels.get(p, "")) for p in placements], variants, cells, failed,
+                         min(0.5, min(shares)) if shares else 0.5)
+
+
+@dataclass
+class CostData:
+    modes: list
+    arms: list
+    workers: list
+    bars: dict  # (mode, arm, workers) -> (median, min, max, n)
+
+
+def gather_cost(meta: Meta, rows: list) -> Optional[CostData]:
+    runs = [r for _, r in rows if r.rps is not None]
+    if not runs:
+        return None
+    modes = ordered(list(meta.cost_modes) + list(MODE_TITLES), first_seen(r.setting for r in runs))
+    arms = ordered(list(meta.cost_arms), first_seen(r.arm for r in runs))
+    workers = sorted(set(r.workers for r in runs))
+    bars = {}
+    for m in modes:
+        for a in arms:
+            for w in workers:
+                vals = sorted(r.rps for r in runs if (r.setting, r.arm, r.workers) == (m, a, w))
+                if vals:
+                    bars[(m, a, w)] = (median(vals), vals[0], vals[-1], len(vals))
+    return CostData(modes, arms, workers, bars)
+
+
+@dataclass
+class PayoffData:
+    connections: list
+    cells: list  # [(arm, workers)]
+    curves: dict  # (connections, arm, workers) -> (((fraction, ms), ...), from_raw: bool, rounds)
+
+
+def gather_payoff(meta: Meta, run_dir: Path, rows: list) -> Optional[PayoffData]:
+    runs = []
+    for _, r in rows:
+        raw = run_dir / "raw" / f"payoff-{r.arm}-w{r.workers}-c{r.setting}-r{r.round}.wrk.txt"
+        safe = re.fullmatch(r"[A-Za-z0-9._-]+", r.arm) is not None  # an arm name, never a path
+        points = read_wrk_distribution(raw) if safe and raw.is_file() else None
+        if points is not None:
+            runs.append((r, points, True))
+        else:
+            fallback = tuple((f, ms) for f, ms in ((0.5, r.p50), (0.99, r.p99)) if ms is not None)
+            if fallback:
+                runs.append((r, fallback, False))
+    if not runs:
+        return None
+    connections = sorted(set(r.setting for r, _, _ in runs))
+    cells = ordered(list(meta.payoff_cells), first_seen((r.arm, r.workers) for r, _, _ in runs))
+    curves = {}
+    for c in connections:
+        for arm, w in cells:
+            mine = sorted(((r, p, raw) for r, p, raw in runs if (r.setting, r.arm, r.workers) == (c, arm, w)),
+                          key=lambda t: t[0].round)
+            if not mine:
+                continue
+            by_fraction = {}
+            for _, points, _ in mine:
+                for f, ms in points:
+                    by_fraction.setdefault(f, []).append(ms)
+            curve = tuple((f, median(by_fraction[f])) for f in sorted(by_fraction))
+            curves[(c, arm, w)] = (curve, all(raw for _, _, raw in mine), len(mine))
+    return PayoffData(connections, cells, curves)
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def style_for(shapes: list) -> dict:
+    out, extra = {}, 0
+    for s in shapes:
+        if s in SHAPE_STYLE:
+            out[s] = SHAPE_STYLE[s]
+        else:
+            out[s] = EXTRA_STYLES[extra % len(EXTRA_STYLES)]
+            extra += 1
+    return out
+
+
+def new_figure(width: float, height: float):
+    from matplotlib.figure import Figure
+    return Figure(figsize=(round(width, 2), round(height, 2)), dpi=DPI, layout="constrained")
+
+
+def draw_balancing(data: BalancingData):
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, Rectangle
+
+    n = len(data.variants)
+    fig = new_figure(7.5, 1.6 + 0.34 * n)
+    ax = fig.add_subplot()
+    styles = style_for(data.shapes)
+    lowest = min(1 / w for _, w in data.variants)
+    slots = len(data.shapes)
+    for i, (variant, workers) in enumerate(data.variants):
+        ax.add_patch(Rectangle((1 / workers, i - 0.5), within_limit(workers) - 1 / workers, 1,
+                               facecolor="#d9f0d3", edgecolor="none", zorder=0))
+        if i:
+            ax.axhline(i - 0.5, color="#e0e0e0", linewidth=0.6, zorder=1)
+        any_round = False
+        for j, shape in enumerate(data.shapes):
+            shares = data.rounds.get((variant, shape), [])
+            if not shares:
+                continue
+            any_round = True
+            centre = i + (j - (slots - 1) / 2) * (0.8 / slots)
+            spread = 0.8 / slots * 0.6
+            ys = [centre + ((k - (len(shares) - 1) / 2) * spread / max(len(shares) - 1, 1)
+                            if len(shares) > 1 else 0) for k in range(len(shares))]
+            marker, colour = styles[shape]
+            ax.plot(shares, ys, linestyle="none", marker=marker, markersize=5, markerfacecolor="none",
+                    markeredgecolor=colour, markeredgewidth=1.1, zorder=3, gid=gid("share", variant, shape))
+        if not any_round:
+            ax.text((lowest + 1) / 2, i, "no measured round", ha="center", va="center", fontsize=8,
+                    color="#666666", style="italic", gid=gid("empty", variant))
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_xlim(lowest - 0.02, 1.02)
+    ax.set_yticks(range(n), labels=[v for v, _ in data.variants])
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlabel("busiest worker's share of the answered connections (1/N = even, 1.0 = all to one)")
+    fig.suptitle("Balancing: the busiest worker's share in each round", fontsize=10)
+    handles = [Line2D([], [], linestyle="none", marker=styles[s][0], markerfacecolor="none",
+                      markeredgecolor=styles[s][1], markeredgewidth=1.1, label=s) for s in data.shapes]
+    handles.append(Patch(facecolor="#d9f0d3", label="within 2:1 (max/min <= 2)"))
+    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.04), ncol=len(handles),
+              frameon=False, fontsize=8, borderaxespad=0)
+    return fig
+
+
+def draw_placement(data: PlacementData):
+    from matplotlib.colors import Normalize
+
+    cols, rows, panels = len(data.variants), len(data.placements), len(data.shapes)
+    fig = new_figure(max(6.0, 1.6 + panels * (0.9 * cols + 0.4) + 1.0),
+                     2.2 + 0.5 * rows + 0.18 * rows)
+    axes = fig.subplots(1, panels, sharey=True, squeeze=False)[0]
+    norm = Normalize(vmin=data.min_share, vmax=1.0)
+    cmap = "YlOrRd"
+    image = None
+    for ax, shape in zip(axes, data.shapes):
+        grid = [[float("nan")] * cols for _ in range(rows)]
+        for r, (p, _) in enumerate(data.placements):
+            for c, v in enumerate(data.variants):
+                cell = data.cells.get((shape, p, v))
+                if cell is not None and cell[0] is not None:
+                    grid[r][c] = cell[0]
+        image = ax.imshow(grid, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+        image.cmap.set_bad("#eeeeee")
+        for r, (p, _) in enumerate(data.placements):
+            for c, v in enumerate(data.variants):
+                cell = data.cells.get((shape, p, v))
+                if cell is None:
+                    text, dark = "failed" if (shape, p, v) in data.failed else "-", False
+                elif cell[0] is None:
+                    text, dark = f"none\n{cell[1]}/{cell[2]}", False
+                else:
+                    text, dark = f"{cell[0]:.2f}\n{cell[1]}/{cell[2]}", norm(cell[0]) > 0.6
+                ax.text(c, r, text, ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black", gid=gid("cell", shape, p, v))
+        ax.set_xticks(range(cols), labels=data.variants, rotation=30, ha="right", rotation_mode="anchor")
+        ax.set_yticks(range(rows), labels=[p for p, _ in data.placements])
+        ax.tick_params(length=0)
+        ax.set_title(f"{shape}", fontsize=10)
+    bar = fig.colorbar(image, ax=list(axes), shrink=0.9, pad=0.02)
+    ticks = sorted({data.min_share, within_limit(2), 0.75, 1.0})
+    bar.set_ticks(ticks, labels=[("2:1 " if abs(t - within_limit(2)) < 1e-9 else "") + f"{t:.2f}" for t in ticks])
+    bar.set_label("median busiest-worker share over runs", fontsize=8)
+    fig.suptitle("Placement: busiest worker's share (cell: median; k/n rounds both workers answered)",
+                 fontsize=10)
+    legend = [f"{p}: {label}" for p, label in data.placements if label]
+    if legend:
+        fig.supxlabel("\n".join(legend), x=0.01, ha="left", fontsize=7)
+    return fig
+
+
+def kilo(value, _pos=None) -> str:
+    if value >= 1000:
+        return f"{value / 1000:g}k"
+    return f"{value:g}"
+
+
+def draw_cost(data: CostData):
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FuncFormatter
+
+    arms, workers = data.arms, data.workers
+    fig = new_figure(max(6.4, 1.5 + 0.85 * len(arms)), 2.0 + 2.6 * len(data.modes))
+    axes = fig.subplots(len(data.modes), 1, squeeze=False)[:, 0]
+    width = 0.8 / len(workers)
+    colours = {w: WORKER_COLOURS[k % len(WORKER_COLOURS)] for k, w in enumerate(workers)}
+    for ax, mode in zip(axes, data.modes):
+        for k, w in enumerate(workers):
+            for i, arm in enumerate(arms):
+                bar = data.bars.get((mode, arm, w))
+                if bar is None:
+                    continue
+                med, lo, hi, _ = bar
+                x = i + (k - (len(workers) - 1) / 2) * width
+                ax.bar([x], [med], width=width * 0.92, color=colours[w], edgecolor="#333333", linewidth=0.5,
+                       yerr=[[med - lo], [hi - med]], capsize=2.5, error_kw={"elinewidth": 0.8},
+                       gid=gid("cost", mode, arm, f"w{w}"))
+        ax.set_xticks(range(len(arms)), labels=arms, rotation=25, ha="right", rotation_mode="anchor")
+        ax.set_xlim(-0.6, len(arms) - 0.4)
+        ax.yaxis.set_major_formatter(FuncFormatter(kilo))
+        ax.set_ylabel("requests/s")
+        ax.set_title(MODE_TITLES.get(mode, mode), fontsize=10)
+        ax.grid(axis="y", color="#e0e0e0", linewidth=0.6)
+        ax.set_axisbelow(True)
+    handles = [Patch(facecolor=colours[w], edgecolor="#333333", linewidth=0.5,
+                     label=f"{w} worker" + ("" if w == 1 else "s")) for w in workers]
+    axes[0].legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.12), ncol=len(handles),
+                   frameon=False, fontsize=8, borderaxespad=0)
+    fig.suptitle("Cost: req/s per arm (bar: median over rounds; whisker: min..max)", fontsize=10)
+    return fig
+
+
+def draw_payoff(data: PayoffData):
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
+
+    panels = len(data.connections)
+    fig = new_figure(max(6.4, 2.8 + 3.6 * panels), 4.4)
+    axes = fig.subplots(1, panels, sharey=True, squeeze=False)[0]
+    colours = {cell: CELL_COLOURS[k % len(CELL_COLOURS)] for k, cell in enumerate(data.cells)}
+    fractions = sorted({f for curve, _, _ in data.curves.values() for f, _ in curve})
+    all_ms = [ms for curve, _, _ in data.curves.values() for _, ms in curve if ms > 0]
+    lo, hi = (min(all_ms), max(all_ms)) if all_ms else (0.1, 10.0)
+    for ax, conns in zip(axes, data.connections):
+        for arm, w in data.cells:
+            entry = data.curves.get((conns, arm, w))
+            if entry is None:
+                continue
+            curve, from_raw, n = entry
+            points = [(f, ms) for f, ms in curve if ms > 0]
+            label = f"{arm}, {w} worker{'' if w == 1 else 's'}" + ("" if from_raw else " (p50/p99 only)")
+            ax.plot([ms for _, ms in points], [f for f, _ in points], marker="o", markersize=3.5,
+                    linewidth=1.2, linestyle="-" if from_raw else "--", color=colours[(arm, w)],
+                    label=label, gid=gid("cdf", f"c{conns}", arm, f"w{w}"))
+        ax.set_xscale("log")
+        ax.set_xlim(lo / 1.3, hi * 1.3)
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+        ax.xaxis.set_minor_locator(LogLocator(base=10, subs=tuple(float(k) for k in range(1, 10))))
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _p: ""))
+        ax.set_yscale("logit")
+        ax.set_ylim(0.4, 0.995)
+        ax.yaxis.set_major_locator(FixedLocator(fractions or [0.5, 0.99]))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"p{v * 100:g}"))
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.grid(color="#e0e0e0", linewidth=0.6)
+        ax.set_xlabel("latency (ms, log scale)")
+        ax.set_title(f"{conns} connections", fontsize=10)
+    axes[0].set_ylabel("fraction of requests at or below (median over rounds)")
+    handles, labels = [], []
+    for ax in axes:  # one legend for every panel, beside the last, in the cells' order
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            if label not in labels:
+                handles.append(h)
+                labels.append(label)
+    axes[-1].legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7,
+                    frameon=False, borderaxespad=0)
+    fig.suptitle("Payoff: request latency CDF per arm (wrk --latency percentiles)", fontsize=10)
+    return fig
+
+
+# ---------------------------------------------------------------- output
+
+
+RC = {
+    "svg.hashsalt": HASH_SALT,
+    "svg.fonttype": "path",
+    "font.family": "sans-serif",
+    "font.sans-serif": [FONT],
+    "font.size": 9,
+    "figure.dpi": DPI,
+    "savefig.dpi": DPI,
+    "savefig.format": "svg",
+    "savefig.bbox": None,
+    "axes.formatter.use_locale": False,
+    "axes.unicode_minus": False,
+    "path.simplify": True,
+}
+
+
+def render(draw, data) -> bytes:
+    """Draws under matplotlib's defaults plus RC (the user's matplotlibrc and any
+    style in force are ignored) and returns the SVG's bytes."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise FiguresError("matplotlib is not installed (apt-get install python3-matplotlib)") from None
+    except Exception as e:  # e.g. a matplotlibrc asking for a locale this machine lacks
+        raise FiguresError(f"cannot load matplotlib: {type(e).__name__}: {e}") from None
+    matplotlib.use("Agg")  # no pyplot is used; this only keeps any GUI backend out
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()
+        matplotlib.rcParams.update(RC)
+        fig = draw(data)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg", dpi=DPI, metadata=SVG_METADATA)
+    return buf.getvalue()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Temp file in the same directory, then rename: readers see the old file or the new one."""
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
+
+
+def plan(run_dir: Path, say: Callable[[str], None] = lambda line: None) -> dict:
+    """Reads and checks every input first (nothing is drawn or written when one is
+    corrupt): {figure file name: (draw function, data)} for the figures to draw."""
+    run_dir = Path(run_dir)
+    meta = read_meta(run_dir)
+    todo = {}
+
+    def study(name: str, parse, gather, draw, figure: str):
+        path = run_dir / name
+        if not path.is_file():
+            say(f"figures: no {name} in {shown(run_dir)}; {figure} not drawn")
+            return
+        data = gather(read_jsonl(path, parse))
+        if data is None:
+            say(f"figures: {shown(path)} has no measured row; {figure} not drawn")
+            return
+        todo[figure] = (draw, data)
+
+    study("balancing.jsonl", parse_balancing, lambda rows: gather_balancing(meta, rows), draw_balancing, BALANCING)
+    study("placement.jsonl", parse_placement, gather_placement, draw_placement, PLACEMENT)
+    study("cost.jsonl", wrk_parser("mode"), lambda rows: gather_cost(meta, rows), draw_cost, COST)
+    study("payoff.jsonl", wrk_parser("connections"), lambda rows: gather_payoff(meta, run_dir, rows),
+          draw_payoff, PAYOFF)
+    return todo
+
+
+def make_figures(run_dir: Path, out_dir: Path, say: Callable[[str], None] = lambda line: None) -> list:
+    """Draws the run in run_dir as SVG files in out_dir (created if missing) and
+    returns the paths written, sorted. A figure whose input is absent is skipped
+    and any old copy of it in out_dir removed; say(line) hears why. Raises
+    FiguresError (InputError: a corrupt input, FILE:LINE) before writing anything."""
+    out_dir = Path(out_dir)
+    todo = plan(run_dir, say)
+    rendered = {name: render(draw, data) for name, (draw, data) in sorted(todo.items())}
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(out_dir, None, f"cannot create: {e.strerror or e}") from None
+    written = []
+    for name in FIGURES:
+        path = out_dir / name
+        if name in rendered:
+            write_atomic(path, rendered[name])
+            written.append(path)
+        elif path.is_file():
+            try:
+                path.unlink()
+            except OSError as e:
+                raise InputError(path, None, f"cannot remove the stale figure: {e.strerror or e}") from None
+    return sorted(written)
+
+
+# ---------------------------------------------------------------- command line
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # One line naming the bad argument, not argparse's usage block.
+        sys.stderr.write(f"figures: {message} (see --help)\n")
+        sys.exit(2)
+
+
+def run_dir_arg(value: str) -> Path:
+    path = Path(value)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value!r} is not a directory")
+    return path
+
+
+def out_dir_arg(value: str) -> Path:
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value!r} exists and is not a directory")
+    return path
+
+
+def main(argv=None) -> int:
+    parser = Parser(
+        prog="figures.py",
+        description="Draw one measured run as SVG figures: " + ", ".join(FIGURES) + ". "
+                    "Re-derives only; a figure whose input file is absent is skipped.",
+        epilog="Exit status: 0 drawn, 1 an input is corrupt (one line names FILE:LINE), "
+               "2 bad usage. Example: /usr/bin/python3 report/figures.py "
+               "--run-dir results/linux/20261129T104026Z --out report/figures",
+    )
+    parser.add_argument("--run-dir", type=run_dir_arg, required=True, metavar="DIR",
+                        help="the run directory (results/linux/STAMP) holding meta.json and the *.jsonl files")
+    parser.add_argument("--out", type=out_dir_arg, default=DEFAULT_OUT, metavar="DIR",
+                        help="directory to write the SVG files into (default: report/figures in the repository)")
+    args = parser.parse_args(argv)
+    try:
+        written = make_figures(args.run_dir, args.out, say=print)
+    except FiguresError as e:
+        sys.stderr.write(e.render() + "\n")
+        return 1
+    names = ", ".join(p.name for p in written) or "nothing"
+    print(f"figures: wrote {names} in {shown(args.out)} from {shown(args.run_dir)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
