@@ -96,7 +96,7 @@ SHAPES = [
     {"name": "ramp", "connections": 32, "gap_ms": 10},
     {"name": "keepalive", "connections": 32, "requests": 4},
 ]
-STUDIES = ["balancing", "timeline", "placement", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff",
+STUDIES = ["balancing", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff",
            "trace_overhead"]
 # respawn: (arm, migrate). The shared listener is the contrast: nothing queued
 # at a worker of its own, so nothing to reset.
@@ -196,6 +196,7 @@ def meta_for(stamp, args):
         "cpus": os.cpu_count(),
         "online_cpus": sorted(os.sched_getaffinity(0)),
         "root": is_root(),
+        "machine": machine_facts(),
         "parameters": {
             "workers": args.workers,
             "rounds": args.rounds,
@@ -240,8 +241,47 @@ def meta_for(stamp, args):
             "gcc": (run_text(["gcc", "--version"]).splitlines() or ["unknown"])[0],
             "python": platform.python_version(),
             "libc": " ".join(platform.libc_ver()),
+            "clang": (run_text(["clang", "--version"]).splitlines() or ["unknown"])[0],
+            "bpftool": (run_text(["bpftool", "version"]).splitlines() or ["unknown"])[0],
+            "libbpf": dpkg_version("libbpf-dev"),
             **({"wrk": wrk_version()} if {"cost", "payoff"} & set(args.studies) else {}),
         },
+    }
+
+
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def dpkg_version(package):
+    return run_text(["dpkg-query", "-W", "-f=${Version}", package]) or None
+
+
+def machine_facts():
+    """What else decides a run's figures on another machine: the OS, memory,
+    the clock source, CPU frequency policy, virtualization, and the sysctls
+    the accept path reads."""
+    os_release = {}
+    for line in (read_text("/etc/os-release") or "").splitlines():
+        if "=" in line:
+            k, v = line.split("=", 1)
+            os_release[k] = v.strip('"')
+    mem = next((l.split()[1] for l in (read_text("/proc/meminfo") or "").splitlines()
+                if l.startswith("MemTotal:")), None)
+    return {
+        "os": os_release.get("PRETTY_NAME"),
+        "mem_total_kb": int(mem) if mem else None,
+        "clocksource": read_text("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
+        "cpufreq_governor": read_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        "virtualization": run_text(["systemd-detect-virt"]) or None,
+        "btf": os.path.exists("/sys/kernel/btf/vmlinux"),
+        "sysctls": {name: read_sysctl(name) for name in
+                    ["net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog", "net.ipv4.tcp_migrate_req",
+                     "kernel.sched_autogroup_enabled", "kernel.numa_balancing"]},
     }
 
 
@@ -1230,6 +1270,37 @@ def stop_winner_run(prefix, ready, path, host, wrap, pin):
             "before": sums[0]["split"] if sums else None, "probe_exit": res.returncode}
 
 
+MODELS = os.path.join(ROOT, "models", "skew.py")
+
+
+def models_steps(args, raw_dir):
+    """models/skew.py campaign: reuseport-model and exclusive-model measured,
+    the analytic and simulated predictions, each row predicted vs measured;
+    it reads this run's balancing.jsonl and trace.jsonl (written by then)."""
+    def step():
+        run_dir = os.path.dirname(raw_dir)
+        out = os.path.join(raw_dir, "models")
+        cmd = [PYTHON, MODELS, "campaign", "--out", out] + (["--quick"] if args.quick else [])
+        for name, flag in (("balancing.jsonl", "--balancing"), ("trace.jsonl", "--trace")):
+            if os.path.exists(os.path.join(run_dir, name)):
+                cmd += [flag, os.path.join(run_dir, name)]
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            raise StepFailed("models did not finish within 600 s")
+        with open(os.path.join(raw_dir, "models.stdout"), "w") as f:
+            f.write(res.stdout)
+        with open(os.path.join(raw_dir, "models.stderr"), "w") as f:
+            f.write(res.stderr)
+        if res.returncode != 0:
+            raise StepFailed("models/skew.py campaign exited %d: %s"
+                             % (res.returncode, " ".join(res.stderr.split())[-200:]))
+        with open(os.path.join(out, "models.jsonl")) as f:
+            rows = [json.loads(l) for l in f if l.strip()]
+        return rows, "%d model rows" % len(rows)
+    yield "skew.py campaign%s" % (" --quick" if args.quick else ""), step, {"model": None}
+
+
 def faults_steps(args, raw_dir):
     """The accept-sharing fault cases, run by their own tests
     (tests/test_fdpass.py -k fault): each test writes what it observed before
@@ -1279,6 +1350,7 @@ STUDY_STEPS = {
     "faults": faults_steps,
     "timeline": timeline_steps,
     "placement": placement_steps,
+    "models": models_steps,
     "trace_overhead": trace_overhead_steps,
 }
 # Run once every step of a study is done (with the study's file path).

@@ -1,0 +1,1201 @@
+#!/usr/bin/python3
+"""skew.py: acceptlab's analytic and simulation models of accept skew.
+
+How acceptlab speaks about machines bigger than the one it runs on:
+
+  analytic   the exact chance that a hash spread (SO_REUSEPORT, no BPF) of K
+             connections over N workers lands outside 2:1 (max > 2 x min, a
+             worker with none counts as outside): multinomial(K, 1/N) counted
+             exactly, or Monte Carlo with a stated seed when that is too big.
+  compare    that number against bin/reuseport-model's measured fraction,
+             with a 95% Clopper-Pearson interval for the measurement.
+  race       a discrete-event simulation of the bare accept race (shared
+             listener, EPOLLET, accept until EAGAIN), driven by measured
+             wake-to-accept latencies; predicts the split for N workers on C
+             CPUs (--sweep: N = 2..64, C = 2..64).
+  validate   the race model at 2 workers, 2 CPUs against a campaign's
+             measured bare rows (balancing.jsonl).
+  campaign   runs everything above and writes DIR/models.jsonl, one row per
+             case, for the report.
+
+Every subcommand has --help; bad input exits 2 with one line naming the
+argument, or the file and line. Machine output (--json) is one JSON object
+per line. See models/README.md for what each model assumes and where it was
+checked.
+"""
+
+import argparse
+import bisect
+import collections
+import heapq
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROG = "skew.py"
+
+# The race model's defaults, and why.
+ARRIVAL_US = 22.0        # burst: the probe issues 32 connects in ~700 µs on this machine (issue_span_us)
+RAMP_GAP_MS = 10.0       # ramp: the campaign's gap
+ACCEPT_US = 2.0          # one accept4() + epoll_ctl(ADD); exclusive-model measures 2-3 µs warm
+SWEEP_WORKERS = (2, 4, 8, 16, 32, 64)
+SWEEP_CPUS = (2, 4, 8, 16, 32, 64)
+SWEEP_PER_WORKER = 16    # connections per worker in the sweep: 32 at 2 workers, the measured case
+EXACT_MAX_OPS = 3e7      # above this many big-int operations the analytic value is Monte Carlo
+MC_SAMPLES = 200000
+MC_SEED = 1
+# The tracer pairs a wake-up with the next accept, whatever woke the thread: a
+# worker woken to read a request that next accepts at the following
+# connection yields a gap-sized "latency" (ms). Those are not wake-to-accept
+# latencies of a race: samples from MAX_LATENCY_US up are dropped (and counted).
+MAX_LATENCY_US = 4096.0
+
+RACE_ASSUMPTIONS = """\
+The race model assumes:
+  - connections arrive at known times: a burst (one every --arrival-us) or a
+    ramp (one every --gap-ms); each arrival joins one shared accept queue;
+  - every arrival wakes every worker asleep in epoll_wait (EPOLLET, no
+    EPOLLEXCLUSIVE), in wait-queue order: add_wait_queue puts each entry at the
+    head, so the last-registered worker is woken first; a worker that is awake
+    is not woken again, but an arrival while it is awake is remembered (the
+    edge-triggered ready list) and, if the queue is non-empty when it next calls
+    epoll_wait, it goes straight back to accept;
+  - a woken worker needs a CPU: at most C run at once (with --client-cpu the
+    client holds one of them until its last connect); the others wait in one
+    FIFO run queue, and a worker holds its CPU from dispatch until it sleeps;
+  - from dispatch it reaches accept after a latency drawn from the measured
+    wake-to-accept distribution (per worker with --per-worker), independently
+    for every wake-up;
+  - at accept it drains: each accept4() costs --accept-us and takes one queued
+    connection; the accept that finds the queue empty (EAGAIN) costs the same,
+    then the worker sleeps; two workers draining at once share the queue;
+  - nothing else runs: no request handling during the burst (the probe asks
+    only once every connection is open), no interrupts, no migrations, no
+    preemption, and the latency distribution does not depend on load or N;
+  - latency samples of 4096 µs and more are dropped (counted in the output):
+    the tracer pairs a wake-up with the next accept whatever woke the thread.
+"""
+
+
+# ---------------------------------------------------------------- errors
+
+class InputError(Exception):
+    """A bad input file or value: exit 2 with one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the argument, exit 2."""
+
+    def error(self, message):
+        sys.stderr.write(f"{self.prog}: {message} (see --help)\n")
+        sys.exit(2)
+
+
+def int_in(lo, hi):
+    def parse(s):
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer in {lo}..{hi}, got '{s}'")
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"expected an integer in {lo}..{hi}, got '{s}'")
+        return v
+    return parse
+
+
+def float_in(lo, hi):
+    def parse(s):
+        try:
+            v = float(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number in {lo}..{hi}, got '{s}'")
+        if not (lo <= v <= hi) or math.isnan(v):
+            raise argparse.ArgumentTypeError(f"expected a number in {lo}..{hi}, got '{s}'")
+        return v
+    return parse
+
+
+def int_list(lo, hi):
+    def parse(s):
+        out = []
+        for part in s.split(","):
+            try:
+                v = int(part)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"expected integers in {lo}..{hi} separated by commas, got '{s}'")
+            if not lo <= v <= hi:
+                raise argparse.ArgumentTypeError(f"expected integers in {lo}..{hi} separated by commas, got '{s}'")
+            out.append(v)
+        return out
+    return parse
+
+
+def latency_list(s):
+    out = []
+    for part in s.replace(",", " ").split():
+        try:
+            v = float(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected latencies in µs separated by commas, got '{part}'")
+        if not v > 0 or math.isinf(v):
+            raise argparse.ArgumentTypeError(f"expected positive latencies in µs, got '{part}'")
+        out.append(v)
+    if not out:
+        raise argparse.ArgumentTypeError("expected at least one latency in µs")
+    return out
+
+
+def log_line(text):
+    print(text, flush=True)
+
+
+def emit(obj):
+    print(json.dumps(obj, separators=(",", ":")), flush=True)
+
+
+# ---------------------------------------------------------------- splits
+
+def outside_2to1(counts, workers=None):
+    """True if max > 2 x min over `workers` workers (missing ones count as 0)."""
+    counts = list(counts)
+    if workers is not None and len(counts) < workers:
+        return True
+    lo, hi = min(counts), max(counts)
+    return lo == 0 or hi > 2 * lo
+
+
+def split_text(counts):
+    return "/".join(str(c) for c in sorted(counts, reverse=True))
+
+
+# ---------------------------------------------------------------- analytic
+
+def _labeled_power(base, power, k, kfact):
+    """The binomial convolution power of `base`, in the scaled form
+    S[t] = a[t] * k!/t!, where a[t] counts labeled assignments of t
+    connections. Exact integers throughout."""
+    def conv(x, y):
+        out = [0] * (k + 1)
+        for i, xi in enumerate(x):
+            if xi:
+                for j in range(0, k + 1 - i):
+                    yj = y[j]
+                    if yj:
+                        out[i + j] += xi * yj
+        # The sum for each t is k! times an integer (see the docstring).
+        return [v // kfact for v in out]
+
+    result = None
+    while power:
+        if power & 1:
+            result = base if result is None else conv(result, base)
+        power >>= 1
+        if power:
+            base = conv(base, base)
+    return result
+
+
+def count_within(workers, connections, lo, hi):
+    """How many of the workers**connections assignments give every worker
+    between lo and hi connections (inclusive)."""
+    k = connections
+    if lo > hi or lo * workers > k or hi * workers < k:
+        return 0
+    kfact = math.factorial(k)
+    # One worker: a[t] = 1 if lo <= t <= hi, scaled by k!/t!.
+    base = [kfact // math.factorial(t) if lo <= t <= hi else 0 for t in range(k + 1)]
+    return _labeled_power(base, workers, k, kfact)[k]
+
+
+def _exact_cost(workers, connections):
+    m_max = connections // workers
+    return 2 * m_max * max(1, math.ceil(math.log2(workers)) * 2) * (connections + 1) ** 2 / 2
+
+
+def outside_exact(workers, connections):
+    """P(max/min > 2, or a worker gets none) for connections spread uniformly
+    and independently over workers, as an exact fractions.Fraction."""
+    from fractions import Fraction
+    if connections < workers:
+        return Fraction(1)  # somebody gets none
+    if workers == 2:
+        # Inside 2:1 iff min >= ceil(K/3): a binomial sum on each side.
+        low = -(-connections // 3)
+        return Fraction(2 * sum(math.comb(connections, j) for j in range(low)), 2 ** connections)
+    inside = 0
+    for m in range(1, connections // workers + 1):
+        # min == m and max <= 2m: all in [m, 2m] minus all in [m+1, 2m].
+        inside += count_within(workers, connections, m, 2 * m) - count_within(workers, connections, m + 1, 2 * m)
+    return 1 - Fraction(inside, workers ** connections)
+
+
+def outside_monte_carlo(workers, connections, samples=MC_SAMPLES, seed=MC_SEED):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    hits = 0
+    left = samples
+    chunk = max(1, 2000000 // workers)  # keeps each batch of counts near 16 MB
+    while left:
+        n = min(left, chunk)
+        counts = rng.multinomial(connections, [1.0 / workers] * workers, size=n)
+        lo, hi = counts.min(axis=1), counts.max(axis=1)
+        hits += int(((lo == 0) | (hi > 2 * lo)).sum())
+        left -= n
+    return hits / samples
+
+
+def analytic(workers, connections, max_ops=EXACT_MAX_OPS, samples=MC_SAMPLES):
+    """The hash-spread model's chance of a burst outside 2:1, with how it was computed."""
+    out = {"model": "analytic", "workers": workers, "connections": connections}
+    if connections < workers:
+        out.update(outside=1.0, method="exact", note="fewer connections than workers: one gets none")
+    elif workers == 2 or _exact_cost(workers, connections) <= max_ops:
+        out.update(outside=float(outside_exact(workers, connections)), method="exact")
+    else:
+        samples = min(samples, max(20000, int(5e7 // workers)))  # bounds the time for very many workers
+        out.update(outside=outside_monte_carlo(workers, connections, samples), method="monte-carlo",
+                   samples=samples, seed=MC_SEED)
+    return out
+
+
+# ---------------------------------------------------------------- intervals
+
+def _binom_cdf(x, n, p):
+    """P(X <= x) for X ~ Bin(n, p), summed in log space."""
+    if x < 0:
+        return 0.0
+    if x >= n:
+        return 1.0
+    if p <= 0:
+        return 1.0
+    if p >= 1:
+        return 0.0
+    lp, lq = math.log(p), math.log1p(-p)
+    total = 0.0
+    for i in range(0, x + 1):
+        total += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq)
+    return min(1.0, total)
+
+
+def clopper_pearson(x, n, level=0.95):
+    """Exact (Clopper-Pearson) interval for a binomial proportion x/n."""
+    if n == 0:
+        return (0.0, 1.0)
+    a = (1 - level) / 2
+
+    def solve(f):  # f increasing in p; find p with f(p) = a
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            if f(mid) < a:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+
+    lower = 0.0 if x == 0 else solve(lambda p: 1 - _binom_cdf(x - 1, n, p))   # P(X >= x) = a
+    upper = 1.0 if x == n else solve(lambda p: a - (_binom_cdf(x, n, p) - a))  # P(X <= x) = a
+    return (lower, upper)
+
+
+# ---------------------------------------------------------------- latencies
+
+class Latency:
+    """A wake-to-accept latency distribution in µs: empirical samples (drawn
+    uniformly among them), or a log2 histogram whose key k counts samples in
+    [2^k, 2^(k+1)) µs, drawn uniformly within the bucket; key 0 is [0, 2) µs,
+    as bin/acceptlab-trace fills it (sub-µs latencies land there too)."""
+
+    def __init__(self, label, samples=None, hist=None):
+        self.label = label
+        if samples is not None:
+            self.samples = sorted(samples)
+            self.count = len(self.samples)
+            self.cum = None
+        else:
+            keys = sorted(hist)
+            self.keys = keys
+            self.cum = []
+            total = 0
+            for key in keys:
+                total += hist[key]
+                self.cum.append(total)
+            self.count = total
+            self.samples = None
+        if self.count == 0:
+            raise InputError(f"{label}: no latency samples")
+
+    def draw(self, rand):
+        if self.samples is not None:
+            return self.samples[int(rand.random() * self.count)]
+        i = bisect.bisect_right(self.cum, rand.random() * self.count)
+        k = self.keys[min(i, len(self.keys) - 1)]
+        if k == 0:
+            return 2.0 * rand.random()
+        return (2.0 ** k) * (1.0 + rand.random())
+
+    def quantile(self, q):
+        if self.samples is not None:
+            return self.samples[min(self.count - 1, int(q * self.count))]
+        i = bisect.bisect_left(self.cum, q * self.count)
+        k = self.keys[min(i, len(self.keys) - 1)]
+        return 2.0 ** k * 1.5
+
+
+class LatencySource:
+    """Pooled and per-worker latency distributions, and where they came from."""
+
+    def __init__(self, pooled, per_worker, origin, dropped=0):
+        self.pooled = pooled
+        self.per_worker = per_worker
+        self.origin = origin
+        self.dropped = dropped
+
+    def describe(self):
+        p = self.pooled
+        text = (f"{self.origin}: {p.count} samples, p50 {p.quantile(0.5):.1f} µs, "
+                f"p90 {p.quantile(0.9):.1f} µs, {len(self.per_worker)} per-worker")
+        if self.dropped:
+            text += f"; {self.dropped} at or over {MAX_LATENCY_US:.0f} µs dropped (not a race's wake-up)"
+        return text
+
+
+def _hist_from(obj, where):
+    raw = obj.get("wake_to_accept_us_log2")
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: 'wake_to_accept_us_log2' is not an object")
+    hist = {}
+    for key, count in raw.items():
+        try:
+            k = int(key)
+        except ValueError:
+            raise InputError(f"{where}: histogram key '{key}' is not an integer")
+        if not 0 <= k <= 40 or not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise InputError(f"{where}: histogram entry '{key}': {count!r} is not a count")
+        if count:
+            hist[k] = hist.get(k, 0) + count
+    return hist
+
+
+def load_latencies(path, variant="bare", shape=None, mode="process", cap=MAX_LATENCY_US):
+    """Reads a latency file, any of:
+      - bin/acceptlab-trace --json: {"type":"worker","tid":..,"wake_to_accept_us_log2":{..}} lines;
+      - a campaign's trace.jsonl: {"variant":..,"shape":..,"mode":..,"workers":[{.., "index":i,
+        "wake_to_accept_us_log2":{..}}, ..]} rows (the variant, shape and mode are then filtered:
+        `variant`, `shape` if given and present, falling back to every shape, and `mode`);
+      - bin/exclusive-model --json output (each connection's per-child wake_us);
+      - one number (µs) per line.
+    Other JSON lines are skipped; '#' starts a comment. Samples from `cap` µs
+    up are dropped and counted (see MAX_LATENCY_US)."""
+    try:
+        f = open(path)
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}")
+    pooled_samples, worker_samples = [], collections.defaultdict(list)
+    entries = []  # (where, worker object, variant, shape, mode)
+    dropped = 0
+    with f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                raise InputError(f"{where}: neither a JSON object nor a number")
+            if isinstance(obj, (int, float)) and not isinstance(obj, bool):
+                if not obj > 0 or math.isinf(obj):
+                    raise InputError(f"{where}: latency {obj} µs is not positive")
+                if obj >= cap:
+                    dropped += 1
+                    continue
+                pooled_samples.append(float(obj))
+            elif not isinstance(obj, dict):
+                raise InputError(f"{where}: neither a JSON object nor a number")
+            elif obj.get("type") == "worker" and "wake_to_accept_us_log2" in obj:
+                entries.append((where, obj, obj.get("variant"), obj.get("shape"), obj.get("mode")))
+            elif isinstance(obj.get("workers"), list) and any(
+                    isinstance(w, dict) and "wake_to_accept_us_log2" in w for w in obj["workers"]):
+                for w in obj["workers"]:
+                    if not isinstance(w, dict) or "wake_to_accept_us_log2" not in w:
+                        raise InputError(f"{where}: a worker without 'wake_to_accept_us_log2'")
+                    entries.append((where, w, obj.get("variant"), obj.get("shape"), obj.get("mode")))
+            elif obj.get("type") == "connection" and isinstance(obj.get("wake_us"), list):
+                for i, v in enumerate(obj["wake_us"]):
+                    if v is None:
+                        continue
+                    if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
+                        raise InputError(f"{where}: wake_us entry {v!r} is not a positive number")
+                    if v >= cap:
+                        dropped += 1
+                        continue
+                    worker_samples[i].append(float(v))
+                    pooled_samples.append(float(v))
+    if entries:
+        origin = f"trace {path} (log2 histograms"
+        variants = sorted({e[2] for e in entries if e[2] is not None})
+        if variants:
+            entries = [e for e in entries if e[2] == variant]
+            if not entries:
+                raise InputError(f"{path}: no worker histograms for variant '{variant}' "
+                                 f"(has: {', '.join(variants)})")
+            origin += f", variant {variant}"
+        if any(e[4] is not None for e in entries):
+            entries = [e for e in entries if (e[4] or "process") == mode] or entries
+        if shape and any(e[3] == shape for e in entries):
+            entries = [e for e in entries if e[3] == shape]
+            origin += f", shape {shape}"
+        # One distribution per worker: by its index when the rows give one, else its tid.
+        per_key, pooled_hist = collections.OrderedDict(), {}
+        for where, w, *_ in entries:
+            hist = _hist_from(w, where)
+            for k in [k for k in hist if 2.0 ** k >= cap]:
+                dropped += hist.pop(k)
+            key = ("index", w["index"]) if w.get("index") is not None else ("tid", w.get("tid"))
+            merged = per_key.setdefault(key, {})
+            for k, c in hist.items():
+                merged[k] = merged.get(k, 0) + c
+                pooled_hist[k] = pooled_hist.get(k, 0) + c
+        if not pooled_hist:
+            raise InputError(f"{path}: the worker histograms hold no sample under {cap:.0f} µs")
+        per_worker = [Latency(f"{path} {kind} {ident}", hist=h) for (kind, ident), h in sorted(
+            per_key.items(), key=lambda kv: (kv[0][0], kv[0][1] if kv[0][1] is not None else -1)) if h]
+        return LatencySource(Latency(path, hist=pooled_hist), per_worker, origin + ")", dropped)
+    if not pooled_samples:
+        raise InputError(f"{path}: no latency samples or worker histograms")
+    per_worker = [Latency(f"{path} child {i}", samples=v) for i, v in sorted(worker_samples.items()) if v]
+    return LatencySource(Latency(path, samples=pooled_samples), per_worker, f"samples {path}", dropped)
+
+
+def latencies_from_args(args, shape=None):
+    """The latencies the command line names (--trace, --latencies or --latency-us), or None."""
+    path = getattr(args, "trace", None) or getattr(args, "latencies", None)
+    if path:
+        return load_latencies(path, args.trace_variant, shape)
+    if getattr(args, "latency_us", None):
+        return LatencySource(Latency("--latency-us", samples=args.latency_us), [], "--latency-us")
+    return None
+
+
+# ---------------------------------------------------------------- race
+
+SLEEP, RUNQ, LAT, DRAIN, FAIL = range(5)
+EV_ARRIVE, EV_CLIENT_DONE, EV_REACH, EV_DONE, EV_FAILED = range(5)
+
+
+def race_round(workers, cpus, arrivals, latency_of, rand, accept_us, client_until):
+    """One round of the bare accept race; returns connections per worker.
+    `latency_of(w)` draws worker w's wake-to-accept latency."""
+    k = len(arrivals)
+    heap = [(t, i, EV_ARRIVE, -1) for i, t in enumerate(arrivals)]
+    heapq.heapify(heap)
+    push, pop = heapq.heappush, heapq.heappop
+    seq = k
+    state = [SLEEP] * workers
+    sleeping = list(range(workers))
+    # An edge came while worker w was awake iff an arrival is newer than its
+    # last look at the queue (the edge-triggered ready list, without touching
+    # every awake worker on every arrival).
+    last_arrival = -1.0
+    looked = [0.0] * workers
+    counts = [0] * workers
+    runq = collections.deque()
+    free = cpus
+    queue = 0
+    accepted = 0
+    if client_until is not None:
+        free -= 1
+        push(heap, (client_until, seq, EV_CLIENT_DONE, -1))
+        seq += 1
+
+    while accepted < k:
+        t, _, kind, w = pop(heap)
+        if kind == EV_ARRIVE:
+            queue += 1
+            last_arrival = t
+            if sleeping:
+                # add_wait_queue puts each entry at the head: the last-registered is woken first.
+                sleeping.sort(reverse=True)
+                for v in sleeping:
+                    if free > 0:
+                        free -= 1
+                        state[v] = LAT
+                        push(heap, (t + latency_of(v), seq, EV_REACH, v))
+                        seq += 1
+                    else:
+                        state[v] = RUNQ
+                        runq.append(v)
+                sleeping.clear()
+            continue
+        if kind == EV_DONE:
+            counts[w] += 1
+            accepted += 1
+            if accepted == k:
+                break
+            at_accept = True  # accept until EAGAIN: the next accept4() right away
+        elif kind == EV_FAILED:
+            # EAGAIN: back to epoll_wait, which returns at once only if an edge
+            # came while this worker was awake and the queue still holds one.
+            at_accept = last_arrival > looked[w] and queue > 0
+            if not at_accept:
+                state[w] = SLEEP
+                sleeping.append(w)
+        else:
+            at_accept = kind == EV_REACH
+        if at_accept:
+            looked[w] = t
+            if queue > 0:
+                queue -= 1
+                state[w] = DRAIN
+                push(heap, (t + accept_us, seq, EV_DONE, w))
+            else:
+                state[w] = FAIL
+                push(heap, (t + accept_us, seq, EV_FAILED, w))
+            seq += 1
+            continue
+        # A CPU came free: the client finished its connects, or a worker slept.
+        free += 1
+        while free > 0 and runq:
+            v = runq.popleft()
+            free -= 1
+            state[v] = LAT
+            push(heap, (t + latency_of(v), seq, EV_REACH, v))
+            seq += 1
+    return counts
+
+
+def simulate_race(workers, cpus, connections, rounds, seed, latency, shape="burst",
+                  arrival_us=ARRIVAL_US, gap_ms=RAMP_GAP_MS, accept_us=ACCEPT_US,
+                  client_cpu=False, per_worker=False):
+    """R rounds of the race; the predicted distribution of splits."""
+    rand = random.Random(seed)
+    if shape == "burst":
+        arrivals = [i * arrival_us for i in range(connections)]
+    else:
+        arrivals = [i * gap_ms * 1000.0 for i in range(connections)]
+    client_until = arrivals[-1] if (client_cpu and shape == "burst") else None
+    if per_worker and latency.per_worker:
+        dists = latency.per_worker
+        latency_of = lambda w: dists[w % len(dists)].draw(rand)  # noqa: E731
+    else:
+        pooled = latency.pooled
+        latency_of = lambda w: pooled.draw(rand)  # noqa: E731
+    splits = collections.Counter()
+    outside = 0
+    max_share = 0.0
+    starved = 0
+    for _ in range(rounds):
+        counts = race_round(workers, cpus, arrivals, latency_of, rand, accept_us, client_until)
+        splits[split_text(counts)] += 1
+        if outside_2to1(counts):
+            outside += 1
+        max_share += max(counts) / connections
+        starved += sum(1 for c in counts if c == 0)
+    return {
+        "model": "race", "workers": workers, "cpus": cpus, "connections": connections,
+        "rounds": rounds, "seed": seed, "shape": shape,
+        "arrival_us": arrival_us if shape == "burst" else None,
+        "gap_ms": gap_ms if shape == "ramp" else None,
+        "accept_us": accept_us, "client_cpu": bool(client_cpu and shape == "burst"),
+        "per_worker": bool(per_worker and latency.per_worker),
+        "latency_source": latency.origin,
+        "outside": outside / rounds, "outside_rounds": outside,
+        "mean_max_share": round(max_share / rounds, 4),
+        "max_over_fair": round(max_share / rounds * workers, 3),
+        "mean_starved_workers": round(starved / rounds, 3),
+        "splits": dict(splits.most_common(10)),
+    }
+
+
+# ---------------------------------------------------------------- measured rows
+
+def read_jsonl(path):
+    """Yields (where, object) for each non-blank line; names the file and line on error."""
+    try:
+        f = open(path)
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}")
+    with f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                raise InputError(f"{where}: not JSON")
+            if not isinstance(obj, dict):
+                raise InputError(f"{where}: not a JSON object")
+            yield where, obj
+
+
+def parse_split(text, where):
+    try:
+        counts = [int(x) for x in str(text).split("/")]
+    except ValueError:
+        raise InputError(f"{where}: split '{text}' is not counts separated by '/'")
+    if not counts or min(counts) < 0:
+        raise InputError(f"{where}: split '{text}' is not counts separated by '/'")
+    return counts
+
+
+def balancing_rows(paths, variants, shape, mode="process", workers=2):
+    """The measured rounds of the given variants and shape: (splits, outside count)."""
+    splits = []
+    for path in paths:
+        for where, row in read_jsonl(path):
+            if row.get("error") is not None or "split" not in row:
+                continue
+            if row.get("variant") not in variants or row.get("shape") != shape:
+                continue
+            if row.get("mode", "process") != mode or row.get("workers", workers) != workers:
+                continue
+            splits.append(parse_split(row["split"], where))
+    outside = sum(1 for s in splits if outside_2to1(s, workers))
+    return splits, outside
+
+
+def read_reuseport_json(path):
+    """bin/reuseport-model --json output: (listeners, connections, repetitions, outside)."""
+    summary, reps = None, []
+    for where, obj in read_jsonl(path):
+        if obj.get("type") == "summary":
+            summary = (where, obj)
+        elif obj.get("type") == "repetition":
+            if not isinstance(obj.get("counts"), list):
+                raise InputError(f"{where}: a repetition without 'counts'")
+            reps.append(obj["counts"])
+    if summary:
+        where, s = summary
+        try:
+            return int(s["listeners"]), int(s["connections"]), int(s["repetitions"]), int(s["outside"])
+        except (KeyError, TypeError, ValueError):
+            raise InputError(f"{where}: the summary lacks listeners/connections/repetitions/outside")
+    if not reps:
+        raise InputError(f"{path}: no reuseport-model repetitions or summary")
+    return len(reps[0]), sum(reps[0]), len(reps), sum(1 for c in reps if outside_2to1(c))
+
+
+# ---------------------------------------------------------------- subcommands
+
+def cmd_analytic(args):
+    res = analytic(args.workers, args.connections)
+    if args.json:
+        emit(res)
+    else:
+        how = ("exact (multinomial, counted over per-worker counts)" if res["method"] == "exact"
+               else f"Monte Carlo, {res['samples']} samples, seed {res['seed']}")
+        print(f"analytic: {args.workers} workers, {args.connections} connections, uniform independent spread: "
+              f"P(outside 2:1) = {res['outside']:.6f}  ({how})")
+    return 0
+
+
+def compare_row(path):
+    listeners, connections, reps, outside = read_reuseport_json(path)
+    res = analytic(listeners, connections)
+    lo, hi = clopper_pearson(outside, reps)
+    return {
+        "model": "compare", "workers": listeners, "connections": connections,
+        "predicted_outside": res["outside"], "method": res["method"],
+        "measured_outside": outside / reps, "outside_rounds": outside, "repetitions": reps,
+        "ci95": [round(lo, 4), round(hi, 4)], "consistent": lo <= res["outside"] <= hi,
+    }
+
+
+def cmd_compare(args):
+    row = compare_row(args.reuseport_json)
+    if args.json:
+        emit(row)
+    else:
+        print(f"compare: {row['workers']} listeners, {row['connections']} connections: analytic "
+              f"{row['predicted_outside']:.4f} ({row['method']}), measured {row['outside_rounds']}/"
+              f"{row['repetitions']} = {row['measured_outside']:.4f}, 95% CI "
+              f"[{row['ci95'][0]:.4f}, {row['ci95'][1]:.4f}]: "
+              f"{'consistent' if row['consistent'] else 'NOT consistent'}")
+    return 0
+
+
+def race_kwargs(args):
+    return dict(shape=args.shape, arrival_us=args.arrival_us, gap_ms=args.gap_ms,
+                accept_us=args.accept_us, client_cpu=args.client_cpu, per_worker=args.per_worker)
+
+
+def sweep(latency, rounds, seed, per_worker_k, connections=None, workers_list=SWEEP_WORKERS,
+          cpus_list=SWEEP_CPUS, mc_samples=MC_SAMPLES, **kw):
+    """The race over N x C; returns rows (N, C, result, hash-spread value).
+    With C >= N (and no client CPU) the CPU limit never binds: those cells
+    are simulated once, at C = N, and carry "cpus_bind": false."""
+    rows = []
+    for n in workers_list:
+        k = connections or per_worker_k * n
+        hashed = analytic(n, k, samples=mc_samples)
+        unbound = None
+        for c in cpus_list:
+            binds = c < n or kw.get("client_cpu")
+            if binds or unbound is None:
+                res = simulate_race(n, c, k, rounds, seed, latency, **kw)
+                res["cpus_bind"] = bool(binds)
+                if not binds:
+                    unbound = res
+            else:
+                res = dict(unbound, cpus=c)
+            rows.append((n, c, res, hashed))
+    return rows
+
+
+def cmd_race(args):
+    latency = latencies_from_args(args, args.shape)
+    if latency is None:
+        raise InputError("give --latencies FILE or --latency-us LIST")
+    if args.rounds is None:
+        args.rounds = 60 if args.sweep else 2000
+    kw = race_kwargs(args)
+    if args.sweep:
+        rows = sweep(latency, args.rounds, args.seed, args.connections_per_worker,
+                     connections=args.connections_fixed, **kw)
+        if args.json:
+            for n, c, res, hashed in rows:
+                res = dict(res, reuseport_outside=hashed["outside"], reuseport_method=hashed["method"])
+                emit(res)
+            return 0
+        print(f"race sweep: {latency.describe()}")
+        print(f"shape {args.shape}, accept {args.accept_us} µs, {args.rounds} rounds per cell, seed {args.seed}"
+              f"{', client holds a CPU' if args.client_cpu else ''}")
+        print("with C >= N the CPU limit never binds: those cells repeat the C = N simulation")
+        by_n = collections.OrderedDict()
+        for n, c, res, hashed in rows:
+            by_n.setdefault(n, []).append((c, res, hashed))
+        header = f"{'N':>4} {'K':>5} " + " ".join(f"{'C=' + str(c):>7}" for c in SWEEP_CPUS)
+        print("\nfraction of rounds outside 2:1 (bare race); last column: the hash spread (reuseport)")
+        print(header + f" {'hash':>7}")
+        for n, cells in by_n.items():
+            print(f"{n:>4} {cells[0][1]['connections']:>5} "
+                  + " ".join(f"{res['outside']:>7.3f}" for _, res, _ in cells) + f" {cells[0][2]['outside']:>7.3f}")
+        print("\nthe busiest worker's share over the fair share 1/N (mean over rounds)")
+        print(header)
+        for n, cells in by_n.items():
+            print(f"{n:>4} {cells[0][1]['connections']:>5} "
+                  + " ".join(f"{res['max_over_fair']:>7.2f}" for _, res, _ in cells))
+        return 0
+    k = args.connections_fixed or 32
+    res = simulate_race(args.workers, args.cpus, k, args.rounds, args.seed, latency, **kw)
+    if args.json:
+        emit(res)
+        return 0
+    print(f"race: {args.workers} workers, {args.cpus} CPUs, {k} connections ({args.shape}), "
+          f"{args.rounds} rounds, seed {args.seed}")
+    print(f"latencies: {latency.describe()}")
+    print(f"outside 2:1 in {res['outside_rounds']} of {args.rounds} rounds ({res['outside']:.3f}); "
+          f"busiest worker's mean share {res['mean_max_share']:.3f}")
+    print("most common splits: " + ", ".join(f"{s} x{n}" for s, n in res["splits"].items()))
+    return 0
+
+
+def validate_rows(balancing, latency_for, cpus, rounds, seed, variants, accept_us, arrival_us, gap_ms,
+                  client_cpu, per_worker, shapes=("burst", "ramp")):
+    """Race predictions for the measured 2-worker rows; `latency_for(shape)`
+    gives the latencies to use for that shape."""
+    out = []
+    for shape in shapes:
+        latency = latency_for(shape)
+        splits, outside = balancing_rows(balancing, variants, shape)
+        res = simulate_race(2, cpus, 32, rounds, seed, latency, shape=shape, arrival_us=arrival_us,
+                            gap_ms=gap_ms, accept_us=accept_us, client_cpu=client_cpu, per_worker=per_worker)
+        n = len(splits)
+        lo, hi = clopper_pearson(outside, n) if n else (None, None)
+        out.append({
+            "model": "race-bare", "case": shape, "workers": 2, "cpus": cpus, "connections": 32,
+            "shape": shape, "predicted_outside": res["outside"], "method": "simulation",
+            "predicted_rounds": rounds, "seed": seed,
+            "measured_outside": outside / n if n else None, "measured_rounds": n, "outside_rounds": outside,
+            "ci95": [round(lo, 4), round(hi, 4)] if n else None,
+            "consistent": (lo <= res["outside"] <= hi) if n else None,
+            "measured_splits": [split_text(s) for s in splits],
+            "predicted_splits": res["splits"], "latency_source": latency.origin,
+            "latency_samples": latency.pooled.count, "latency_dropped": latency.dropped,
+            "accept_us": accept_us, "client_cpu": res["client_cpu"], "per_worker": res["per_worker"],
+            "source": "balancing.jsonl variant " + "+".join(variants),
+        })
+    return out
+
+
+def cmd_validate(args):
+    if args.rounds is None:
+        args.rounds = 2000
+    if args.trace and args.latencies:
+        raise InputError("--trace and --latencies: give one of them")
+    if latencies_from_args(args) is None:
+        raise InputError("give --trace FILE, --latencies FILE or --latency-us LIST")
+    rows = validate_rows(args.balancing, lambda shape: latencies_from_args(args, shape), args.cpus, args.rounds,
+                         args.seed, args.variants, args.accept_us, args.arrival_us, args.gap_ms, args.client_cpu,
+                         args.per_worker)
+    for row in rows:
+        if args.json:
+            emit(row)
+            continue
+        if not row["measured_rounds"]:
+            print(f"validate {row['shape']}: predicted {row['predicted_outside']:.3f}; no measured rounds for "
+                  f"{row['source']}")
+            continue
+        print(f"validate {row['shape']:5} 2 workers, {row['cpus']} CPUs: predicted outside 2:1 "
+              f"{row['predicted_outside']:.3f} ({row['predicted_rounds']} simulated rounds); measured "
+              f"{row['outside_rounds']}/{row['measured_rounds']} = {row['measured_outside']:.3f}, 95% CI "
+              f"[{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]: "
+              f"{'consistent' if row['consistent'] else 'NOT consistent'}")
+        print(f"  latencies: {latencies_from_args(args, row['shape']).describe()}")
+    return 0
+
+
+# ---------------------------------------------------------------- campaign
+
+def run_tool(argv, raw_path, timeout=120):
+    """Runs a model binary, keeps its output verbatim, returns its JSON lines."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.communicate()
+        raise RuntimeError(f"{' '.join(argv)}: timed out after {timeout} s")
+    with open(raw_path, "wb") as f:
+        f.write(out)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {proc.returncode}: {err.decode(errors='replace').strip()}")
+    return [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+
+
+def cmd_campaign(args):
+    run_campaign(args.out, quick=args.quick, balancing=args.balancing, trace=args.trace, bin_dir=args.bin_dir,
+                 netns=False if args.no_netns else None, accept_us=args.accept_us)
+    return 0
+
+
+def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.path.join(ROOT, "bin"),
+                 netns=None, accept_us=ACCEPT_US, log=log_line):
+    """Every model, for the campaign: runs bin/reuseport-model (in a network
+    namespace of its own when root, unless netns=False) and bin/exclusive-model,
+    computes the analytic values, validates the race against the measured bare
+    rows and sweeps it over N x C; writes out_dir/models.jsonl (one row per
+    case) and the tools' raw output under out_dir/raw/models/. `balancing` and
+    `trace` default to out_dir's balancing.jsonl and trace.jsonl when present.
+    Progress goes to `log`, a line per step. Returns the rows. Raises
+    InputError (bad input) or RuntimeError (a model failed)."""
+    t0 = time.monotonic()
+    reuseport_bin = os.path.join(bin_dir, "reuseport-model")
+    exclusive_bin = os.path.join(bin_dir, "exclusive-model")
+    for b in (reuseport_bin, exclusive_bin):
+        if not os.access(b, os.X_OK):
+            raise InputError(f"--bin-dir {bin_dir}: {os.path.basename(b)} is not built (run make)")
+    raw_dir = os.path.join(out_dir, "raw", "models")
+    os.makedirs(raw_dir, exist_ok=True)
+    if netns is None:
+        netns = os.geteuid() == 0
+    balancing = list(balancing or [])
+    own = os.path.join(out_dir, "balancing.jsonl")
+    if not balancing and os.path.exists(own):
+        balancing = [own]
+    own_trace = os.path.join(out_dir, "trace.jsonl")
+    if not trace and os.path.exists(own_trace):
+        trace = own_trace
+
+    rows = []
+    steps = 7
+    step = [0]
+
+    def progress(msg):
+        log(f"models: [{step[0]}/{steps}] {msg} ({time.monotonic() - t0:.1f} s)")
+
+    def begin(msg):
+        step[0] += 1
+        log(f"models: [{step[0]}/{steps}] {msg} ...")
+
+    # 1. reuseport-model against the hash-spread analytic value.
+    cases = [(2, 32, 100), (4, 32, 50)] if quick else [(2, 32, 200), (4, 32, 200), (8, 64, 100)]
+    begin(f"reuseport-model {', '.join(f'{n}x{k}x{r}' for n, k, r in cases)}"
+          f"{' in its own network namespace' if netns else ' on loopback'}")
+    for n, k, r in cases:
+        raw = os.path.join(raw_dir, f"reuseport-model-{n}x{k}.jsonl")
+        argv = [reuseport_bin, "--listeners", str(n), "--connections", str(k), "--repetitions", str(r), "--json"]
+        if netns:
+            argv.append("--netns")
+        lines = run_tool(argv, raw)
+        summary = [x for x in lines if x.get("type") == "summary"][0]
+        row = compare_row(raw)
+        rows.append({
+            "model": "reuseport-burst", "case": f"{n}x{k}", "workers": n, "cpus": None, "connections": k,
+            "shape": "burst", "predicted_outside": row["predicted_outside"], "method": row["method"],
+            "measured_outside": row["measured_outside"], "measured_rounds": r, "repetitions": r,
+            "outside_rounds": row["outside_rounds"], "ci95": row["ci95"], "consistent": row["consistent"],
+            "histogram": summary.get("histogram"), "netns": netns,
+            "source": f"bin/reuseport-model{' --netns' if netns else ''}",
+        })
+    progress("; ".join(f"{r['case']}: measured {r['measured_outside']:.3f} vs analytic {r['predicted_outside']:.3f}"
+                       for r in rows))
+
+    # 2. The campaign's reuseport rows against the same number.
+    begin("reuseport rows of balancing.jsonl against the analytic value")
+    if balancing:
+        hashed = analytic(2, 32)
+        for shape in ("burst", "ramp", "keepalive"):
+            splits, outside = balancing_rows(balancing, ("reuseport",), shape)
+            if not splits:
+                continue
+            lo, hi = clopper_pearson(outside, len(splits))
+            rows.append({
+                "model": "reuseport-balancing", "case": shape, "workers": 2, "cpus": None, "connections": 32,
+                "shape": shape, "predicted_outside": hashed["outside"], "method": hashed["method"],
+                "measured_outside": outside / len(splits), "measured_rounds": len(splits),
+                "outside_rounds": outside, "ci95": [round(lo, 4), round(hi, 4)],
+                "consistent": lo <= hashed["outside"] <= hi,
+                "measured_splits": [split_text(s) for s in splits],
+                "source": "balancing.jsonl variant reuseport",
+            })
+        found = [r for r in rows if r["model"] == "reuseport-balancing"]
+        progress("; ".join(f"{r['case']}: measured {r['outside_rounds']}/{r['measured_rounds']} vs analytic "
+                           f"{r['predicted_outside']:.3f}" for r in found) or "no reuseport rows")
+    else:
+        progress("skipped: no balancing.jsonl in --out and no --balancing")
+
+    # 3. exclusive-model: the wake rule.
+    begin("exclusive-model: who EPOLLEXCLUSIVE wakes")
+    ex_cases = [
+        ("idle", ["--processes", "4", "--connections", "16", "--gap-ms", "20"]),
+        ("busy-50ms", ["--processes", "4", "--connections", "12" if quick else "16", "--gap-ms", "20",
+                       "--busy-ms", "50"]),
+        ("order-3,1,0,2", ["--processes", "4", "--connections", "8", "--gap-ms", "20", "--order", "3,1,0,2"]),
+        ("eventfd", ["--processes", "4", "--connections", "8", "--gap-ms", "20", "--trigger", "eventfd"]),
+    ]
+    for case, extra in ex_cases:
+        raw = os.path.join(raw_dir, f"exclusive-model-{case.replace(',', '')}.jsonl")
+        lines = run_tool([exclusive_bin, "--json", *extra], raw)
+        summary = [x for x in lines if x.get("type") == "summary"][0]
+        conns = [x for x in lines if x.get("type") == "connection"]
+        predicted = collections.Counter(c["predicted"] for c in conns if c["predicted"] is not None)
+        pred_counts = [predicted.get(i, 0) for i in range(summary["processes"])]
+        rows.append({
+            "model": "exclusive-wakeup", "case": case, "workers": summary["processes"], "cpus": None,
+            "connections": summary["connections"], "shape": "ramp", "gap_ms": summary["gap_ms"],
+            "busy_ms": summary["busy_ms"], "trigger": summary["trigger"], "order": summary["order"],
+            "rule": summary["rule"], "predicted_split": split_text(pred_counts),
+            "measured_split": summary["split"], "accepted": summary["accepted"],
+            "predicted_outside": 1.0 if outside_2to1(pred_counts) else 0.0,
+            "measured_outside": 1.0 if outside_2to1(summary["accepted"]) else 0.0, "measured_rounds": 1,
+            "rule_checked": summary["checked"], "rule_matched": summary["matched"],
+            "consistent": summary["rule_holds"], "method": "rule", "source": "bin/exclusive-model",
+        })
+    progress("; ".join(f"{r['case']}: {r['rule_matched']}/{r['rule_checked']} matched, split {r['measured_split']}"
+                       for r in rows if r["model"] == "exclusive-wakeup"))
+
+    # 4. The campaign's exclusive rows (ramp: every waiter idle between connections).
+    begin("exclusive variants' ramp rows against the rule")
+    if balancing:
+        # exclusive: the first-registered idle worker takes every connection.
+        # exclusive-reorder: it goes to the back of the queue every 16 accepts.
+        for variant, pred in (("exclusive", [32, 0]), ("exclusive-reorder", [16, 16])):
+            splits, outside = balancing_rows(balancing, (variant,), "ramp")
+            if not splits:
+                continue
+            rows.append({
+                "model": "exclusive-balancing", "case": variant, "workers": 2, "cpus": None, "connections": 32,
+                "shape": "ramp", "rule": "first-registered idle waiter wins"
+                + ("; DEL+ADD every 16 accepts moves it to the back" if variant != "exclusive" else ""),
+                "predicted_split": split_text(pred), "predicted_outside": 1.0 if outside_2to1(pred) else 0.0,
+                "measured_outside": outside / len(splits), "measured_rounds": len(splits),
+                "outside_rounds": outside, "measured_splits": [split_text(s) for s in splits],
+                "consistent": (outside == len(splits)) if outside_2to1(pred) else (outside == 0),
+                "method": "rule", "source": f"balancing.jsonl variant {variant}",
+            })
+        found = [r for r in rows if r["model"] == "exclusive-balancing"]
+        progress("; ".join(f"{r['case']}: predicted {r['predicted_split']}, measured outside "
+                           f"{r['outside_rounds']}/{r['measured_rounds']}" for r in found)
+                 or "no exclusive or exclusive-reorder ramp rows")
+    else:
+        progress("skipped: no balancing.jsonl")
+
+    # 5. Latencies for the race: the tracer's, else exclusive-model's latency probe
+    #    (eventfd, no EPOLLEXCLUSIVE: both children woken by every write, each reporting).
+    begin("wake-to-accept latencies for the race model")
+    latency_for = None
+    if trace:
+        try:
+            by_shape = {shape: load_latencies(trace, "bare", shape) for shape in ("burst", "ramp")}
+            latency_for = by_shape.get
+            latency = by_shape["burst"]
+        except InputError as e:
+            log(f"models: the trace has no usable bare histograms ({e}); using the latency probe")
+    if latency_for is None:
+        raw = os.path.join(raw_dir, "exclusive-model-latency.jsonl")
+        run_tool([exclusive_bin, "--json", "--trigger", "eventfd", "--no-exclusive", "--processes", "2",
+                  "--connections", "100" if quick else "300", "--gap-ms", "1"], raw)
+        latency = load_latencies(raw)
+        latency.origin = ("exclusive-model latency probe (eventfd, both children woken per write, idle "
+                          "machine: a stand-in for the tracer's histograms, which the run lacks)")
+        latency_for = lambda shape: latency  # noqa: E731
+    progress(latency.describe())
+
+    # 6. The race at 2 workers, 2 CPUs against the measured bare rows.
+    begin("race model at 2 workers, 2 CPUs against the measured bare rows")
+    val_rounds = 500 if quick else 2000
+    per_worker = bool(latency.per_worker)
+    if balancing:
+        for client_cpu in (False, True):
+            for row in validate_rows(balancing, latency_for, 2, val_rounds, 1, ("bare",), accept_us,
+                                     ARRIVAL_US, RAMP_GAP_MS, client_cpu, per_worker,
+                                     ("burst",) if client_cpu else ("burst", "ramp")):
+                # (a ramp's client holds no CPU between connections: no client-cpu case)
+                row["case"] = row["shape"] + (" client-cpu" if client_cpu else "")
+                rows.append(row)
+        progress("; ".join(f"{r['case']}: predicted {r['predicted_outside']:.3f}, measured "
+                           f"{r['outside_rounds']}/{r['measured_rounds']}" for r in rows if r["model"] == "race-bare"))
+    else:
+        progress("skipped: no balancing.jsonl")
+
+    # 7. The sweep: bigger machines.
+    sweep_rounds = 20 if quick else 60
+    begin(f"race sweep N x C, {sweep_rounds} rounds per cell")
+    for n, c, res, hashed in sweep(latency, sweep_rounds, 1, SWEEP_PER_WORKER, accept_us=accept_us,
+                                   mc_samples=20000):
+        rows.append({
+            "model": "race-sweep", "case": f"N{n}-C{c}", "workers": n, "cpus": c,
+            "connections": res["connections"], "shape": "burst", "predicted_outside": res["outside"],
+            "method": "simulation", "predicted_rounds": sweep_rounds, "seed": 1,
+            "measured_outside": None, "measured_rounds": 0,
+            "mean_max_share": res["mean_max_share"], "max_over_fair": res["max_over_fair"],
+            "mean_starved_workers": res["mean_starved_workers"], "cpus_bind": res["cpus_bind"],
+            "reuseport_outside": hashed["outside"], "reuseport_method": hashed["method"],
+            "latency_source": latency.origin, "accept_us": accept_us, "consistent": None, "source": None,
+        })
+    progress(f"{len(SWEEP_WORKERS) * len(SWEEP_CPUS)} cells")
+
+    path = os.path.join(out_dir, "models.jsonl")
+    with open(path + ".tmp", "w") as f:
+        for row in rows:
+            f.write(json.dumps(row, separators=(",", ":")) + "\n")
+    os.replace(path + ".tmp", path)
+    log(f"models: {len(rows)} rows in {path} ({time.monotonic() - t0:.1f} s)")
+    return rows
+
+
+# ---------------------------------------------------------------- main
+
+def add_race_args(p, sweep=True):
+    p.add_argument("--latencies", metavar="FILE",
+                   help="wake-to-accept latencies: the tracer's JSON lines ({\"type\":\"worker\", "
+                        "\"wake_to_accept_us_log2\":{...}}), a campaign's trace.jsonl, exclusive-model --json "
+                        "output, or one µs value a line")
+    p.add_argument("--latency-us", type=latency_list, metavar="LIST",
+                   help="latency samples in µs, comma-separated (instead of --latencies)")
+    p.add_argument("--trace-variant", default="bare",
+                   help="with a trace whose lines name their variant, use this one's (default bare)")
+    p.add_argument("--cpus", type=int_in(1, 1024), default=2, help="CPUs the workers share (default 2)")
+    p.add_argument("--rounds", type=int_in(1, 1000000), default=None,
+                   help="simulated rounds (default 2000; with --sweep, 60 per cell)")
+    p.add_argument("--seed", type=int_in(0, 2**31 - 1), default=1, help="simulation seed (default 1)")
+    p.add_argument("--accept-us", type=float_in(0, 1e6), default=ACCEPT_US,
+                   help=f"cost of one accept4(), also of the one that returns EAGAIN (default {ACCEPT_US})")
+    p.add_argument("--arrival-us", type=float_in(0, 1e7), default=ARRIVAL_US,
+                   help=f"burst: one arrival every this many µs (default {ARRIVAL_US})")
+    p.add_argument("--gap-ms", type=float_in(0, 1e5), default=RAMP_GAP_MS,
+                   help=f"ramp: one arrival every this many ms (default {RAMP_GAP_MS})")
+    p.add_argument("--client-cpu", action="store_true",
+                   help="the client holds one of the CPUs until its last connect (burst)")
+    p.add_argument("--per-worker", action="store_true",
+                   help="worker i draws from the i-th per-worker distribution (trace tid or child), "
+                        "not the pooled one")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+
+
+def build_parser():
+    parser = Parser(prog=PROG, description=__doc__.split("\n\n")[0],
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", metavar="SUBCOMMAND", parser_class=Parser)
+    sub.required = True
+
+    p = sub.add_parser("analytic", help="P(outside 2:1) for a hash spread of K over N",
+                       description="The exact chance that K connections spread uniformly and independently "
+                                   "over N workers (SO_REUSEPORT's 4-tuple hash) end up outside 2:1: max > 2 x "
+                                   "min, a worker with none counting as outside. Counted exactly over "
+                                   "per-worker counts; Monte Carlo (seed and sample count stated) when too big.")
+    p.add_argument("--workers", type=int_in(1, 4096), required=True)
+    p.add_argument("--connections", type=int_in(1, 100000), required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_analytic)
+
+    p = sub.add_parser("compare", help="analytic value vs reuseport-model's measured fraction",
+                       description="Reads bin/reuseport-model --json output and compares its fraction of "
+                                   "repetitions outside 2:1 with the analytic value, with a 95% Clopper-Pearson "
+                                   "interval for the measured fraction.")
+    p.add_argument("--reuseport-json", required=True, metavar="FILE")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("race", help="simulate the bare accept race",
+                       description="A discrete-event simulation of the bare accept race, driven by measured "
+                                   "wake-to-accept latencies. Prints the predicted splits and the fraction of "
+                                   "rounds outside 2:1; --sweep prints a table over N and C.\n\n"
+                                   + RACE_ASSUMPTIONS,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workers", type=int_in(1, 4096), default=2, help="workers (default 2)")
+    p.add_argument("--connections", dest="connections_fixed", type=int_in(1, 100000), default=None,
+                   help="connections per round (default 32; with --sweep: --connections-per-worker x N)")
+    p.add_argument("--connections-per-worker", type=int_in(1, 10000), default=SWEEP_PER_WORKER,
+                   help=f"--sweep: connections per worker (default {SWEEP_PER_WORKER})")
+    p.add_argument("--shape", choices=("burst", "ramp"), default="burst")
+    p.add_argument("--sweep", action="store_true",
+                   help=f"N in {SWEEP_WORKERS} x C in {SWEEP_CPUS}, with the hash spread beside")
+    add_race_args(p)
+    p.set_defaults(func=cmd_race)
+
+    p = sub.add_parser("validate", help="the race model against measured 2-worker rows",
+                       description="Predicts, for the bare race at 2 workers, the fraction of burst (and ramp) "
+                                   "rounds outside 2:1 and prints it beside the campaign's measured rows.\n\n"
+                                   + RACE_ASSUMPTIONS,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--balancing", action="append", required=True, metavar="FILE",
+                   help="a campaign's balancing.jsonl (repeat to pool runs)")
+    p.add_argument("--trace", metavar="FILE", help="the tracer's trace.jsonl (wake-to-accept histograms)")
+    p.add_argument("--variants", type=lambda s: tuple(s.split(",")), default=("bare",),
+                   help="measured variants that are the bare race (default bare; fdpass-off is one too)")
+    add_race_args(p, sweep=False)
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("campaign", help="run every model, write DIR/models.jsonl",
+                       description="Runs bin/reuseport-model (in its own network namespace when root), "
+                                   "bin/exclusive-model, the analytic values, the race validation and sweep, "
+                                   "and writes DIR/models.jsonl (one row per case; see models/README.md) and "
+                                   "the tools' raw output under DIR/raw/models/.")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--quick", action="store_true", help="fewer repetitions and rounds (under 20 s)")
+    p.add_argument("--balancing", action="append", metavar="FILE",
+                   help="measured balancing.jsonl (default: DIR/balancing.jsonl if present)")
+    p.add_argument("--trace", metavar="FILE", help="the tracer's JSON lines (default: DIR/trace.jsonl if present)")
+    p.add_argument("--bin-dir", default=os.path.join(ROOT, "bin"), metavar="DIR")
+    p.add_argument("--no-netns", action="store_true", help="run reuseport-model on the host's loopback")
+    p.add_argument("--accept-us", type=float_in(0, 1e6), default=ACCEPT_US)
+    p.set_defaults(func=cmd_campaign)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as e:
+        sys.stderr.write(f"{PROG} {args.cmd}: {e}\n")
+        return 2
+    except RuntimeError as e:
+        sys.stderr.write(f"{PROG} {args.cmd}: {e}\n")
+        return 1
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,488 @@
+"""Tests for the models: bin/reuseport-model, bin/exclusive-model and
+models/skew.py.
+
+What is checked, and what is not:
+  - skew.py's analytic values against binomial tails computed by hand, and
+    against brute-force enumeration of every assignment (small N and K,
+    workers with none included); its Clopper-Pearson interval against the
+    closed forms at x = 0 and x = n;
+  - the race simulation on fixed seeds against golden files in
+    tests/fixtures/models/ (the simulation uses only random.Random.random(),
+    whose sequence Python keeps stable for a seed), and invariants of single
+    rounds worked out by hand;
+  - the C models' output format and invariants (every connection accounted
+    for; every connection accepted by exactly one child; the registration
+    order), never timings, and never which listener the kernel's hash picked
+    (it mixes a per-boot secret): reuseport-model's output format is checked
+    through --replay, which prints injected counts exactly as a run would;
+  - bad arguments and bad input files: exit 2, one line naming them.
+
+The golden files are regenerated (read the diff before committing) with
+
+    /usr/bin/python3 tests/test_models.py --regen
+"""
+
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SKEW = REPO / "models" / "skew.py"
+REUSEPORT = REPO / "bin" / "reuseport-model"
+EXCLUSIVE = REPO / "bin" / "exclusive-model"
+FIXTURES = REPO / "tests" / "fixtures" / "models"
+PYTHON = "/usr/bin/python3"
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace of its own)")
+
+sys.path.insert(0, str(REPO / "models"))
+import skew  # noqa: E402
+
+# Golden outputs: file name -> the command (run from the repository's root,
+# so the relative paths in the output are stable).
+F = "tests/fixtures/models"
+GOLDEN = {
+    "replay.golden.txt": [str(REUSEPORT), "--replay", f"{F}/replay-counts.txt"],
+    "replay.golden.jsonl": [str(REUSEPORT), "--replay", f"{F}/replay-counts.txt", "--json"],
+    "compare.golden.jsonl": [PYTHON, str(SKEW), "compare", "--reuseport-json", f"{F}/reuseport.jsonl", "--json"],
+    "race-burst.golden.jsonl": [PYTHON, str(SKEW), "race", "--latencies", f"{F}/latencies.txt", "--rounds", "300",
+                                "--seed", "7", "--json"],
+    "race-burst-client-cpu.golden.jsonl": [PYTHON, str(SKEW), "race", "--latencies", f"{F}/latencies.txt",
+                                           "--rounds", "300", "--seed", "7", "--client-cpu", "--cpus", "2",
+                                           "--json"],
+    "race-ramp-trace.golden.jsonl": [PYTHON, str(SKEW), "race", "--latencies", f"{F}/trace.jsonl", "--shape",
+                                     "ramp", "--per-worker", "--rounds", "300", "--seed", "7", "--json"],
+    "race-sweep.golden.jsonl": [PYTHON, str(SKEW), "race", "--sweep", "--latency-us", "5,10,20,40", "--rounds",
+                                "3", "--connections-per-worker", "4", "--seed", "7", "--json"],
+    "validate.golden.jsonl": [PYTHON, str(SKEW), "validate", "--balancing", f"{F}/balancing.jsonl", "--trace",
+                              f"{F}/trace.jsonl", "--per-worker", "--rounds", "300", "--seed", "7", "--json"],
+}
+
+
+def run(argv, timeout=60, **kw):
+    return subprocess.run([str(a) for a in argv], cwd=REPO, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def run_skew(*args, timeout=60):
+    return run([PYTHON, SKEW, *args], timeout=timeout)
+
+
+def json_lines(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def brute_force_outside(workers, connections):
+    """Every one of the workers**connections assignments, counted."""
+    outside = 0
+    for assignment in itertools.product(range(workers), repeat=connections):
+        counts = [assignment.count(w) for w in range(workers)]
+        if min(counts) == 0 or max(counts) > 2 * min(counts):
+            outside += 1
+    return Fraction(outside, workers ** connections)
+
+
+# ---------------------------------------------------------------- analytic
+
+def test_two_workers_32_connections_is_the_binomial_tail():
+    """N=2, K=32: outside 2:1 means X <= 10 or X >= 22 for X ~ Bin(32, 1/2), so
+    P = 2 * sum_{k=0}^{10} C(32,k) / 2^32 exactly (0.0501...), to 1e-12."""
+    by_hand = Fraction(2 * sum(math.comb(32, k) for k in range(11)), 2 ** 32)
+    assert skew.outside_exact(2, 32) == by_hand
+    res = skew.analytic(2, 32)
+    assert res["method"] == "exact"
+    assert abs(res["outside"] - float(by_hand)) < 1e-12
+    assert abs(res["outside"] - 0.050102459732443) < 1e-12
+
+
+@pytest.mark.parametrize("k", [2, 5, 9, 64, 101])
+def test_two_workers_any_k_is_the_binomial_tail(k):
+    """For N=2, inside 2:1 is min >= ceil(K/3) (max <= 2 min with max = K - min):
+    P(outside) = 2 * P(X < ceil(K/3)) for X ~ Bin(K, 1/2), exactly."""
+    m = -(-k // 3)
+    by_hand = Fraction(2 * sum(math.comb(k, j) for j in range(m)), 2 ** k)
+    assert skew.outside_exact(2, k) == by_hand
+
+
+@pytest.mark.parametrize("k", [2, 7, 32, 64])
+def test_general_counting_agrees_with_the_two_worker_shortcut(k):
+    """outside_exact(2, K) takes the binomial sum; the counting used for every
+    other N (inside = sum over m of #[m, 2m] - #[m+1, 2m]) gives the same."""
+    inside = sum(skew.count_within(2, k, m, 2 * m) - skew.count_within(2, k, m + 1, 2 * m)
+                 for m in range(1, k // 2 + 1))
+    assert 1 - Fraction(inside, 2 ** k) == skew.outside_exact(2, k)
+
+
+@pytest.mark.parametrize("k", range(1, 9))
+def test_three_workers_small_k_against_brute_force(k):
+    """N=3, K=1..8: the count-based value equals enumerating all 3^K
+    assignments, workers that get none counting as outside (K < 3: always)."""
+    assert skew.outside_exact(3, k) == brute_force_outside(3, k)
+
+
+@pytest.mark.parametrize("n,k", [(4, 7), (5, 6), (1, 5)])
+def test_other_small_cases_against_brute_force(n, k):
+    """Four and five workers, and one worker (never outside), by enumeration."""
+    assert skew.outside_exact(n, k) == brute_force_outside(n, k)
+
+
+def test_fewer_connections_than_workers_is_always_outside():
+    """K < N: some worker gets none, so P = 1, without any counting."""
+    assert skew.analytic(64, 32) == {"model": "analytic", "workers": 64, "connections": 32, "outside": 1.0,
+                                     "method": "exact", "note": "fewer connections than workers: one gets none"}
+
+
+def test_too_big_to_count_says_monte_carlo_with_seed_and_samples():
+    """When exact counting would be too costly, the value is Monte Carlo and
+    says so, with its seed and sample count (here forced by a tiny budget)."""
+    res = skew.analytic(4, 40, max_ops=1, samples=5000)
+    assert res["method"] == "monte-carlo" and res["samples"] == 5000 and res["seed"] == skew.MC_SEED
+    assert abs(res["outside"] - float(skew.outside_exact(4, 40))) < 0.05
+
+
+def test_analytic_cli_json():
+    """`skew.py analytic --json` prints one JSON object with the exact value."""
+    r = run_skew("analytic", "--workers", "2", "--connections", "32", "--json")
+    assert r.returncode == 0, r.stderr
+    (obj,) = json_lines(r.stdout)
+    assert obj["method"] == "exact" and abs(obj["outside"] - 0.050102459732443) < 1e-12
+
+
+def test_clopper_pearson_closed_forms():
+    """x = 0: upper = 1 - 0.025^(1/n); x = n: lower = 0.025^(1/n); and the
+    interval for 12/200 holds 0.06."""
+    lo, hi = skew.clopper_pearson(0, 10)
+    assert lo == 0.0 and abs(hi - (1 - 0.025 ** 0.1)) < 1e-9
+    lo, hi = skew.clopper_pearson(10, 10)
+    assert hi == 1.0 and abs(lo - 0.025 ** 0.1) < 1e-9
+    lo, hi = skew.clopper_pearson(12, 200)
+    assert lo < 0.06 < hi and abs(lo - 0.0314) < 5e-4 and abs(hi - 0.1025) < 5e-4
+
+
+# ---------------------------------------------------------------- race
+
+def fixed(value):
+    return lambda w: value
+
+
+def test_equal_latencies_the_last_registered_wins_every_connection():
+    """Two idle workers with the same latency reach accept together; the one
+    woken first (the last registered: add_wait_queue inserts at the head)
+    takes each connection, the other gets EAGAIN: 0/2 to worker 1."""
+    import random
+    counts = skew.race_round(2, 2, [0.0, 100.0], fixed(10.0), random.Random(1), 2.0, None)
+    assert counts == [0, 2]
+
+
+def test_one_cpu_the_runnable_worker_waits():
+    """One CPU: worker 1 runs first and drains the burst (arrivals 1 µs apart,
+    latency 5, accepts 2 µs each, so the queue never empties until all three
+    are in); worker 0 waits for the CPU and finds nothing: 3/0."""
+    import random
+    counts = skew.race_round(2, 1, [0.0, 1.0, 2.0], fixed(5.0), random.Random(1), 2.0, None)
+    assert counts == [0, 3]
+
+
+def test_a_late_edge_brings_a_sleeping_worker_back():
+    """An arrival while a worker's EAGAIN accept is in flight is remembered (the
+    edge-triggered ready list): it goes straight back to accept and takes it."""
+    import random
+    # Worker 1 accepts #1 at 10-12, fails at 12-14; #2 arrives at 13: worker 1 takes it
+    # at 14 without a new wake-up (worker 0 is still on its 20 µs way).
+    lat = {0: 20.0, 1: 10.0}
+    counts = skew.race_round(2, 2, [0.0, 13.0], lambda w: lat[w], random.Random(1), 2.0, None)
+    assert counts == [0, 2]
+
+
+@pytest.mark.parametrize("n,c,client", [(2, 2, False), (3, 1, True), (8, 2, False), (5, 8, False)])
+def test_every_round_accounts_for_every_connection(n, c, client):
+    """Whatever the workers, CPUs and latencies, each simulated round hands out
+    exactly K connections, each to one of the N workers."""
+    import random
+    rand = random.Random(3)
+    arrivals = [i * 7.0 for i in range(24)]
+    for _ in range(50):
+        counts = skew.race_round(n, c, arrivals, lambda w: rand.choice([1.0, 3.0, 8.0, 20.0, 60.0, 300.0]),
+                                 rand, 2.0, arrivals[-1] if client else None)
+        assert len(counts) == n and sum(counts) == 24 and min(counts) >= 0
+
+
+def test_log2_histogram_draws_stay_in_their_buckets():
+    """Key k draws uniformly in [2^k, 2^(k+1)) µs; key 0 in [0, 2) (the tracer's slot 0)."""
+    import random
+    rand = random.Random(5)
+    only5 = skew.Latency("h", hist={5: 10})
+    only0 = skew.Latency("h", hist={0: 3})
+    assert all(32 <= only5.draw(rand) < 64 for _ in range(500))
+    assert all(0 <= only0.draw(rand) < 2 for _ in range(500))
+
+
+def test_trace_rows_are_filtered_by_variant_shape_and_mode():
+    """A campaign trace.jsonl: the bare, process-mode rows of the asked shape,
+    one distribution per worker index; 2^13 µs buckets are dropped and counted."""
+    src = skew.load_latencies(str(FIXTURES / "trace.jsonl"), "bare", "burst")
+    assert [d.count for d in src.per_worker] == [70, 60]
+    assert src.pooled.count == 130 and src.dropped == 4
+    src = skew.load_latencies(str(FIXTURES / "trace.jsonl"), "exclusive", "burst")
+    assert src.pooled.count == 50
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_golden_outputs(name):
+    """Fixed inputs and seeds give the committed output, line for line (the
+    C tools' --replay and the Python models alike)."""
+    r = run(GOLDEN[name])
+    assert r.returncode == 0, r.stderr
+    expected = (FIXTURES / name).read_text()
+    if name.endswith(".jsonl"):
+        assert json_lines(r.stdout) == json_lines(expected)
+    else:
+        assert r.stdout == expected
+
+
+def test_race_is_deterministic_for_a_seed_and_moves_with_it():
+    """The same seed gives the same prediction; another seed, another sample."""
+    args = ("race", "--latencies", f"{F}/latencies.txt", "--rounds", "100", "--json")
+    a = run_skew(*args, "--seed", "11")
+    b = run_skew(*args, "--seed", "11")
+    c = run_skew(*args, "--seed", "12")
+    assert a.returncode == b.returncode == c.returncode == 0
+    assert a.stdout == b.stdout
+    assert json_lines(a.stdout)[0]["splits"] != json_lines(c.stdout)[0]["splits"]
+
+
+# ---------------------------------------------------------------- reuseport-model
+
+def reuseport_args():
+    return ["--netns"] if os.geteuid() == 0 else []
+
+
+def test_reuseport_model_accounts_for_every_connection():
+    """Each repetition's counts sum to K over N listeners, its split is the
+    counts largest first, its ratio max/min (null when one got none), and the
+    summary adds the repetitions up."""
+    r = run([REUSEPORT, "--listeners", "3", "--connections", "16", "--repetitions", "6", "--json",
+             *reuseport_args()])
+    assert r.returncode == 0, r.stderr
+    lines = json_lines(r.stdout)
+    reps = [x for x in lines if x["type"] == "repetition"]
+    (summary,) = [x for x in lines if x["type"] == "summary"]
+    assert [x["repetition"] for x in reps] == list(range(1, 7))
+    outside = 0
+    for x in reps:
+        c = x["counts"]
+        assert len(c) == 3 and sum(c) == 16
+        assert x["split"] == "/".join(map(str, sorted(c, reverse=True)))
+        assert x["starved"] == c.count(0)
+        if min(c) == 0:
+            assert x["ratio"] is None
+        else:
+            assert abs(x["ratio"] - max(c) / min(c)) < 1e-3
+        outside += min(c) == 0 or max(c) > 2 * min(c)
+    assert summary["repetitions"] == 6 and summary["outside"] == outside
+    assert sum(summary["histogram"].values()) == 6
+    assert summary["source_ports"] == "ephemeral" and summary["seed"] is None
+
+
+def test_reuseport_model_human_output_has_a_line_per_repetition():
+    """Without --json: a header, 'rep N: split ratio R' per repetition, a summary."""
+    r = run([REUSEPORT, "--connections", "8", "--repetitions", "3", *reuseport_args()])
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("reuseport-model: 2 listeners on 127.0.0.1:")
+    assert [line.split(":")[0] for line in lines[1:4]] == ["rep    1", "rep    2", "rep    3"]
+    assert lines[4].startswith("summary: 2 listeners, 8 connections x 3 repetitions")
+
+
+@ROOT_ONLY
+def test_seeded_source_ports_repeat_within_one_namespace(tmp_path):
+    """The listener is a function of the 4-tuple and the namespace's secrets:
+    two runs with one --seed and --port in ONE network namespace give the same
+    counts, repetition by repetition (across namespaces or boots they need not)."""
+    out = tmp_path / "out"
+    cmd = (f"ip link set lo up && for i in 1 2; do {REUSEPORT} --seed 42 --port 4321 --repetitions 5 "
+           f"--connections 24 --json; done > {out}")
+    r = run(["unshare", "-n", "sh", "-c", cmd])
+    assert r.returncode == 0, r.stderr
+    reps = [x["counts"] for x in json_lines(out.read_text()) if x["type"] == "repetition"]
+    assert len(reps) == 10 and reps[:5] == reps[5:]
+    assert all(sum(c) == 24 for c in reps)
+
+
+def test_replay_rejects_a_repetition_with_another_total(tmp_path):
+    """--replay: every line must have the first line's listeners and total; the
+    error names the file and the line."""
+    bad = tmp_path / "counts.txt"
+    bad.write_text("16/16\n20/10\n")
+    r = run([REUSEPORT, "--replay", bad])
+    assert r.returncode == 2
+    assert f"{bad}:2:" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- exclusive-model
+
+def exclusive(*args):
+    r = run([EXCLUSIVE, "--json", *args], timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = json_lines(r.stdout)
+    reg = [x for x in lines if x["type"] == "registration"][0]
+    conns = [x for x in lines if x["type"] == "connection"]
+    summary = [x for x in lines if x["type"] == "summary"][0]
+    return reg, conns, summary
+
+
+def test_exclusive_model_every_connection_accepted_once_in_registration_order():
+    """Default order: registration is 0..N-1; every connection is accepted by
+    exactly one child; the per-child counts add up to K."""
+    reg, conns, summary = exclusive("--processes", "3", "--connections", "6", "--gap-ms", "5")
+    assert reg["order"] == [0, 1, 2] and len(reg["pids"]) == 3
+    assert len(conns) == 6
+    assert all(c["winners"] == 1 and 0 <= c["winner"] < 3 for c in conns)
+    assert sum(summary["accepted"]) == 6 and summary["not_accepted_once"] == 0
+    assert summary["order"] == [0, 1, 2]
+
+
+def test_exclusive_model_first_registered_idle_waiter_wins():
+    """The kernel rule (fs/eventpoll.c ep_poll_callback + __wake_up_common): with
+    --order 2,0,1 and every child idle (each reported 'idle' before it is
+    counted so), child 2, registered first, takes every connection; the tool's
+    own check agrees. This asserts the mechanism, not a timing: the prediction
+    uses only the idle states the children reported."""
+    reg, conns, summary = exclusive("--processes", "3", "--connections", "5", "--gap-ms", "20",
+                                    "--order", "2,0,1")
+    assert reg["order"] == [2, 0, 1]
+    checked = [c for c in conns if c["predicted"] is not None]
+    assert checked and all(c["match"] for c in checked)
+    assert summary["rule_holds"] is True and summary["matched"] == summary["checked"]
+
+
+def test_latency_probe_hears_from_every_idle_child():
+    """--trigger eventfd --no-exclusive: nobody consumes, so every child idle at
+    a write reports a wake-up latency for it; there are no accepts."""
+    reg, conns, summary = exclusive("--trigger", "eventfd", "--no-exclusive", "--processes", "2",
+                                    "--connections", "5", "--gap-ms", "2")
+    assert summary["trigger"] == "eventfd" and summary["exclusive"] is False
+    for c in conns:
+        for child in c["idle"]:
+            assert c["wake_us"][child] is not None and c["wake_us"][child] > 0
+    assert summary["accepted"] == [0, 0] and summary["rule_holds"] is None
+
+
+# ---------------------------------------------------------------- campaign
+
+def test_campaign_quick_writes_every_model_row(tmp_path):
+    """`skew.py campaign --quick` runs both C models and the Python models and
+    writes DIR/models.jsonl: every row has the documented keys, and each model
+    the report reads is there (with the fixture balancing rows)."""
+    out = tmp_path / "run"
+    r = run_skew("campaign", "--out", str(out), "--quick", "--balancing", f"{F}/balancing.jsonl",
+                 *([] if os.geteuid() == 0 else ["--no-netns"]), timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = json_lines((out / "models.jsonl").read_text())
+    models = {x["model"] for x in rows}
+    assert models == {"reuseport-burst", "reuseport-balancing", "exclusive-wakeup", "exclusive-balancing",
+                      "race-bare", "race-sweep"}
+    for x in rows:
+        for key in ("model", "case", "workers", "cpus", "connections", "shape", "method", "predicted_outside",
+                    "measured_outside", "measured_rounds", "consistent", "source"):
+            assert key in x, (key, x)
+    assert len([x for x in rows if x["model"] == "race-sweep"]) == 36
+    assert all(x["rule_matched"] == x["rule_checked"] for x in rows if x["model"] == "exclusive-wakeup")
+    assert (out / "raw" / "models").is_dir()
+    assert r.stdout.splitlines()[-1].startswith("models: %d rows in " % len(rows))
+
+
+# ---------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("argv,named", [
+    ([REUSEPORT, "--listeners", "0"], "--listeners"),
+    ([REUSEPORT, "--connections", "x"], "--connections"),
+    ([REUSEPORT, "--bogus"], "--bogus"),
+    ([REUSEPORT, "--replay", "/nonexistent/counts"], "/nonexistent/counts"),
+    ([REUSEPORT, "--replay", "x", "--seed", "1"], "--replay"),
+    ([EXCLUSIVE, "--processes", "0"], "--processes"),
+    ([EXCLUSIVE, "--order", "0,0,1,2"], "--order"),
+    ([EXCLUSIVE, "--processes", "2", "--order", "0,1,2"], "--order"),
+    ([EXCLUSIVE, "--trigger", "pipe"], "--trigger"),
+    ([EXCLUSIVE, "--gap-ms"], "--gap-ms"),
+    ([PYTHON, SKEW, "analytic", "--workers", "0", "--connections", "3"], "--workers"),
+    ([PYTHON, SKEW, "analytic", "--workers", "2"], "--connections"),
+    ([PYTHON, SKEW, "race", "--latency-us", "5,abc"], "--latency-us"),
+    ([PYTHON, SKEW, "race", "--latency-us", "5", "--cpus", "-1"], "--cpus"),
+    ([PYTHON, SKEW, "race", "--rounds", "10"], "--latencies"),
+    ([PYTHON, SKEW, "race", "--latency-us", "5", "--shape", "zigzag"], "--shape"),
+    ([PYTHON, SKEW, "frobnicate"], "frobnicate"),
+    ([PYTHON, SKEW, "compare", "--reuseport-json", "/nonexistent/r.jsonl"], "/nonexistent/r.jsonl"),
+    ([PYTHON, SKEW, "race", "--latencies", "/nonexistent/lat"], "/nonexistent/lat"),
+])
+def test_bad_arguments_exit_2_naming_them(argv, named):
+    """A usage error is exit 2 and one line on stderr that names the argument
+    (or the missing file), never a traceback."""
+    r = run(argv)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert named in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("content,line", [
+    ('{"variant":"bare","shape":"burst","split":"20/12"}\nnot json\n', 2),
+    ('{"variant":"bare","shape":"burst","split":"20/12"}\n{"variant":"bare","shape":"burst","split":"a/b"}\n', 2),
+    ('[1, 2]\n', 1),
+])
+def test_corrupt_balancing_file_names_file_and_line(tmp_path, content, line):
+    """validate reads balancing.jsonl: a line that is not JSON, a split that is
+    not counts, or a non-object names the file and the line, exit 2."""
+    bad = tmp_path / "balancing.jsonl"
+    bad.write_text(content)
+    r = run_skew("validate", "--balancing", str(bad), "--latency-us", "5,10", "--rounds", "10")
+    assert r.returncode == 2
+    assert f"{bad}:{line}:" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("content,line", [
+    ("5\n7\nfast\n", 3),
+    ('{"type":"worker","tid":1,"wake_to_accept_us_log2":{"x":3}}\n', 1),
+    ('{"type":"worker","tid":1,"wake_to_accept_us_log2":{"3":-1}}\n', 1),
+    ("5\n-2\n", 2),
+])
+def test_corrupt_latency_file_names_file_and_line(tmp_path, content, line):
+    """A latency file with a non-number, a bad histogram key or count, or a
+    negative latency names the file and the line, exit 2."""
+    bad = tmp_path / "lat.txt"
+    bad.write_text(content)
+    r = run_skew("race", "--latencies", str(bad), "--rounds", "10")
+    assert r.returncode == 2
+    assert f"{bad}:{line}:" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_help_everywhere():
+    """--help exits 0 for the two C models and every skew.py subcommand; the
+    race's help states the model's assumptions."""
+    for argv in ([REUSEPORT, "--help"], [EXCLUSIVE, "--help"], [PYTHON, SKEW, "--help"]):
+        assert run(argv).returncode == 0
+    for sub in ("analytic", "compare", "race", "validate", "campaign"):
+        r = run_skew(sub, "--help")
+        assert r.returncode == 0 and "usage:" in r.stdout
+    assert "The race model assumes" in run_skew("race", "--help").stdout
+
+
+def regenerate():
+    """Rewrites the golden files from the current tools (tests/test_models.py --regen)."""
+    for name, argv in sorted(GOLDEN.items()):
+        r = run(argv)
+        if r.returncode != 0:
+            sys.exit(f"{name}: {' '.join(map(str, argv))}: exit {r.returncode}: {r.stderr.strip()}")
+        (FIXTURES / name).write_text(r.stdout)
+        print(f"wrote {FIXTURES / name}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--regen"]:
+        regenerate()
+    else:
+        sys.exit("usage: tests/test_models.py --regen   (run the tests with pytest)")
