@@ -136,7 +136,7 @@ COST_WORKERS = [1, 2]
 # mechanism, which these show; the rest compare at 2.
 COST_ONE_WORKER_ARMS = {"bare", "fdpass"}
 COST_MODES = ["keepalive", "close"]
-CLOSE_GAP_S = 3              # pause after every Connection: close run
+CLOSE_GAP_S = 2              # pause after every Connection: close run
 PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the worker
 PAYOFF_CONNECTIONS = [8, 32]
 PAYOFF_BASELINE = ("bare", 1)  # what one worker gives; every arm then runs at 2

@@ -1813,7 +1813,8 @@ def render_timeline(meta: Meta, rows: list) -> list:
                        f"{'yes' if r.client_preempted else 'no'} |")
         winners = [r.winner for r in mine if r.winner is not None]
         same = sum(1 for r in mine if r.winner is not None and r.winner_cpu == r.est_cpu)
-        split = "/".join(str(winners.count(i)) for i in sorted(set(winners), key=lambda i: -winners.count(i)))
+        indexes = set(winners) | set(range(meta.workers))  # a worker that won none shows as 0
+        split = "/".join(str(n) for n in sorted((winners.count(i) for i in indexes), reverse=True))
         out += ["", f"{v}: {len(winners)} of {plural(len(mine), 'connection')} accepted while traced, split "
                 f"{split or '-'} by worker; {same} accepted on the CPU the connection was established on; "
                 f"{sum(r.client_preempted for r in mine)} with the client preempted by a worker.", ""]

@@ -88,3 +88,45 @@ def test_measure_rejects_other_platforms():
     assert "PLATFORM=macos is not supported; use PLATFORM=linux" in res.stderr
     res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "bsd"], capture_output=True, text=True)
     assert res.returncode == 2 and "--platform bsd" in res.stderr
+
+
+def test_interrupt_leaves_nothing_running(tmp_path):
+    """Ctrl-C (SIGINT) in the middle of the placement study, while a CPU hog
+    runs beside a worker: the campaign exits 130 naming where the partial
+    results are, and leaves no server, hog, tracer or network namespace of
+    its own behind (it kills what it started, by process group)."""
+    import signal
+    import time
+    before = server_pids()
+    proc = subprocess.Popen([PYTHON, CAMPAIGN, "--platform", "linux", "--quick", "--studies", "placement",
+                             "--variants", "bare,fdpass", "--no-canonical", "--results-dir", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # Steps 9-12 are the hog placements (7 placements x 2 arms, in order).
+        for line in proc.stdout:
+            if line.startswith("[  8/"):
+                break
+        time.sleep(0.3)
+        hogs = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith("while True: pass")]
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted; partial results in" in err
+    assert hogs, "the hog placement was not running when interrupted"
+    time.sleep(0.2)
+    assert not [p for p in hogs if os.path.exists("/proc/" + p) and _cmdline(p)], "a CPU hog outlived the campaign"
+    assert server_pids() <= before, "servers left running"
+    netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert "acceptlab-%d" % proc.pid not in netns
+
+
+def _cmdline(pid):
+    try:
+        with open("/proc/%s/cmdline" % pid, "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""

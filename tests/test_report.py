@@ -222,7 +222,7 @@ def test_meta_wrong_type(results, tmp_path):
 def test_run_without_any_study(results, tmp_path):
     """A run must hold at least one study's results: with every study file
     gone, exit 1 naming the run and the files expected."""
-    for name in ("balancing", "respawn", "mutex_delay", "slowview", "cost", "payoff", "trace", "timeline",
+    for name in ("balancing", "respawn", "mutex_delay", "slowview", "cost", "payoff", "trace", "timeline", "models",
                  "placement", "trace_overhead"):
         (results / STAMP / (name + ".jsonl")).unlink()
     proc = run_in(tmp_path)
