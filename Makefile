@@ -38,7 +38,7 @@ TEST_BINS := build/test_http build/test_response build/server-asan build/test_ha
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test gate measure report bench clean check-platform
+.PHONY: all deps test gate measure report bench soak fuzz clean check-platform
 
 all: deps $(BINS)
 
@@ -136,11 +136,35 @@ report:
 # The cost and payoff studies (wrk) alone, into build/bench/<stamp>/, and their
 # tables in build/bench/linux.md; results/ and CANONICAL are left alone. The
 # stamp is the newest run directory (stamps sort by time).
+# Load without errors: every variant answers 1,000,000 keep-alive and 100,000
+# Connection: close requests (wrk, in chunks, bounded per arm); build/soak/.
+soak: all
+	$(Q)$(PYTHON) probes/soak.py
+
+# libFuzzer on the HTTP parser for FUZZ_SECONDS (default 300); new inputs go
+# to build/fuzz-corpus, crashes to build/fuzz-artifacts/.
+FUZZ_SECONDS ?= 300
+fuzz: build/fuzz_http
+	$(Q)mkdir -p build/fuzz-corpus build/fuzz-artifacts
+	$(Q)cp -n tests/fuzz/corpus_http/* tests/fuzz/regressions/* build/fuzz-corpus/ 2>/dev/null || true
+	$(Q)build/fuzz_http -max_total_time=$(FUZZ_SECONDS) -max_len=12000 -artifact_prefix=build/fuzz-artifacts/ build/fuzz-corpus
+
 bench: all
 	$(Q)$(PYTHON) probes/campaign.py --platform linux --studies cost,payoff --bench-arms all --bench-seconds 6 --bench-rounds 3 --results-dir build/bench --no-canonical
 	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
 	$(PYTHON) report/report.py --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
 	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"
+
+# The peers (probes/peers/): nginx x4, HAProxy x3 and a Node.js cluster x2 on
+# loopback, measured by the probe (and traced as root) into
+# results/peers/<UTC stamp>/peers.jsonl. `peers.py deps` installs nginx and
+# haproxy when root; a peer that cannot be had is a row saying why.
+.PHONY: peers
+peers: all
+	$(Q)$(PYTHON) probes/peers/peers.py deps
+	$(Q)stamp=$$(date -u +%Y%m%dT%H%M%SZ); \
+	$(PYTHON) probes/peers/peers.py measure --out results/peers/$$stamp; rc=$$?; \
+	echo "peers: wrote results/peers/$$stamp/peers.jsonl"; exit $$rc
 
 clean:
 	rm -rf bin build
