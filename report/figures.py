@@ -54,6 +54,7 @@ DPI = 100
 HASH_SALT = "acceptlab"
 FONT = "DejaVu Sans"
 SVG_METADATA = {"Date": None, "Creator": None}
+PNG_METADATA = {"Software": None}  # no generator string; matplotlib writes no time into a PNG
 
 SHAPE_ORDER = ("oneshot", "burst", "ramp", "keepalive")
 SHAPE_STYLE = {  # marker, colour
@@ -799,9 +800,9 @@ RC = {
 }
 
 
-def render(draw, data) -> bytes:
+def render(draw, data) -> tuple:
     """Draws under matplotlib's defaults plus RC (the user's matplotlibrc and any
-    style in force are ignored) and returns the SVG's bytes."""
+    style in force are ignored) and returns (the SVG's bytes, the PNG's bytes)."""
     try:
         import matplotlib
     except ImportError:
@@ -813,9 +814,10 @@ def render(draw, data) -> bytes:
         matplotlib.rcdefaults()
         matplotlib.rcParams.update(RC)
         fig = draw(data)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="svg", dpi=DPI, metadata=SVG_METADATA)
-    return buf.getvalue()
+        svg, png = io.BytesIO(), io.BytesIO()
+        fig.savefig(svg, format="svg", dpi=DPI, metadata=SVG_METADATA)
+        fig.savefig(png, format="png", dpi=DPI, metadata=PNG_METADATA)
+    return svg.getvalue(), png.getvalue()
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -866,8 +868,8 @@ def plan(run_dir: Path, say: Callable[[str], None] = lambda line: None) -> dict:
 
 
 def make_figures(run_dir: Path, out_dir: Path, say: Callable[[str], None] = lambda line: None) -> list:
-    """Draws the run in run_dir as SVG files in out_dir (created if missing) and
-    returns the paths written, sorted. A figure whose input is absent is skipped
+    """Draws the run in run_dir as SVG files in out_dir (created if missing), each
+    with a PNG copy beside it, and returns the SVG paths written, sorted. A figure whose input is absent is skipped
     and any old copy of it in out_dir removed; say(line) hears why. Raises
     FiguresError (InputError: a corrupt input, FILE:LINE) before writing anything."""
     out_dir = Path(out_dir)
@@ -880,14 +882,18 @@ def make_figures(run_dir: Path, out_dir: Path, say: Callable[[str], None] = lamb
     written = []
     for name in FIGURES:
         path = out_dir / name
+        png = path.with_suffix(".png")  # the raster copy the report links (DESIGN: figures are PNG)
         if name in rendered:
-            write_atomic(path, rendered[name])
+            write_atomic(path, rendered[name][0])
+            write_atomic(png, rendered[name][1])
             written.append(path)
-        elif path.is_file():
-            try:
-                path.unlink()
-            except OSError as e:
-                raise InputError(path, None, f"cannot remove the stale figure: {e.strerror or e}") from None
+        else:
+            for stale in (path, png):
+                if stale.is_file():
+                    try:
+                        stale.unlink()
+                    except OSError as e:
+                        raise InputError(stale, None, f"cannot remove the stale figure: {e.strerror or e}") from None
     return sorted(written)
 
 

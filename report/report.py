@@ -2029,10 +2029,12 @@ def render_figures(drawn: list) -> str:
     if not drawn:
         return ""
     lines = ["", "## Figures", "",
-             "Drawn by `report/figures.py` from the same run (matplotlib, SVG, fixed fonts, no timestamps)."]
+             "Drawn by `report/figures.py` from the same run (matplotlib: PNG, and SVG beside each; fixed fonts, "
+             "no timestamps)."]
     for path in drawn:
         caption = FIGURE_CAPTIONS.get(path.name, path.stem)
-        lines += ["", f"![{caption}](figures/{path.name})", "", f"*{caption}.*"]
+        png = path.with_suffix(".png").name
+        lines += ["", f"![{caption}](figures/{png})", "", f"*{caption}.* ([SVG](figures/{path.name}))"]
     return "\n".join(lines) + "\n"
 
 

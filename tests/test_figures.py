@@ -97,12 +97,12 @@ def drawn(tmp_path_factory):
 
 
 def test_make_figures_returns_every_figure_sorted(drawn):
-    """With every input present make_figures writes the four figures and returns
-    their paths sorted, nothing else in the directory: the report embeds exactly
-    what it returns."""
+    """With every input present make_figures writes the four figures (each SVG with
+    its PNG copy) and returns the SVG paths sorted, nothing else in the directory:
+    the report embeds exactly what it returns."""
     run, out, written = drawn
     assert written == sorted(out / n for n in NAMES)
-    assert sorted(p.name for p in out.iterdir()) == NAMES
+    assert sorted(p.name for p in out.iterdir()) == sorted(NAMES + [n[:-4] + ".png" for n in NAMES])
 
 
 def test_figures_regenerate_byte_for_byte(drawn, tmp_path):
@@ -269,11 +269,12 @@ def test_missing_inputs_skip_their_figures(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "cost_bars.svg").write_text("stale")
+    (out / "cost_bars.png").write_text("stale")
     (out / "notes.txt").write_text("not ours")
     said = []
     written = load_figures().make_figures(run, out, say=said.append)
     assert written == [out / "balancing_shares.svg"]
-    assert sorted(p.name for p in out.iterdir()) == ["balancing_shares.svg", "notes.txt"]
+    assert sorted(p.name for p in out.iterdir()) == ["balancing_shares.png", "balancing_shares.svg", "notes.txt"]
     assert len(said) == 3 and all("not drawn" in line for line in said)
 
 
@@ -338,10 +339,12 @@ def test_help_exits_0():
 
 
 def test_committed_figures_regenerate_byte_for_byte(tmp_path):
-    """report/figures/*.svg, once committed, are exactly what the run CANONICAL names
-    draws (like report/linux.md): nobody edits a figure by hand, and a new CANONICAL
-    run comes with its figures. Skipped until figures are committed."""
+    """report/figures/*.svg and their PNG copies, once committed, are exactly what
+    the run CANONICAL names draws (like report/linux.md): nobody edits a figure by
+    hand, and a new CANONICAL run comes with its figures. Skipped until figures are
+    committed."""
     committed = sorted((REPO / "report" / "figures").glob("*.svg"))
+    pngs = sorted((REPO / "report" / "figures").glob("*.png"))
     if not committed:
         pytest.skip("no report/figures/*.svg committed yet")
     if (EXPECTED / "VERSIONS").read_text() != versions():
@@ -350,7 +353,8 @@ def test_committed_figures_regenerate_byte_for_byte(tmp_path):
     run = results / (results / "CANONICAL").read_text().strip()
     written = load_figures().make_figures(run, tmp_path)
     assert [p.name for p in written] == [p.name for p in committed]
-    for p in committed:
+    assert [p.stem for p in pngs] == [p.stem for p in committed], "a figure without its PNG copy"
+    for p in committed + pngs:
         assert (tmp_path / p.name).read_bytes() == p.read_bytes(), f"report/figures/{p.name} differs"
 
 
