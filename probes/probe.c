@@ -126,6 +126,9 @@ static void usage(FILE *f)
 		"Each round prints 'burst 32: 17/15' (largest share first; workers known from\n"
 		"--workers-from or --expect-workers that got none show as 0). With --json, stdout\n"
 		"has one JSON object per round and a summary; the human lines go to stderr.\n"
+		"If any connection went unanswered, a last line on stderr says how many, of which\n"
+		"kinds (refused, connect_timeout, reset, eof, timeout, bad_response, send, other)\n"
+		"and what the commonest one means.\n"
 		"\n"
 		"  --worker-from body|header:NAME  where the worker id is (default body: first line)\n"
 		"  --workers-from FILE  the server's ready line: names every worker (and its pid)\n"
@@ -332,6 +335,14 @@ static void on_connected(struct tally *t, struct pconn *c)
 	c->state = C_OPEN;
 }
 
+/* 1 if buf[0..len) can begin an HTTP/1.x response ("HTTP/1." so far). */
+static int http_prefix(const char *buf, size_t len)
+{
+	static const char want[] = "HTTP/1.";
+
+	return memcmp(buf, want, len < sizeof(want) - 1 ? len : sizeof(want) - 1) == 0;
+}
+
 static void on_readable(struct tally *t, struct pconn *c)
 {
 	struct http_response r;
@@ -354,12 +365,20 @@ static void on_readable(struct tally *t, struct pconn *c)
 		return;
 	}
 	if (n == 0) {
-		record_error(t, c, E_EOF);
+		/* Closed: before any byte of an answer (eof), or partway through
+		 * something that never became one (bad_response). */
+		record_error(t, c, c->len ? E_BAD_RESPONSE : E_EOF);
 		return;
 	}
 	if (c->len == 0)
 		lat_first[nlat_first++] = (now_ns() - c->t_sent) / 1000;
 	c->len += (size_t)n;
+	if (!http_prefix(c->buf, c->len)) {
+		/* Not the start of an HTTP/1.x response: say so now, not after
+		 * waiting out --timeout-ms for a head that will never end. */
+		record_error(t, c, E_BAD_RESPONSE);
+		return;
+	}
 	rc = resp_parse(c->buf, c->len, opt.worker_header, &r);
 	if (rc == RESP_PARTIAL && c->len < sizeof(c->buf))
 		return;
@@ -585,6 +604,43 @@ static void human_errors(const struct tally *t, char *buf, size_t len)
 		snprintf(buf + off, len - off, ")");
 }
 
+/* What each error kind means, for the one-line diagnosis. */
+static const char *const err_hints[] = {
+	"nothing is listening there",
+	"the handshake did not complete within --timeout-ms",
+	"the server reset the connection",
+	"the server closed the connection without answering",
+	"no complete answer within --timeout-ms",
+	"the answer was cut short, or not an HTTP/1.x response with Content-Length and a worker id",
+	"sending the request failed",
+	"a local error (socket or file descriptors)",
+};
+
+/* After the runs: if any connection went unanswered, one line on stderr
+ * saying how many, of what kind, and what that kind means. */
+static void diagnose(const struct tally *t)
+{
+	long attempted = t->answered + t->unanswered;
+	char line[1024];
+	size_t off;
+	int worst = -1, kinds = 0;
+
+	if (!t->unanswered)
+		return;
+	for (int k = 0; k < E_KINDS; k++)
+		if (t->errors[k] && (kinds++, worst < 0 || t->errors[k] > t->errors[worst]))
+			worst = k;
+	off = (size_t)snprintf(line, sizeof(line), PROG ": %ld of %ld connections to %s unanswered:",
+			       t->unanswered, attempted, opt.target_str);
+	for (int k = 0; k < E_KINDS && off < sizeof(line); k++)
+		if (t->errors[k])
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " %ld %s,", t->errors[k], err_names[k]);
+	if (worst >= 0 && off < sizeof(line))
+		snprintf(line + off - 1, sizeof(line) - off + 1, kinds > 1 ? " (mostly %s: %s)" : " (%.0s%s)",
+			 err_names[worst], err_hints[worst]);
+	fprintf(stderr, "%s\n", line);
+}
+
 static void shape_label(char *buf, size_t len)
 {
 	if (opt.shape == SHAPE_KEEPALIVE)
@@ -718,7 +774,7 @@ static int run_rounds(const struct tally *known, struct tally *total)
 		 * round, so a round answered by fewer of them is not "every". */
 		rounds_every = 0;
 		for (int r = 1; r <= opt.rounds; r++)
-			rounds_every += answering[r] == total->n;
+			rounds_every += answering[r] > 0 && answering[r] == total->n;
 	}
 	free(answering);
 	report(total, 0, 1, rounds_every, -1, worst, worst_inf);
@@ -916,6 +972,7 @@ int main(int argc, char **argv)
 		conns[i].fd = -1;
 
 	failed = run_rounds(&known, &total);
+	diagnose(&total);
 	if (opt.stop_winner)
 		failed |= stop_winner_and_rerun(&known, &total);
 	return failed;

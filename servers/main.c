@@ -21,6 +21,7 @@ static void usage(FILE *f)
 		"usage: " PROG " --variant NAME [--workers N | --threads N] [--host 127.0.0.1]\n"
 		"                        [--port P]"
 		" [--pin-workers CPULIST] [--idle-timeout S]\n"
+		"                        [--header-timeout S]\n"
 		"                        [--respawn-limit N] [--stop-grace-ms MS]\n"
 		"                        [--accept-mutex-delay MS] [--accept-mutex-strict]\n"
 		"                        [--worker-connections N] [--reuseport-migrate]\n"
@@ -49,6 +50,9 @@ static void usage(FILE *f)
 		"  --port P              TCP port; 0 binds an ephemeral one (default 8080)\n"
 		"  --pin-workers LIST    pin worker i to the i-th CPU of LIST (e.g. 0,1)\n"
 		"  --idle-timeout S      close keep-alive connections idle S seconds (default 30)\n"
+		"  --header-timeout S    close, without an answer, a connection whose request head\n"
+		"                        is still incomplete S seconds after its first byte\n"
+		"                        (a slowloris; default 10)\n"
 		"  --respawn-limit N     respawns allowed per hour, all workers (default 10 x workers)\n"
 		"  --stop-grace-ms MS    on SIGTERM, workers get MS to finish before SIGKILL (default 10000)\n"
 		"  --accept-mutex-delay MS  mutex: how long a worker without the token waits\n"
@@ -125,6 +129,7 @@ int main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "pin-workers", required_argument, NULL, 'P' },
 		{ "idle-timeout", required_argument, NULL, 'i' },
+		{ "header-timeout", required_argument, NULL, 'e' },
 		{ "respawn-limit", required_argument, NULL, 'r' },
 		{ "stop-grace-ms", required_argument, NULL, 'g' },
 		{ "accept-mutex-delay", required_argument, NULL, 'D' },
@@ -147,6 +152,7 @@ int main(int argc, char **argv)
 	srv.cfg.host = "127.0.0.1";
 	srv.cfg.port = 8080;
 	srv.cfg.idle_timeout_s = 30;
+	srv.cfg.header_timeout_s = 10;
 	srv.cfg.stop_grace_ms = 10000;
 	srv.cfg.accept_mutex_delay_ms = 500;
 	srv.cfg.worker_connections = 512;
@@ -171,6 +177,7 @@ int main(int argc, char **argv)
 		case 'p': srv.cfg.port = parse_int("--port", optarg, 0, 65535); break;
 		case 'P': pin = optarg; break;
 		case 'i': srv.cfg.idle_timeout_s = parse_int("--idle-timeout", optarg, 1, 86400); break;
+		case 'e': srv.cfg.header_timeout_s = parse_int("--header-timeout", optarg, 1, 86400); break;
 		case 'r': respawn_limit = parse_int("--respawn-limit", optarg, 0, 4096); break;
 		case 'g': srv.cfg.stop_grace_ms = parse_int("--stop-grace-ms", optarg, 0, 3600000); break;
 		case 'D':

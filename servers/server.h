@@ -88,6 +88,7 @@ struct server_config {
 	int pin_cpus[MAX_WORKERS]; /* worker i runs on pin_cpus[i % npin] */
 	int npin;
 	int idle_timeout_s;        /* keep-alive connections idle this long are closed */
+	int header_timeout_s;      /* a request head incomplete this long (from its first byte) closes */
 	int respawn_hourly_limit;  /* respawns allowed per hour (all indexes); default 10 x workers */
 	int stop_grace_ms;         /* SIGTERM: how long workers may finish before SIGKILL */
 	/* Variant knobs (each variant documents which it reads). */

@@ -34,6 +34,11 @@ struct conn {
 	char *out;
 	size_t outlen, outoff, outcap;
 	int64_t last_active_ns; /* read by other threads' sweeps: touch() and idle_ns() */
+	/* When the request head now incomplete in in[] got its first byte; 0
+	 * when none is (nothing buffered, a body being skipped, or only
+	 * complete requests waiting for output to drain). The header timeout
+	 * runs from it; read by other threads' sweeps like last_active_ns. */
+	int64_t head_started_ns;
 	int close_after_write; /* an answer said Connection: close */
 	int peer_closed;       /* read() returned 0 */
 	int writing;           /* EPOLLOUT registered */
@@ -113,6 +118,15 @@ static void touch(struct conn *c)
 static int64_t idle_ns(struct conn *c, int64_t now)
 {
 	return now - __atomic_load_n(&c->last_active_ns, __ATOMIC_RELAXED);
+}
+
+/* Past --idle-timeout, or its request head past --header-timeout. */
+static int conn_expired(const struct worker *w, struct conn *c, int64_t now)
+{
+	int64_t head = __atomic_load_n(&c->head_started_ns, __ATOMIC_RELAXED);
+
+	return idle_ns(c, now) > (int64_t)w->srv->cfg.idle_timeout_s * 1000000000 ||
+	       (head && now - head > (int64_t)w->srv->cfg.header_timeout_s * 1000000000);
 }
 
 int worker_shared_init(struct server *srv, char *err, size_t errlen)
@@ -304,6 +318,7 @@ static void route(struct worker *w, struct conn *c, const struct http_request *r
 static void conn_process(struct worker *w, struct conn *c)
 {
 	size_t off = 0;
+	int partial = 0; /* stopped at an incomplete request head */
 
 	while (!c->close_after_write && c->outlen - c->outoff < OUT_HIGH_WATER) {
 		struct http_request req;
@@ -319,8 +334,10 @@ static void conn_process(struct worker *w, struct conn *c)
 		if (off == c->inlen)
 			break;
 		rc = http_parse_request(c->in + off, c->inlen - off, &req);
-		if (rc == HTTP_PARTIAL)
+		if (rc == HTTP_PARTIAL) {
+			partial = 1;
 			break;
+		}
 		if (rc == HTTP_MALFORMED || rc == HTTP_TOO_LARGE) {
 			static const char bad[] = "malformed request\n", big[] = "request head over 8 KiB\n";
 			w->requests++;
@@ -346,6 +363,13 @@ static void conn_process(struct worker *w, struct conn *c)
 		memmove(c->in, c->in + off, c->inlen - off);
 		c->inlen -= off;
 	}
+	/* The header timeout: a head that is still incomplete keeps the time
+	 * of its first byte (approximately: of the read that brought it); one
+	 * that follows a request parsed just now started now. */
+	if (!partial)
+		__atomic_store_n(&c->head_started_ns, 0, __ATOMIC_RELAXED);
+	else if (off || !__atomic_load_n(&c->head_started_ns, __ATOMIC_RELAXED))
+		__atomic_store_n(&c->head_started_ns, now_ns(), __ATOMIC_RELAXED);
 }
 
 static void conn_set_writing(struct worker *w, struct conn *c, int on)
@@ -536,16 +560,18 @@ static int conn_busy(const struct conn *c)
 	return c->inlen || c->outlen || c->body_left;
 }
 
-/* --shared-epoll: shuts down the read side of every connection idle for
- * over limit ns (limit 0: of every connection), under the table's lock. */
-static void shutdown_reads(struct worker *w, int64_t now, int64_t limit)
+/* --shared-epoll: shuts down the read side of every connection past the
+ * idle or header timeout (all: of every connection), under the table's
+ * lock. Whichever thread serves the event that raises reads EOF and closes
+ * it (a head still incomplete gets no answer). */
+static void shutdown_reads(struct worker *w, int64_t now, int all)
 {
 	struct conn_table *t = w->srv->shared;
 
 	pthread_mutex_lock(&t->lock);
 	for (int fd = 0; fd < t->cap; fd++) {
 		struct conn *c = t->slots[fd];
-		if (c && (!limit || idle_ns(c, now) > limit))
+		if (c && (all || conn_expired(w, c, now)))
 			shutdown(fd, SHUT_RD);
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -566,7 +592,7 @@ static void worker_begin_stop(struct worker *w)
 	if (shared(w)) {
 		/* Every connection's read side ends; whichever thread serves
 		 * its event answers what it has read (saying close) and closes. */
-		shutdown_reads(w, 0, 0);
+		shutdown_reads(w, 0, 1);
 		return;
 	}
 	for (int fd = 0; fd < w->nconns_cap; fd++) {
@@ -580,17 +606,18 @@ static void worker_begin_stop(struct worker *w)
 	}
 }
 
+/* Closes connections idle past --idle-timeout and those whose request
+ * head is still incomplete past --header-timeout (a slowloris: closed with
+ * no answer; what it sent is dropped). */
 static void sweep_idle(struct worker *w, int64_t now)
 {
-	int64_t limit = (int64_t)w->srv->cfg.idle_timeout_s * 1000000000;
-
 	if (shared(w)) {
-		shutdown_reads(w, now, limit);
+		shutdown_reads(w, now, 0);
 		return;
 	}
 	for (int fd = 0; fd < w->nconns_cap; fd++) {
 		struct conn *c = w->conns[fd];
-		if (c && idle_ns(c, now) > limit)
+		if (c && conn_expired(w, c, now))
 			conn_close(w, c);
 	}
 }

@@ -234,3 +234,95 @@ def test_help():
     assert res.returncode == 0
     for shape in ("burst", "ramp", "keepalive", "oneshot"):
         assert shape in res.stdout
+
+
+# The probe under bad targets (issue 8): nothing listening, a server that
+# accepts and never answers, one that closes at once, one that resets, one
+# that answers garbage, one whose answer is cut short (tests/bad_targets.py).
+# Each is a counted error of the right kind, exit 1, one line saying what
+# went wrong, and a bounded run.
+BAD_TARGETS = os.path.join(ROOT, "tests", "bad_targets.py")
+BAD_KIND = {
+    "nothing": ("refused", "nothing is listening there"),
+    "silent": ("timeout", "no complete answer within --timeout-ms"),
+    "close": ("eof", "the server closed the connection without answering"),
+    "reset": ("reset", "the server reset the connection"),
+    "garbage": ("bad_response", "not an HTTP/1.x response"),
+    "truncated": ("bad_response", "cut short"),
+}
+BAD_TIMEOUT_MS = 300
+BAD_CONNS, BAD_ROUNDS, BAD_REQUESTS = 4, 2, 2
+
+
+@pytest.fixture(scope="module")
+def bad_target():
+    """Factory: bad_target(mode) -> port, one server per mode for the
+    module, each in its own process group and killed at teardown."""
+    started = {}
+
+    def factory(mode):
+        if mode == "nothing":
+            import socket
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+            s.close()  # bound once, never listened on: connects are refused
+            return port
+        if mode not in started:
+            proc = subprocess.Popen([PYTHON, BAD_TARGETS, mode], stdout=subprocess.PIPE, text=True,
+                                    start_new_session=True)
+            started[mode] = proc
+            line = proc.stdout.readline()
+            assert line.strip().isdigit(), "bad_targets.py %s printed %r" % (mode, line)
+            proc.port = int(line)
+        return started[mode].port
+
+    yield factory
+    for proc in started.values():
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=5)
+
+
+def bad_run_bound_s(shape):
+    """The longest the probe may take against a target that never answers:
+    every phase that waits (a connect wave, an ask wave, or in ramp and
+    oneshot each connection's connect and ask) waits at most --timeout-ms,
+    plus the gaps; then generous slack for a loaded machine. The bound is
+    the subprocess guard, not a timing assertion."""
+    waits = {"burst": 2, "keepalive": 1 + BAD_REQUESTS, "ramp": BAD_CONNS + 1, "oneshot": 2 * BAD_CONNS}[shape]
+    return BAD_ROUNDS * (waits * BAD_TIMEOUT_MS / 1000.0 + 0.2) + 10
+
+
+@pytest.mark.parametrize("shape", ["burst", "ramp", "keepalive", "oneshot"])
+@pytest.mark.parametrize("mode", sorted(BAD_KIND))
+def test_bad_target_is_a_counted_error_not_a_hang(bad_target, mode, shape):
+    """Against a bad target the probe ends (within a bound from
+    --timeout-ms) with exit 1, its JSON counts every connection as
+    unanswered with the one right error kind and nothing answered, each
+    human round line names the kind, and one line says what went wrong."""
+    port = bad_target(mode)
+    kind, hint = BAD_KIND[mode]
+    total = BAD_CONNS * BAD_ROUNDS
+    res = run_probe("--target", "127.0.0.1:%d" % port, "--shape", shape, "--json",
+                    "--connections", str(BAD_CONNS), "--rounds", str(BAD_ROUNDS),
+                    "--requests", str(BAD_REQUESTS), "--gap-ms", "1",
+                    "--timeout-ms", str(BAD_TIMEOUT_MS), timeout=bad_run_bound_s(shape))
+    assert res.returncode == 1, (res.returncode, res.stderr)
+    rounds, (summary,) = json_lines(res.stdout)
+    assert len(rounds) == BAD_ROUNDS
+    assert summary["answered"] == 0 and summary["unanswered"] == total
+    assert summary["errors"][kind] == total, summary["errors"]
+    assert sum(summary["errors"].values()) == total, summary["errors"]
+    assert summary["counts"] == {} and summary["rounds_every_worker"] == 0
+    for r in rounds:
+        assert r["errors"][kind] == BAD_CONNS and r["unanswered"] == BAD_CONNS
+    lines = res.stderr.splitlines()
+    assert sum("(%d unanswered: %d %s)" % (BAD_CONNS, BAD_CONNS, kind) in l for l in lines) == BAD_ROUNDS, lines
+    assert "every worker answered in 0 of %d rounds" % BAD_ROUNDS in res.stderr
+    said = [l for l in lines if l.startswith("acceptlab-probe: ")]
+    assert len(said) == 1, lines
+    assert "%d of %d connections to 127.0.0.1:%d unanswered: %d %s" % (total, total, port, total, kind) in said[0]
+    assert hint in said[0], said[0]

@@ -1,0 +1,221 @@
+"""Bad input over the wire, against every variant (issue 8).
+
+tests/test_server.py's test_bad_requests_answered_and_workers_survive already
+covers garbage bytes, a wrong version, a header line without a colon,
+chunked bodies, a head over the limit (431) and a POST with a body. This
+file adds what it does not: a request line without a version, a request
+split across many one-byte writes, a body on GET with Content-Length, a
+client that resets mid-request, and a slowloris held to --header-timeout
+while another client is served. After each, the workers must all still be
+there (no "reaped" line, every pid alive).
+
+The cheap cases run over every SERVING arm; the slowloris (which waits out a
+1 s header timeout) over a representative subset, plus the ASan/UBSan build
+of the two sweep paths (a worker's own connections, and --shared-epoll's
+shutdown of another thread's connection under the table lock).
+"""
+
+import os
+import socket
+import struct
+import subprocess
+import time
+
+import pytest
+
+from conftest import SERVER, SERVER_ASAN, SERVING, alive, get, read_response, read_responses
+
+SLOWLORIS_ARMS = ["bare", "reuseport", "fdpass", "mutex", "handoff --threads 2",
+                  "bare --threads 2 --shared-epoll"]
+SLOWLORIS_ASAN_ARMS = ["bare", "bare --threads 2 --shared-epoll"]
+
+
+def workers_survived(s):
+    """No worker was reaped or respawned and every announced pid still runs."""
+    events = s.collect(0.05)
+    assert not [e for e in events if e.get("event") in ("reaped", "respawned", "gave_up")], events
+    assert all(alive(w["pid"]) for w in s.ready["workers"])
+
+
+def read_until_closed(sock, timeout=5.0):
+    """Everything the server sends until it closes (EOF or reset)."""
+    sock.settimeout(timeout)
+    out = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            return out
+        if not chunk:
+            return out
+        out += chunk
+
+
+@pytest.mark.parametrize("variant", SERVING)
+def test_request_line_without_version_is_400(start_server, variant):
+    """'GET /pid' with no HTTP version (an HTTP/0.9 request line) gets 400
+    and a close, and the worker goes on serving."""
+    s = start_server(variant)
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        c.sendall(b"GET /pid\r\n\r\n")
+        out = read_until_closed(c)
+    assert out.startswith(b"HTTP/1.1 400 "), out[:80]
+    assert b"Connection: close" in out
+    assert int(get(s.port)[2]) in s.pids
+    workers_survived(s)
+
+
+@pytest.mark.parametrize("variant", SERVING)
+def test_request_split_across_one_byte_writes(start_server, variant):
+    """A request sent one byte per send() with TCP_NODELAY (each byte its
+    own segment, many reads on the server) is answered like any other, and
+    the next request on the connection too."""
+    s = start_server(variant)
+    raw = b"GET /pid HTTP/1.1\r\nHost: t\r\nX-Slow: yes\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for i in range(len(raw)):
+            c.send(raw[i:i + 1])
+            if i % 8 == 7:
+                time.sleep(0.002)  # let some bytes arrive on their own
+        status, _, body = read_response(c)
+        assert status == 200 and int(body) in s.pids
+        assert get(s.port, sock=c)[0] == 200
+    workers_survived(s)
+
+
+@pytest.mark.parametrize("variant", SERVING)
+def test_body_on_get_is_skipped(start_server, variant):
+    """A GET with Content-Length and a body is answered, its body skipped
+    (a body that is itself a request is not answered), and the next request
+    on the same connection, sent with the body and after it, works."""
+    s = start_server(variant)
+    body = b"GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+                  + b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n")
+        answers = read_responses(c, 2)
+        assert [a[0] for a in answers] == [200, 200], answers
+        # The body in a write of its own, then a request that closes.
+        c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\nContent-Length: %d\r\n\r\n" % len(body))
+        time.sleep(0.02)
+        c.sendall(body)
+        c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+        rest = read_until_closed(c)
+    assert rest.count(b"HTTP/1.1 ") == 2 and rest.count(b"HTTP/1.1 200 ") == 2, rest
+    assert b"404" not in rest
+    workers_survived(s)
+
+
+def reset_now(sock):
+    """Closes with SO_LINGER 0: the server sees an RST, not a FIN."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
+@pytest.mark.parametrize("variant", SERVING)
+def test_client_reset_mid_request(start_server, variant):
+    """Clients that send half a request head and reset (SO_LINGER 0), and
+    one that resets with its answer pending: the server keeps serving
+    everyone else and no worker dies."""
+    s = start_server(variant)
+    for i in range(12):
+        c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+        c.sendall(b"GET /pid HTTP/1.1\r\nHo")
+        if i % 2:
+            time.sleep(0.005)  # some reset before the server read, some after
+        reset_now(c)
+    c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    c.sendall(b"GET /sleep?ms=100 HTTP/1.1\r\nHost: t\r\n\r\n")
+    time.sleep(0.02)
+    reset_now(c)  # the worker writes its answer into a reset connection
+    for _ in range(16):
+        assert int(get(s.port)[2]) in s.pids
+    time.sleep(0.1)  # past the reset connection's /sleep
+    for _ in range(8):
+        assert int(get(s.port)[2]) in s.pids
+    workers_survived(s)
+
+
+@pytest.mark.parametrize("variant,binary",
+                         [(v, SERVER) for v in SLOWLORIS_ARMS]
+                         + [(v, SERVER_ASAN) for v in SLOWLORIS_ASAN_ARMS],
+                         ids=SLOWLORIS_ARMS + [v + " asan" for v in SLOWLORIS_ASAN_ARMS])
+def test_slowloris_closed_at_header_timeout(start_server, variant, binary):
+    """--header-timeout 1: a client sending its head one byte every 0.3 s
+    (never finishing it) is closed with no answer within the test's bound,
+    while another client's requests in the meantime are all answered. The
+    connection is never idle, so only the header timeout can close it."""
+    if binary == SERVER_ASAN and not os.path.exists(SERVER_ASAN):
+        pytest.skip("build/server-asan is not built (make build/server-asan)")
+    s = start_server(variant, binary=binary, args=["--header-timeout", "1", "--idle-timeout", "60"])
+    slow = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    slow.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    slow.setblocking(False)
+    head = b"GET /pid HTTP/1.1\r\nHost: t\r\nX-Padding: " + b"a" * 64
+    other = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    answered, closed, got, sent = 0, False, b"", 0
+    deadline = time.monotonic() + 8  # the timeout is 1 s, the sweep runs every second
+    try:
+        while time.monotonic() < deadline and not closed:
+            try:
+                slow.send(head[sent:sent + 1])
+                sent += 1
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+            try:
+                chunk = slow.recv(4096)
+                got += chunk
+                closed = not chunk
+            except BlockingIOError:
+                pass
+            except ConnectionResetError:
+                closed = True
+            # Meanwhile another client is served, on a keep-alive connection
+            # and on fresh ones.
+            assert get(s.port, sock=other)[0] == 200
+            assert int(get(s.port)[2]) in s.pids
+            answered += 2
+            time.sleep(0.3)
+    finally:
+        slow.close()
+        other.close()
+    assert closed, "the slowloris was still open after %d bytes" % sent
+    assert sent < len(head), "the whole padded head went through"
+    assert got == b"", "the slowloris was answered: %r" % got[:80]
+    assert answered >= 2
+    workers_survived(s)
+    assert s.stop() == 0
+    err = s.proc.stderr.read().decode(errors="replace")
+    assert "runtime error" not in err and "AddressSanitizer" not in err, err
+
+
+@pytest.mark.parametrize("variant", ["bare", "bare --threads 2 --shared-epoll"])
+def test_header_timeout_spares_slow_heads_and_idle_connections(start_server, variant):
+    """--header-timeout 1 does not touch a head that completes in time
+    (three pieces 0.3 s apart) nor a keep-alive connection idle between
+    requests for longer than it (idleness is --idle-timeout's business)."""
+    s = start_server(variant, args=["--header-timeout", "1", "--idle-timeout", "60"])
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for piece in (b"GET /pid HT", b"TP/1.1\r\nHost: t\r\n", b"\r\n"):
+            c.sendall(piece)
+            time.sleep(0.3)
+        status, _, body = read_response(c)
+        assert status == 200 and int(body) in s.pids
+        time.sleep(1.6)  # idle past the header timeout, across a sweep
+        assert get(s.port, sock=c)[0] == 200
+    workers_survived(s)
+
+
+def test_header_timeout_bad_values_exit_2():
+    """--header-timeout takes whole seconds >= 1; anything else exits 2 with
+    one line naming it. --help documents it."""
+    for bad in ("0", "-1", "x", "1.5", ""):
+        res = subprocess.run([SERVER, "--variant", "bare", "--port", "0", "--header-timeout", bad],
+                             capture_output=True, text=True, timeout=10)
+        assert res.returncode == 2, (bad, res)
+        assert res.stderr.count("\n") == 1 and "--header-timeout" in res.stderr, res.stderr
+    res = subprocess.run([SERVER, "--help"], capture_output=True, text=True, timeout=10)
+    assert "--header-timeout S" in res.stdout
