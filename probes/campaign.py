@@ -1302,8 +1302,9 @@ def models_steps(args, raw_dir):
 
 
 def faults_steps(args, raw_dir):
-    """The accept-sharing fault cases, run by their own tests
-    (tests/test_fdpass.py -k fault): each test writes what it observed before
+    """The fault cases, run by their own tests (accept sharing's in
+    tests/test_fdpass.py, running out of descriptors in tests/test_emfile.py,
+    -k fault): each test writes what it observed before
     it asserts (ACCEPTLAB_FAULTS_OUT), so one implementation is both the
     test and the measurement; pytest's verdict says whether the invariant
     held."""
@@ -1315,7 +1316,8 @@ def faults_steps(args, raw_dir):
         if os.path.exists(observed):
             os.unlink(observed)
         cmd = [PYTHON, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
-               os.path.join(ROOT, "tests", "test_fdpass.py"), "-k", "fault"]
+               os.path.join(ROOT, "tests", "test_fdpass.py"), os.path.join(ROOT, "tests", "test_emfile.py"),
+               "-k", "fault"]
         try:
             res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600,
                                  env=dict(os.environ, ACCEPTLAB_FAULTS_OUT=observed))

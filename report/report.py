@@ -1300,10 +1300,12 @@ def parse_fault_row(obj: dict, line: int):
 
 def render_faults(meta: Meta, rows: list) -> list:
     cases = [r for r in rows if isinstance(r, FaultCase)]
-    out = ["## Faults: accept sharing's corrections", "",
-           "Each case is one of the fault tests in `tests/test_fdpass.py`, run by the campaign: the "
-           "situation that found a correction, what the correction guarantees, and what this run "
-           "observed (written by the test before it asserts); \"held\" is the test's verdict.", "",
+    out = ["## Faults: accept sharing's corrections, and running out of descriptors", "",
+           "Each case is one of the fault tests, run by the campaign: accept sharing's in "
+           "`tests/test_fdpass.py` (the situation that found a correction and what the correction "
+           "guarantees) and running out of descriptors in `tests/test_emfile.py` (RLIMIT_NOFILE lowered "
+           "until accept() fails with EMFILE, per variant). Observed is what this run saw (written by the "
+           "test before it asserts); \"held\" is the test's verdict.", "",
            "| case | expected | observed | held |", "|---|---|---|---|"]
     for c in cases:
         out.append(f"| {cell_text(c.case)} | {cell_text(c.expected)} | {cell_text(c.observed)} | "

@@ -135,6 +135,8 @@ struct worker {
 	uint64_t accept_errors;
 	int stopping;        /* SIGTERM seen: no new connections, finish what is in flight */
 	int listener_watched; /* the listener is in the epoll set */
+	uint32_t listener_events; /* the events it was last added with */
+	int64_t accept_paused_until; /* accept() failed for want of fds: rest until then (ns), or 0 */
 	int ready_fd;        /* where the worker reports that it serves, or -1 */
 	void *vstate;        /* the variant's per-worker state */
 };
@@ -174,7 +176,8 @@ void worker_admit(struct worker *w, int fd);
 int worker_bind_own_listener(struct worker *w, char *err, size_t errlen);
 
 /* Adds (on = 1) or removes the listener from w's epoll, tracking whether it
- * is there; events as for worker_watch_listener. 0 or -1 with errno. */
+ * is there; events as for worker_watch_listener. 0 or -1 with errno (EMFILE
+ * for an add while accepting rests after running out of descriptors). */
 int worker_listener_enable(struct worker *w, uint32_t events, int on);
 
 /* variants.c: the registry. */

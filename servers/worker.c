@@ -26,6 +26,11 @@
 #define MAX_SLEEP_MS 60000ULL         /* /sleep?ms= cap */
 #define SWEEP_INTERVAL_MS 1000
 #define STOP_DRAIN_MS 5000            /* after SIGTERM, in-flight requests get this long */
+/* accept() failed for want of descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM):
+ * the listener leaves the epoll set for this long, so a level-triggered
+ * listener does not spin and an edge-triggered one is retried even if no
+ * new connection arrives (nginx rests 500 ms; a shorter rest resumes sooner). */
+#define ACCEPT_REST_MS 100
 
 struct conn {
 	int fd;
@@ -95,13 +100,40 @@ int worker_listener_enable(struct worker *w, uint32_t events, int on)
 
 	if (on == w->listener_watched)
 		return 0;
+	if (on && w->accept_paused_until) {
+		errno = EMFILE; /* resting: the loop adds it back when the rest is over */
+		return -1;
+	}
 	/* --shared-epoll: one registration serves every thread; the first
 	 * thread's ADD (or DEL) is everyone's. */
 	if (epoll_ctl(w->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, w->listen_fd, &ev) < 0 &&
 	    !(shared(w) && errno == (on ? EEXIST : ENOENT)))
 		return -1;
 	w->listener_watched = on;
+	if (on)
+		w->listener_events = events;
 	return 0;
+}
+
+/* Out of descriptors: take the listener out for ACCEPT_REST_MS (remembering
+ * to put it back only if it was there). */
+static void accept_rest(struct worker *w)
+{
+	w->accept_paused_until = now_ns() + (int64_t)ACCEPT_REST_MS * 1000000;
+	if (w->listener_watched && worker_listener_enable(w, 0, 0) == 0)
+		w->listener_events |= 1u << 31; /* a mark: the rest took it out */
+}
+
+/* The rest is over: the listener goes back if the rest took it out. */
+static void accept_resume(struct worker *w)
+{
+	uint32_t events = w->listener_events;
+
+	w->accept_paused_until = 0;
+	if (!(events & (1u << 31)) || w->stopping || w->listen_fd < 0)
+		return;
+	w->listener_events = events & ~(1u << 31);
+	worker_listener_enable(w, w->listener_events, 1);
 }
 
 int worker_bind_own_listener(struct worker *w, char *err, size_t errlen)
@@ -518,10 +550,13 @@ int worker_accept_one(struct worker *w, struct sockaddr_in *peer)
 		}
 		if (errno == EINTR || errno == ECONNABORTED)
 			continue;
-		if (errno == EAGAIN)
+		if (errno == EAGAIN) {
 			w->accept_eagain++;
-		else
-			w->accept_errors++; /* EMFILE and friends: try again next wakeup */
+		} else {
+			w->accept_errors++;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				accept_rest(w);
+		}
 		return -1;
 	}
 }
@@ -691,6 +726,13 @@ int worker_run(struct worker *w)
 		int timeout = SWEEP_INTERVAL_MS, n;
 		int64_t now;
 
+		if (w->accept_paused_until) {
+			int64_t left = w->accept_paused_until - now_ns();
+			if (left <= 0)
+				accept_resume(w);
+			else if (left / 1000000 + 1 < timeout)
+				timeout = (int)(left / 1000000) + 1;
+		}
 		if (v->pass_begin && !w->stopping) {
 			int cap = v->pass_begin(w);
 			if (cap >= 0 && cap < timeout)

@@ -1,0 +1,101 @@
+"""Running out of descriptors (issue 8's resource exhaustion). With
+RLIMIT_NOFILE lowered so accept() fails with EMFILE while connections wait
+in the listen queue, a worker must not spin (its CPU stays low), must keep
+serving the connections it has, and must resume accepting when descriptors
+free up. The server rests the listener for 100 ms after such a failure
+(worker.c, ACCEPT_REST_MS) instead of retrying at once (a level-triggered
+listener would spin) or waiting for the next connection (an edge-triggered
+one would never retry the queue).
+
+These tests record what they observed (test_fdpass.record) before they
+assert, so the campaign's faults study reports them in the faults table."""
+
+import os
+import socket
+import time
+
+import pytest
+
+from conftest import SERVER, read_response
+from test_fdpass import record
+
+NOFILE = 48  # the worker's descriptor limit: its own fds plus a few dozen connections
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime, all threads
+
+
+@pytest.fixture
+def limited(tmp_path):
+    """A server binary that runs under RLIMIT_NOFILE = NOFILE."""
+    wrapper = tmp_path / "acceptlab-server-limited"
+    wrapper.write_text("#!/bin/sh\nexec prlimit --nofile=%d:%d -- %s \"$@\"\n" % (NOFILE, NOFILE, SERVER))
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
+@pytest.mark.parametrize("variant", ["bare", "lt", "exclusive-reorder", "reuseport", "handoff --threads 2",
+                                     "bare --threads 2 --shared-epoll"])
+def test_fault_out_of_descriptors(start_server, limited, variant):
+    """More connections than the limit allows: those accepted are answered;
+    the rest wait in the queue while the worker rests (CPU under 20% of one
+    CPU over 1.5 s, where a spinning worker would use ~100%); requests on the
+    accepted connections are still answered; once enough of them close to
+    make room for all the waiting ones (and a few more), every waiting
+    connection is accepted and answered within 5 s."""
+    s = start_server(variant, workers=1, binary=limited)
+    pid = s.ready["workers"][0]["pid"]
+    conns = []
+    for _ in range(NOFILE + 16):
+        c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+        c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n")
+        conns.append(c)
+    time.sleep(0.5)
+    answered, waiting = [], []
+    for c in conns:
+        c.setblocking(False)
+        try:
+            peek = c.recv(1, socket.MSG_PEEK)
+        except BlockingIOError:
+            peek = b""
+        c.setblocking(True)
+        (answered if peek else waiting).append(c)
+    for c in answered:
+        read_response(c)
+    t0, cpu0 = time.monotonic(), cpu_seconds(pid)
+    time.sleep(1.5)
+    cpu_share = (cpu_seconds(pid) - cpu0) / (time.monotonic() - t0)
+    # The connections it has are still served.
+    still = 0
+    for c in answered[:5]:
+        c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n")
+        still += read_response(c)[0] == 200
+    # Free descriptors: the waiting connections are accepted and answered.
+    freed = min(len(answered), len(waiting) + 4)
+    for c in answered[:freed]:
+        c.close()
+    resumed = 0
+    deadline = time.monotonic() + 5
+    for c in waiting:
+        c.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            resumed += read_response(c, timeout=max(0.1, deadline - time.monotonic()))[0] == 200
+        except (OSError, AssertionError):
+            pass
+    for c in conns:
+        c.close()
+    record("out of descriptors (%s, RLIMIT_NOFILE %d)" % (variant, NOFILE),
+           "no spin while accept() fails with EMFILE; the open connections served; the queue accepted "
+           "once descriptors free up",
+           "%d answered at first, %d waiting; worker CPU %.0f%% of one CPU over 1.5 s; %d of 5 open "
+           "connections answered again; %d of %d waiting answered after %d closed"
+           % (len(answered), len(waiting), cpu_share * 100, still, resumed, len(waiting), freed),
+           cpu_share=round(cpu_share, 3), waiting=len(waiting), resumed=resumed)
+    assert waiting, "the limit was not reached: every connection was accepted"
+    assert cpu_share < 0.2, "the worker spins while accept() fails: %.0f%% CPU" % (cpu_share * 100)
+    assert still == 5
+    assert resumed == len(waiting), "%d of %d waiting connections answered" % (resumed, len(waiting))
