@@ -162,9 +162,7 @@ bench: all
 .PHONY: peers
 peers: all
 	$(Q)$(PYTHON) probes/peers/peers.py deps
-	$(Q)stamp=$$(date -u +%Y%m%dT%H%M%SZ); \
-	$(PYTHON) probes/peers/peers.py measure --out results/peers/$$stamp; rc=$$?; \
-	echo "peers: wrote results/peers/$$stamp/peers.jsonl"; exit $$rc
+	$(Q)$(PYTHON) probes/peers/peers.py measure --out results/peers/$$(date -u +%Y%m%dT%H%M%SZ)
 
 clean:
 	rm -rf bin build

@@ -1,0 +1,694 @@
+#!/usr/bin/python3
+"""acceptlab peers: servers nobody here wrote, measured by the same probe.
+
+Each peer configuration (nginx x4, HAProxy x3, Node.js cluster x2) is written
+into a temp dir, started in its own session on 127.0.0.1 and a free port, and
+described by an acceptlab-style ready line file, so that
+`bin/acceptlab-probe --workers-from FILE` works against it:
+
+  {"event":"ready","port":P,"variant":"nginx-default","mode":"process",
+   "workers":[{"index":0,"pid":1234,"tid":1234}, ...]}
+
+nginx and Node answer their worker's pid (mode "process"); HAProxy answers
+`%[thread]`, its thread number, so its ready line says "mode":"threads" and
+each worker's "tid" is that thread number ("pid" is HAProxy's own pid).
+
+  peers.py list                       each configuration: available or why not
+  peers.py deps                       install nginx and haproxy (root, Debian)
+  peers.py start NAME [--ready-file F]
+                                      run one peer until SIGTERM / Ctrl-C
+  peers.py measure --out DIR [--rounds 3] [--peers LIST] [--no-trace]
+                                      burst 32, ramp 32, keepalive 32x4 and
+                                      oneshot 10x8, each --rounds times, into
+                                      DIR/peers.jsonl (a line per round)
+
+Exit: 0 ok, 1 a measurement failed, 2 usage error (one line naming it).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
+TRACE = os.path.join(ROOT, "bin", "acceptlab-trace")
+CLUSTER_JS = os.path.join(HERE, "cluster.js")
+WORKERS = 2
+
+# name -> (software, setting)
+PEERS = {
+    "nginx-default": ("nginx", "default"),          # accept_mutex off: EPOLLEXCLUSIVE (+ reorder >= 1.21.6)
+    "nginx-accept-mutex": ("nginx", "accept_mutex"),
+    "nginx-reuseport": ("nginx", "reuseport"),
+    "nginx-multi-accept": ("nginx", "multi_accept"),
+    "haproxy-mq-on": ("haproxy", "on"),
+    "haproxy-mq-fair": ("haproxy", "fair"),
+    "haproxy-mq-off": ("haproxy", "off"),
+    "node-rr": ("node", "rr"),
+    "node-none": ("node", "none"),
+}
+DEBIAN_PACKAGES = {"nginx": "nginx", "haproxy": "haproxy"}
+
+# The probe shapes: (shape, probe args, connections per run, probe runs per round).
+SHAPES = [
+    ("burst", ["--connections", "32"], 32),
+    ("ramp", ["--connections", "32", "--gap-ms", "10"], 32),
+    ("keepalive", ["--connections", "32", "--requests", "4"], 32),
+    ("oneshot", ["--connections", "8", "--rounds", "10"], 80),
+]
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        sys.stderr.write("peers.py: %s\n" % message)
+        sys.exit(2)
+
+
+def log(msg):
+    print("peers: " + msg, flush=True)
+
+
+def which(prog):
+    return shutil.which(prog) or next((p for p in ("/usr/sbin/" + prog, "/sbin/" + prog)
+                                       if os.access(p, os.X_OK)), None)
+
+
+def software_version(software):
+    try:
+        if software == "nginx":
+            out = subprocess.run([which("nginx"), "-v"], capture_output=True, text=True, timeout=10)
+            return (out.stderr or out.stdout).strip().split(":", 1)[-1].strip()
+        if software == "haproxy":
+            out = subprocess.run([which("haproxy"), "-v"], capture_output=True, text=True, timeout=10)
+            m = re.search(r"version (\S+)", out.stdout)
+            return "haproxy/" + (m.group(1) if m else "?")
+        if software == "node":
+            out = subprocess.run([which("node"), "--version"], capture_output=True, text=True, timeout=10)
+            return "node/" + out.stdout.strip()
+    except (OSError, subprocess.SubprocessError, TypeError):
+        return None
+    return None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- configurations -------------------------------------------------------
+
+def nginx_conf(setting, d, port):
+    events = ["worker_connections 1024;"]
+    events.append("accept_mutex %s;" % ("on" if setting == "accept_mutex" else "off"))
+    if setting == "multi_accept":
+        events.append("multi_accept on;")
+    listen = "127.0.0.1:%d%s" % (port, " reuseport" if setting == "reuseport" else "")
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    return f"""{user}worker_processes {WORKERS};
+daemon off;
+master_process on;
+pid {d}/nginx.pid;
+error_log {d}/error.log notice;
+events {{ {' '.join(events)} }}
+http {{
+    log_format peer '$pid $connection $connection_requests $request_uri';
+    access_log {d}/access.log peer;
+    client_body_temp_path {d}/body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+    keepalive_timeout 30s;
+    keepalive_requests 100000;
+    server {{
+        listen {listen};
+        default_type text/plain;
+        location / {{ return 200 "$pid\\n"; }}
+    }}
+}}
+"""
+
+
+def haproxy_conf(setting, port):
+    return f"""global
+    nbthread {WORKERS}
+    tune.listener.multi-queue {setting}
+defaults
+    mode http
+    timeout client 30s
+    timeout connect 5s
+    timeout server 30s
+    timeout http-keep-alive 30s
+frontend fe
+    bind 127.0.0.1:{port}
+    http-request return status 200 content-type text/plain lf-string "%[thread]\\n"
+"""
+
+
+def availability(name):
+    """(True, None) or (False, reason): the software is missing, or this
+    version rejects the configuration (checked with the software itself)."""
+    software, setting = PEERS[name]
+    binary = which(software)
+    if not binary:
+        how = (" (Debian package %s; `make peers` installs it as root)" % DEBIAN_PACKAGES[software]
+               if software in DEBIAN_PACKAGES else "")
+        return False, "%s is not installed%s" % (software, how)
+    with tempfile.TemporaryDirectory(prefix="acceptlab-peer-check-") as d:
+        port = free_port()
+        if software == "nginx":
+            conf = os.path.join(d, "nginx.conf")
+            with open(conf, "w") as f:
+                f.write(nginx_conf(setting, d, port))
+            cmd = [binary, "-t", "-q", "-p", d + "/", "-e", d + "/error.log", "-c", conf]
+        elif software == "haproxy":
+            conf = os.path.join(d, "haproxy.cfg")
+            with open(conf, "w") as f:
+                f.write(haproxy_conf(setting, port))
+            cmd = [binary, "-c", "-f", conf]
+        else:
+            return True, None
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    if out.returncode != 0:
+        text = (out.stderr + out.stdout).strip().splitlines()
+        alert = next((l for l in text if "ALERT" in l or "emerg" in l), text[0] if text else "rejected")
+        alert = re.sub(r"^\[ALERT\]\s*\(\d+\)\s*:\s*", "", alert).strip()
+        alert = alert.replace(d, "<dir>")
+        return False, "%s rejects this configuration: %s" % (software_version(software) or software, alert)
+    return True, None
+
+
+# --- a running peer -------------------------------------------------------
+
+def children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def ask(port, timeout=1.0):
+    """One GET /peer-ready with Connection: close (not /pid, so the access
+    log's /pid lines are the probe's alone); the first body line, or None."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+            s.sendall(b"GET /peer-ready HTTP/1.1\r\nHost: peer\r\nConnection: close\r\n\r\n")
+            data = b""
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+    except OSError:
+        return None
+    head, _, body = data.partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 200"):
+        return None
+    return body.decode(errors="replace").splitlines()[0].strip() if body else None
+
+
+class Peer:
+    """One peer configuration running in its own session. Always stop() it."""
+
+    def __init__(self, name, workdir=None):
+        if name not in PEERS:
+            raise UsageError("unknown peer %s" % name)
+        self.name = name
+        self.software, self.setting = PEERS[name]
+        self.own_dir = workdir is None
+        self.dir = workdir or tempfile.mkdtemp(prefix="acceptlab-peer-%s-" % name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.proc = None
+        self.port = None
+        self.ready = None
+        self.ready_file = os.path.join(self.dir, "ready.json")
+        self.access_log = os.path.join(self.dir, "access.log") if self.software == "nginx" else None
+        self.version = software_version(self.software)
+
+    def start(self, timeout=15.0):
+        last = None
+        for _ in range(3):  # a free port can be taken between the pick and the bind
+            try:
+                self._start_once(free_port(), timeout)
+                return self
+            except RuntimeError as e:
+                last = e
+                self.stop()
+        raise last
+
+    def _start_once(self, port, timeout):
+        binary = which(self.software)
+        if not binary:
+            raise RuntimeError("%s is not installed" % self.software)
+        env = dict(os.environ)
+        out = open(os.path.join(self.dir, "stdout.log"), "wb")
+        err = open(os.path.join(self.dir, "stderr.log"), "wb")
+        if self.software == "nginx":
+            conf = os.path.join(self.dir, "nginx.conf")
+            with open(conf, "w") as f:
+                f.write(nginx_conf(self.setting, self.dir, port))
+            cmd = [binary, "-p", self.dir + "/", "-e", self.dir + "/error.log", "-c", conf]
+        elif self.software == "haproxy":
+            conf = os.path.join(self.dir, "haproxy.cfg")
+            with open(conf, "w") as f:
+                f.write(haproxy_conf(self.setting, port))
+            cmd = [binary, "-db", "-f", conf]
+        else:
+            env["NODE_CLUSTER_SCHED_POLICY"] = self.setting
+            cmd = [binary, CLUSTER_JS, str(port), str(WORKERS)]
+        self.proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                     start_new_session=True, env=env, cwd=self.dir)
+        out.close()
+        err.close()
+        self.port = port
+        deadline = time.monotonic() + timeout
+        workers = None
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("%s exited with %s: %s" % (self.name, self.proc.returncode, self._stderr_tail()))
+            workers = self._workers()
+            if workers and ask(port) is not None:
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError("%s did not answer on port %d within %.0f s: %s"
+                               % (self.name, port, timeout, self._stderr_tail()))
+        mode = "threads" if self.software == "haproxy" else "process"
+        self.ready = {"event": "ready", "port": port, "variant": self.name, "mode": mode,
+                      "software": self.version,
+                      "workers": [{"index": i, "pid": pid, "tid": tid} for i, (pid, tid) in enumerate(workers)]}
+        if self.software == "node":
+            self.ready["policy"] = self._node_ready.get("policy")
+        with open(self.ready_file, "w") as f:
+            f.write(json.dumps(self.ready, separators=(",", ":")) + "\n")
+
+    def _stderr_tail(self):
+        texts = []
+        for fn in ("stderr.log", "error.log"):
+            try:
+                with open(os.path.join(self.dir, fn), errors="replace") as f:
+                    texts += [l.strip() for l in f if l.strip()]
+            except OSError:
+                pass
+        return (texts[-1] if texts else "no message").replace(self.dir, "<dir>")
+
+    def _workers(self):
+        """[(pid, tid)] once every worker is up, else None."""
+        if self.software == "nginx":
+            kids = sorted(children(self.proc.pid))
+            return [(k, k) for k in kids] if len(kids) == WORKERS else None
+        if self.software == "haproxy":
+            # %[thread] answers the thread's number, 0 .. nbthread-1.
+            tasks = os.listdir("/proc/%d/task" % self.proc.pid)
+            return [(self.proc.pid, t) for t in range(WORKERS)] if len(tasks) >= WORKERS else None
+        try:
+            with open(os.path.join(self.dir, "stdout.log")) as f:
+                for line in f:
+                    if '"event":"ready"' in line:
+                        self._node_ready = json.loads(line)
+                        return [(p, p) for p in self._node_ready["pids"]]
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def stop(self, grace=3.0):
+        """SIGTERM the whole group (nginx: fast shutdown), then SIGKILL it."""
+        if self.proc is None:
+            return
+        pgid = self.proc.pid
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+            try:
+                os.killpg(pgid, sig)
+            except ProcessLookupError:
+                break
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline:
+                self.proc.poll()
+                if not group_alive(pgid):
+                    break
+                time.sleep(0.05)
+            else:
+                continue
+            break
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self.proc = None
+
+    def cleanup(self):
+        self.stop()
+        if self.own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.cleanup()
+            raise
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+def group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # zombies count as gone
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                st = f.read()
+        except OSError:
+            continue
+        fields = st[st.rfind(")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def access_log_counts(path, start=0):
+    """Per-pid request counts in an nginx access log (format 'peer') from a
+    byte offset; returns (counts, end offset)."""
+    counts = {}
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read()
+    for line in data.decode(errors="replace").splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[3].startswith("/pid"):
+            counts[parts[0]] = counts.get(parts[0], 0) + 1
+    return counts, start + len(data)
+
+
+def settled_log_counts(path, start, expected, wait=3.0):
+    """access_log_counts once the log holds `expected` requests (nginx logs a
+    request just after its answer is sent), or what it holds after `wait` s."""
+    deadline = time.monotonic() + wait
+    while True:
+        counts, _ = access_log_counts(path, start) if os.path.exists(path) else ({}, start)
+        if sum(counts.values()) >= expected or time.monotonic() > deadline:
+            return counts
+        time.sleep(0.05)
+
+
+# --- measuring ------------------------------------------------------------
+
+def run_probe(peer, shape, args):
+    cmd = [PROBE, "--target", "127.0.0.1:%d" % peer.port, "--shape", shape,
+           "--workers-from", peer.ready_file, "--json", *args]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    lines = [json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")]
+    if out.returncode == 2 or not lines:
+        raise RuntimeError("probe %s exit %d: %s" % (shape, out.returncode, out.stderr.strip()[-300:]))
+    return lines, out.returncode
+
+
+class Tracer:
+    """acceptlab-trace --port P --json beside a shape (root only)."""
+
+    def __init__(self, port, outpath):
+        self.outpath = outpath
+        self.out = open(outpath, "w+b")
+        self.proc = subprocess.Popen([TRACE, "--port", str(port), "--json"], stdout=self.out,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace").strip()
+                raise RuntimeError("acceptlab-trace exited %d: %s" % (self.proc.returncode, err[-300:]))
+            with open(outpath, "rb") as f:
+                if b'"attached"' in f.read():
+                    return
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError("acceptlab-trace did not attach within 30 s")
+
+    def finish(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        self.out.close()
+        result = {"attached": None, "workers": [], "summary": None}
+        with open(self.outpath) as f:
+            for line in f:
+                try:
+                    j = json.loads(line)
+                except ValueError:
+                    continue
+                if j.get("type") == "attached":
+                    result["attached"] = j
+                elif j.get("type") == "worker":
+                    result["workers"].append(j)
+                elif j.get("type") == "summary":
+                    result["summary"] = j
+        return result
+
+    def kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+        if not self.out.closed:
+            self.out.close()
+
+
+ROUND_KEYS = ("connections", "answered", "unanswered", "counts", "split", "shares", "ratio", "starved",
+              "requests", "requests_split", "switched", "connect_us", "first_byte_us", "errors",
+              "worst_ratio", "rounds_every_worker")
+
+
+def measure_peer(name, rounds, trace, raw_dir, emit):
+    """Runs every shape against one peer; emits rows; returns the failures."""
+    failures = 0
+    with Peer(name) as peer:
+        base = {"peer": name, "software": peer.version, "mode": peer.ready["mode"], "port": peer.port,
+                "workers": [w["tid"] if peer.ready["mode"] == "threads" else w["pid"]
+                            for w in peer.ready["workers"]]}
+        with open(os.path.join(raw_dir, name + ".ready.json"), "w") as f:
+            json.dump(peer.ready, f)
+        for shape, args, conns in SHAPES:
+            tracer = None
+            if trace:
+                try:
+                    tracer = Tracer(peer.port, os.path.join(raw_dir, "%s.%s.trace.jsonl" % (name, shape)))
+                except RuntimeError as e:
+                    emit({"kind": "trace", **base, "shape": shape, "error": str(e)})
+            log_start = os.path.getsize(peer.access_log) if peer.access_log and os.path.exists(peer.access_log) else 0
+            splits = []
+            probe_requests = {}  # requests answered per worker id (the access log's unit)
+            probe_conns = {}     # connections per worker id (the tracer's accepts won)
+            try:
+                if shape == "oneshot":
+                    runs = [(r, run_probe(peer, shape, args)) for r in range(1, rounds + 1)]
+                    results = [(r, [l for l in lines if l.get("type") == "summary"][-1], rc)
+                               for r, (lines, rc) in runs]
+                else:
+                    lines, rc = run_probe(peer, shape, args + ["--rounds", str(rounds)])
+                    results = [(l["round"], l, rc) for l in lines if l.get("type") == "round"]
+                for r, line, rc in results:
+                    row = {"kind": "round", **base, "shape": shape, "round": r}
+                    row.update({k: line[k] for k in ROUND_KEYS if k in line})
+                    row["connections"] = conns
+                    if shape == "oneshot":
+                        row["rounds_per_run"] = 10
+                    emit(row)
+                    splits.append(line.get("split"))
+                    for wid, n in (line.get("requests") or line.get("counts") or {}).items():
+                        probe_requests[wid] = probe_requests.get(wid, 0) + n
+                    for wid, n in (line.get("counts") or {}).items():
+                        probe_conns[wid] = probe_conns.get(wid, 0) + n
+            except (RuntimeError, subprocess.TimeoutExpired, ValueError) as e:
+                failures += 1
+                emit({"kind": "round", **base, "shape": shape, "error": str(e)})
+            finally:
+                traced = tracer.finish() if tracer else None
+            if traced is not None:
+                # process mode: do the accepts each worker pid won equal the
+                # connections the probe says it answered? (null in threads
+                # mode, whose answers are thread numbers, not kernel tids)
+                won = {str(w["pid"]): w["won"] for w in traced["workers"] if w.get("won")}
+                same = (won == {k: v for k, v in probe_conns.items() if v}
+                        if peer.ready["mode"] == "process" else None)
+                emit({"kind": "trace", **base, "shape": shape,
+                      "probe_counts": probe_conns, "won_equals_probe": same,
+                      "trace": {"workers": traced["workers"], "summary": traced["summary"],
+                                "pids": (traced["attached"] or {}).get("pids")}})
+            if peer.access_log:
+                logged = settled_log_counts(peer.access_log, log_start, sum(probe_requests.values()))
+                probe_nonzero = {k: v for k, v in probe_requests.items() if v}
+                emit({"kind": "logcheck", **base, "shape": shape, "log_counts": logged,
+                      "probe_counts": probe_nonzero, "equal": logged == probe_nonzero})
+                if logged != probe_nonzero:
+                    failures += 1
+            log("%-19s %-9s %s%s" % (name, shape, " ".join(s or "?" for s in splits),
+                                      " (traced)" if traced else ""))
+    return failures
+
+
+def cmd_measure(a):
+    if a.rounds < 1:
+        raise UsageError("--rounds %d: needs at least 1" % a.rounds)
+    names = list(PEERS) if not a.peers else [p.strip() for p in a.peers.split(",") if p.strip()]
+    for n in names:
+        if n not in PEERS:
+            raise UsageError("--peers: unknown peer %s (known: %s)" % (n, ",".join(PEERS)))
+    for tool in (PROBE,):
+        if not os.access(tool, os.X_OK):
+            raise UsageError("%s is missing: run make first" % os.path.relpath(tool, ROOT))
+    # SIGTERM (make interrupted, a CI timeout) unwinds like Ctrl-C, so every
+    # peer's and tracer's process group is still stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    trace = not a.no_trace and os.geteuid() == 0 and os.access(TRACE, os.X_OK)
+    if not a.no_trace and not trace:
+        log("not tracing: %s" % ("acceptlab-trace needs root" if os.geteuid() != 0
+                                 else "bin/acceptlab-trace is missing"))
+    os.makedirs(a.out, exist_ok=True)
+    raw_dir = os.path.join(a.out, "raw")
+    os.makedirs(raw_dir, exist_ok=True)
+    path = os.path.join(a.out, "peers.jsonl")
+    failures = 0
+    with open(path, "w") as out:
+        def emit(row):
+            out.write(json.dumps(row, sort_keys=False) + "\n")
+            out.flush()
+        for name in names:
+            ok, reason = availability(name)
+            if not ok:
+                emit({"kind": "unavailable", "peer": name, "software": software_version(PEERS[name][0]),
+                      "reason": reason})
+                log("%-19s unavailable: %s" % (name, reason))
+                continue
+            try:
+                failures += measure_peer(name, a.rounds, trace, raw_dir, emit)
+            except RuntimeError as e:
+                failures += 1
+                emit({"kind": "error", "peer": name, "error": str(e)})
+                log("%-19s failed: %s" % (name, e))
+    log("wrote %s" % path)
+    return 1 if failures else 0
+
+
+def cmd_list(a):
+    for name in PEERS:
+        ok, reason = availability(name)
+        print("%-19s %s" % (name, "available (%s)" % software_version(PEERS[name][0]) if ok
+                            else "unavailable: " + reason))
+    return 0
+
+
+def cmd_deps(a):
+    missing = [pkg for sw, pkg in DEBIAN_PACKAGES.items() if not which(sw)]
+    if not which("node"):
+        log("node is not installed: the node-* peers will be skipped (the machine's node is used, no npm)")
+    if not missing:
+        return 0
+    if os.geteuid() != 0:
+        log("not root, so NOT installing: %s (as root: apt-get install -y %s); those peers will be skipped"
+            % (" ".join(missing), " ".join(missing)))
+        return 0
+    log("installing: %s" % " ".join(missing))
+    # The packages' own services must not start on port 80: a policy-rc.d
+    # that denies starts, for this install only, unless one is there already.
+    policy = "/usr/sbin/policy-rc.d"
+    made = False
+    if not os.path.exists(policy):
+        with open(policy, "w") as f:
+            f.write("#!/bin/sh\nexit 101\n")
+        os.chmod(policy, 0o755)
+        made = True
+    try:
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-qq"], env=env)
+        r = subprocess.run(["apt-get", "install", "-y", "-qq", *missing], env=env)
+        if r.returncode != 0:
+            log("apt-get install failed (exit %d): those peers will be skipped" % r.returncode)
+    finally:
+        if made:
+            os.unlink(policy)
+    return 0
+
+
+def cmd_start(a):
+    if a.name not in PEERS:
+        raise UsageError("NAME: unknown peer %s (known: %s)" % (a.name, ",".join(PEERS)))
+    ok, reason = availability(a.name)
+    if not ok:
+        print(json.dumps({"event": "unavailable", "peer": a.name, "reason": reason}), flush=True)
+        return 1
+    peer = Peer(a.name)
+    stop = {"now": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    try:
+        peer.start()
+        if a.ready_file:
+            shutil.copyfile(peer.ready_file, a.ready_file)
+        print(json.dumps(peer.ready, separators=(",", ":")), flush=True)
+        if peer.access_log:
+            print(json.dumps({"event": "access_log", "path": peer.access_log}), flush=True)
+        while not stop["now"] and peer.proc.poll() is None:
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        peer.cleanup()
+    return 0
+
+
+def main(argv=None):
+    p = Parser(prog="peers.py", description="acceptlab peers: nginx, HAProxy, Node.js cluster, measured by the probe")
+    sub = p.add_subparsers(dest="cmd")
+    m = sub.add_parser("measure", help="measure every available peer")
+    m.error = p.error
+    m.add_argument("--out", required=True)
+    m.add_argument("--rounds", type=int, default=3)
+    m.add_argument("--peers", default="")
+    m.add_argument("--no-trace", action="store_true")
+    l = sub.add_parser("list", help="each configuration: available or why not")
+    l.error = p.error
+    d = sub.add_parser("deps", help="install nginx and haproxy (root)")
+    d.error = p.error
+    s = sub.add_parser("start", help="run one peer until SIGTERM")
+    s.error = p.error
+    s.add_argument("name")
+    s.add_argument("--ready-file")
+    a = p.parse_args(argv)
+    if not a.cmd:
+        p.error("a subcommand is needed: measure, list, deps or start")
+    try:
+        return {"measure": cmd_measure, "list": cmd_list, "deps": cmd_deps, "start": cmd_start}[a.cmd](a)
+    except UsageError as e:
+        sys.stderr.write("peers.py: %s\n" % e)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
