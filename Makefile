@@ -161,7 +161,6 @@ bench: all
 # haproxy when root; a peer that cannot be had is a row saying why.
 .PHONY: peers
 peers: all
-	$(Q)$(PYTHON) probes/peers/peers.py deps
 	$(Q)$(PYTHON) probes/peers/peers.py measure --out results/peers/$$(date -u +%Y%m%dT%H%M%SZ)
 
 clean:

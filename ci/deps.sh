@@ -6,7 +6,7 @@
 set -eu
 
 PACKAGES="gcc make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev wrk gnuplot-nox \
-python3 python3-matplotlib python3-pytest python3-numpy iproute2 procps bpftrace"
+python3 python3-matplotlib python3-pytest python3-numpy iproute2 procps bpftrace nginx haproxy"
 
 missing=""
 for p in $PACKAGES; do
@@ -24,6 +24,15 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# nginx and haproxy (the peers) must not start their own services on port
+# 80: a policy-rc.d that denies starts, for this install only, unless the
+# machine has one already.
+policy=/usr/sbin/policy-rc.d
+made=""
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod 755 "$policy" && made=1
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq $missing

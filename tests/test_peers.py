@@ -22,7 +22,7 @@ _spec.loader.exec_module(peers)
 
 def need(software):
     if not peers.which(software):
-        pytest.skip("%s is not installed (`make peers` installs nginx and haproxy as root)" % software)
+        pytest.skip("%s is not installed (`make deps` installs nginx and haproxy as root)" % software)
 
 
 def probe(peer, shape, *args):

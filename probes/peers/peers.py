@@ -14,7 +14,6 @@ nginx and Node answer their worker's pid (mode "process"); HAProxy answers
 each worker's "tid" is that thread number ("pid" is HAProxy's own pid).
 
   peers.py list                       each configuration: available or why not
-  peers.py deps                       install nginx and haproxy (root, Debian)
   peers.py start NAME [--ready-file F]
                                       run one peer until SIGTERM / Ctrl-C
   peers.py measure --out DIR [--rounds 3] [--peers LIST] [--no-trace]
@@ -165,7 +164,7 @@ def availability(name):
     software, setting = PEERS[name]
     binary = which(software)
     if not binary:
-        how = (" (Debian package %s; `make peers` installs it as root)" % DEBIAN_PACKAGES[software]
+        how = (" (Debian package %s; `make deps` installs it as root)" % DEBIAN_PACKAGES[software]
                if software in DEBIAN_PACKAGES else "")
         return False, "%s is not installed%s" % (software, how)
     with tempfile.TemporaryDirectory(prefix="acceptlab-peer-check-") as d:
@@ -605,38 +604,6 @@ def cmd_list(a):
     return 0
 
 
-def cmd_deps(a):
-    missing = [pkg for sw, pkg in DEBIAN_PACKAGES.items() if not which(sw)]
-    if not which("node"):
-        log("node is not installed: the node-* peers will be skipped (the machine's node is used, no npm)")
-    if not missing:
-        return 0
-    if os.geteuid() != 0:
-        log("not root, so NOT installing: %s (as root: apt-get install -y %s); those peers will be skipped"
-            % (" ".join(missing), " ".join(missing)))
-        return 0
-    log("installing: %s" % " ".join(missing))
-    # The packages' own services must not start on port 80: a policy-rc.d
-    # that denies starts, for this install only, unless one is there already.
-    policy = "/usr/sbin/policy-rc.d"
-    made = False
-    if not os.path.exists(policy):
-        with open(policy, "w") as f:
-            f.write("#!/bin/sh\nexit 101\n")
-        os.chmod(policy, 0o755)
-        made = True
-    try:
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "update", "-qq"], env=env)
-        r = subprocess.run(["apt-get", "install", "-y", "-qq", *missing], env=env)
-        if r.returncode != 0:
-            log("apt-get install failed (exit %d): those peers will be skipped" % r.returncode)
-    finally:
-        if made:
-            os.unlink(policy)
-    return 0
-
-
 def cmd_start(a):
     if a.name not in PEERS:
         raise UsageError("NAME: unknown peer %s (known: %s)" % (a.name, ",".join(PEERS)))
@@ -674,17 +641,15 @@ def main(argv=None):
     m.add_argument("--no-trace", action="store_true")
     l = sub.add_parser("list", help="each configuration: available or why not")
     l.error = p.error
-    d = sub.add_parser("deps", help="install nginx and haproxy (root)")
-    d.error = p.error
     s = sub.add_parser("start", help="run one peer until SIGTERM")
     s.error = p.error
     s.add_argument("name")
     s.add_argument("--ready-file")
     a = p.parse_args(argv)
     if not a.cmd:
-        p.error("a subcommand is needed: measure, list, deps or start")
+        p.error("a subcommand is needed: measure, list or start")
     try:
-        return {"measure": cmd_measure, "list": cmd_list, "deps": cmd_deps, "start": cmd_start}[a.cmd](a)
+        return {"measure": cmd_measure, "list": cmd_list, "start": cmd_start}[a.cmd](a)
     except UsageError as e:
         sys.stderr.write("peers.py: %s\n" % e)
         return 2
