@@ -353,7 +353,8 @@ def start_server(server_args, workers, raw_prefix, env=None):
 
 
 def read_server_output(proc, timeout):
-    """Reads what the server printed within timeout; False at EOF."""
+    """Reads what a child we started (a server, the tracer) printed within
+    timeout into proc.captured; False at EOF."""
     fd = proc.stdout.fileno()
     if select.select([fd], [], [], timeout)[0]:
         chunk = os.read(fd, 65536)
@@ -364,6 +365,7 @@ def read_server_output(proc, timeout):
 
 
 def server_events(proc):
+    """The JSON lines a child we started printed (proc.captured)."""
     return [json.loads(l) for l in proc.captured.decode(errors="replace").splitlines() if l.startswith("{")]
 
 
@@ -505,22 +507,13 @@ class Tracer:
                                      stderr=err, start_new_session=True)
         err.close()
         _tracers.append(self)
-        self.out = b""
+        self.proc.captured = b""
         deadline = time.monotonic() + TRACER_ATTACH_TIMEOUT_S
-        while b"\n" not in self.out:
+        while b"\n" not in self.proc.captured:
             left = deadline - time.monotonic()
-            if left <= 0 or not self._read(left):
+            if left <= 0 or not read_server_output(self.proc, left):
                 self.stop()
                 raise StepFailed("tracer did not attach: " + tail(raw_prefix + ".trace.stderr"))
-
-    def _read(self, timeout):
-        fd = self.proc.stdout.fileno()
-        if select.select([fd], [], [], timeout)[0]:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return False
-            self.out += chunk
-        return True
 
     def stop(self):
         """Returns the tracer's JSON objects (after its exit)."""
@@ -531,7 +524,7 @@ class Tracer:
         except ProcessLookupError:
             pass
         deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and self._read(deadline - time.monotonic()):
+        while time.monotonic() < deadline and read_server_output(self.proc, deadline - time.monotonic()):
             pass
         try:
             self.proc.wait(timeout=5)
@@ -540,10 +533,10 @@ class Tracer:
             self.proc.wait()
         self.proc.stdout.close()
         with open(self.raw, "wb") as f:
-            f.write(self.out)
+            f.write(self.proc.captured)
         if self.proc.returncode != 0:
             raise StepFailed("tracer exited %s" % self.proc.returncode)
-        return [json.loads(l) for l in self.out.decode(errors="replace").splitlines() if l.startswith("{")]
+        return server_events(self.proc)
 
 
 def trace_row(arm, shape, ready, rows, trace):
