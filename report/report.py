@@ -187,6 +187,13 @@ def get_str(obj: dict, key: str, where: tuple = ()) -> str:
     return value
 
 
+def get_bool(obj: dict, key: str, where: tuple = ()) -> bool:
+    value = get(obj, key, where)
+    if not isinstance(value, bool):
+        raise RowError(f'"{key}" must be true or false, got {json.dumps(value)}', where + (key,))
+    return value
+
+
 def get_int(obj: dict, key: str, minimum: int = 0, where: tuple = ()) -> int:
     value = get(obj, key, where)
     if not is_int(value) or value < minimum:
@@ -700,9 +707,7 @@ class RespawnTrial:
 
 def parse_respawn_row(obj: dict, line: int):
     variant = get_str(obj, "variant")
-    migrate = get(obj, "migrate")
-    if not isinstance(migrate, bool):
-        raise RowError(f'"migrate" must be true or false, got {json.dumps(migrate)}')
+    migrate = get_bool(obj, "migrate")
     if "error" in obj:
         trial = obj.get("trial")
         return Failed(line, (variant, migrate), (f"trial {trial}: " if is_int(trial) else "") + str(obj["error"]))
@@ -1292,9 +1297,7 @@ class FaultCase:
 def parse_fault_row(obj: dict, line: int):
     if "error" in obj:
         return Failed(line, ("faults",), str(obj["error"]))
-    held = get(obj, "held")
-    if not isinstance(held, bool):
-        raise RowError(f'"held" must be true or false, got {json.dumps(held)}')
+    held = get_bool(obj, "held")
     return FaultCase(line, get_str(obj, "case"), get_str(obj, "expected"), get_str(obj, "observed"), held)
 
 
@@ -1400,9 +1403,8 @@ def parse_trace_row(obj: dict, line: int):
         raise RowError('"cross_check" must be an object')
     won = cpu_counts(check, "tracer_won")
     probe = cpu_counts(check, "probe_connections")
-    equal, expect = check.get("equal"), check.get("expect_equal")
-    if not isinstance(equal, bool) or not isinstance(expect, bool):
-        raise RowError('"cross_check" needs booleans "equal" and "expect_equal"')
+    equal = get_bool(check, "equal", ("cross_check",))
+    expect = get_bool(check, "expect_equal", ("cross_check",))
     if equal != (won == probe):
         raise RowError('"cross_check" "equal" disagrees with its own counts')
     return TraceStep(line, variant, shape, mode, connections, tuple(workers), won, probe, equal, expect)
@@ -1559,9 +1561,7 @@ def parse_placement_row(obj: dict, line: int):
     label = get_str(obj, "label")
     shape = get_str(obj, "shape")
     if shape == "stop_winner":
-        held = get(obj, "held")
-        if not isinstance(held, bool):
-            raise RowError('"held" must be true or false')
+        held = get_bool(obj, "held")
         return StopWinner(line, placement, label, variant, held, obj.get("before"), obj.get("other_answered"),
                           obj.get("of"), obj.get("exit"), get_int(obj, "crash_or_respawn", 0), obj.get("why"))
     ratio = get(obj, "ratio")
@@ -1839,9 +1839,7 @@ class OverheadRun:
 
 
 def parse_overhead_row(obj: dict, line: int):
-    traced = get(obj, "traced")
-    if not isinstance(traced, bool):
-        raise RowError('"traced" must be true or false')
+    traced = get_bool(obj, "traced")
     mode = get_str(obj, "mode")
     if "error" in obj:
         return Failed(line, (traced, mode, obj.get("round")), str(obj["error"]))
