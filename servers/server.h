@@ -137,6 +137,7 @@ struct worker {
 	int listener_watched; /* the listener is in the epoll set */
 	uint32_t listener_events; /* the events it was last added with */
 	int64_t accept_paused_until; /* accept() failed for want of fds: rest until then (ns), or 0 */
+	int rest_took_listener; /* that rest took the listener out: put it back after */
 	int ready_fd;        /* where the worker reports that it serves, or -1 */
 	void *vstate;        /* the variant's per-worker state */
 };

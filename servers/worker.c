@@ -121,19 +121,18 @@ static void accept_rest(struct worker *w)
 {
 	w->accept_paused_until = now_ns() + (int64_t)ACCEPT_REST_MS * 1000000;
 	if (w->listener_watched && worker_listener_enable(w, 0, 0) == 0)
-		w->listener_events |= 1u << 31; /* a mark: the rest took it out */
+		w->rest_took_listener = 1; /* kept through a second failure during the rest */
 }
 
 /* The rest is over: the listener goes back if the rest took it out. */
 static void accept_resume(struct worker *w)
 {
-	uint32_t events = w->listener_events;
+	int took = w->rest_took_listener;
 
 	w->accept_paused_until = 0;
-	if (!(events & (1u << 31)) || w->stopping || w->listen_fd < 0)
-		return;
-	w->listener_events = events & ~(1u << 31);
-	worker_listener_enable(w, w->listener_events, 1);
+	w->rest_took_listener = 0;
+	if (took && !w->stopping && w->listen_fd >= 0)
+		worker_listener_enable(w, w->listener_events, 1);
 }
 
 int worker_bind_own_listener(struct worker *w, char *err, size_t errlen)
