@@ -139,3 +139,48 @@ def test_bad_arguments_exit_2_naming_them(args, word):
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and word in lines[0], out.stderr
+
+
+def test_measure_keeps_raw_output_and_traces_once_per_peer(tmp_path):
+    """Each peer is started once for all its shapes: its configuration, access
+    log and the probe's verbatim output are kept under raw/, the probe's
+    summary there is the row's; as root one trace row covers every shape, and
+    nginx's accepts won per worker pid equal the probe's connections over all
+    of them (4 shapes: 32 + 32 + 32 + 80 connections)."""
+    need("nginx")
+    out = subprocess.run([PYTHON, PEERS_PY, "measure", "--out", str(tmp_path), "--rounds", "1",
+                          "--peers", "nginx-default"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    rows = [json.loads(l) for l in open(tmp_path / "peers.jsonl")]
+    raw = tmp_path / "raw"
+    assert "access_log" in (raw / "nginx-default.nginx.conf").read_text()
+    logged = peers.access_log_counts(str(raw / "nginx-default.access.log"))[0]
+    assert sum(logged.values()) == 32 + 32 + 32 * 4 + 80
+    oneshot = [r for r in rows if r["kind"] == "round" and r["shape"] == "oneshot"][0]
+    kept = [json.loads(l) for l in (raw / "nginx-default.oneshot-r1.probe.jsonl").read_text().splitlines()]
+    assert kept[-1]["type"] == "summary" and kept[-1]["counts"] == oneshot["counts"]
+    assert "--shape oneshot" in (raw / "nginx-default.oneshot-r1.probe.cmd").read_text()
+    traces = [r for r in rows if r["kind"] == "trace"]
+    if os.geteuid() != 0:
+        assert traces == []
+        return
+    assert len(traces) == 1, traces
+    (t,) = traces
+    assert t["shapes"] == ["burst", "ramp", "keepalive", "oneshot"]
+    assert sum(t["probe_counts"].values()) == 176
+    won = {str(w["pid"]): w["won"] for w in t["trace"]["workers"] if w["won"]}
+    assert won == {k: v for k, v in t["probe_counts"].items() if v} and t["won_equals_probe"] is True
+
+
+def test_anchor_nginx_keeps_no_access_log():
+    """The cost anchor's nginx (access_log off, as our server keeps no log)
+    answers with its worker's pid and writes no access log; the worker count
+    is the caller's."""
+    need("nginx")
+    with peers.Peer("nginx-default", workers=2, access_log=False) as peer:
+        conf = open(os.path.join(peer.dir, "nginx.conf")).read()
+        assert "access_log off;" in conf and "worker_processes 2;" in conf
+        assert peer.access_log is None
+        _, summary = probe(peer, "burst", "--connections", "8", "--rounds", "1")
+        assert summary["answered"] == 8 and set(summary["counts"]) == worker_ids(peer)
+        assert not os.path.exists(os.path.join(peer.dir, "access.log"))

@@ -19,7 +19,14 @@ each worker's "tid" is that thread number ("pid" is HAProxy's own pid).
   peers.py measure --out DIR [--rounds 3] [--peers LIST] [--no-trace]
                                       burst 32, ramp 32, keepalive 32x4 and
                                       oneshot 10x8, each --rounds times, into
-                                      DIR/peers.jsonl (a line per round)
+                                      DIR/peers.jsonl (a line per round), the
+                                      tools' own output under DIR/raw/
+
+Each peer is started once for all its shapes, and as root acceptlab-trace
+runs beside it once, across all of them. The campaign's `peers` study
+(probes/campaign.py) imports this module and calls measure_one() per peer,
+so both write the same rows; the cost study's nginx anchor starts
+Peer("nginx-default", access_log=False).
 
 Exit: 0 ok, 1 a measurement failed, 2 usage error (one line naming it).
 """
@@ -57,13 +64,29 @@ PEERS = {
 }
 DEBIAN_PACKAGES = {"nginx": "nginx", "haproxy": "haproxy"}
 
-# The probe shapes: (shape, probe args, connections per run, probe runs per round).
+# The probe shapes. A round of burst, ramp and keepalive is one probe round;
+# a round of oneshot is one probe run of "rounds" rounds of "connections"
+# sequential connections (the placement study's 10 x 8), counted together.
 SHAPES = [
-    ("burst", ["--connections", "32"], 32),
-    ("ramp", ["--connections", "32", "--gap-ms", "10"], 32),
-    ("keepalive", ["--connections", "32", "--requests", "4"], 32),
-    ("oneshot", ["--connections", "8", "--rounds", "10"], 80),
+    {"name": "burst", "connections": 32},
+    {"name": "ramp", "connections": 32, "gap_ms": 10},
+    {"name": "keepalive", "connections": 32, "requests": 4},
+    {"name": "oneshot", "connections": 8, "rounds": 10},
 ]
+
+
+def shape_args(shape):
+    """The probe's arguments for a shape (without --rounds for the round-per-run shapes)."""
+    args = ["--connections", str(shape["connections"])]
+    for key, flag in (("gap_ms", "--gap-ms"), ("requests", "--requests"), ("rounds", "--rounds")):
+        if key in shape:
+            args += [flag, str(shape[key])]
+    return args
+
+
+def shape_connections(shape):
+    """Connections in one of the shape's rounds (oneshot: the whole run)."""
+    return shape["connections"] * shape.get("rounds", 1)
 
 
 class UsageError(Exception):
@@ -110,14 +133,18 @@ def free_port():
 
 # --- configurations -------------------------------------------------------
 
-def nginx_conf(setting, d, port):
+def nginx_conf(setting, d, port, workers=WORKERS, access_log=True):
+    """access_log: one line per request with the worker's $pid (the ground
+    truth the probe's counts are checked against); off for the cost anchor,
+    since our server keeps no log either."""
     events = ["worker_connections 1024;"]
     events.append("accept_mutex %s;" % ("on" if setting == "accept_mutex" else "off"))
     if setting == "multi_accept":
         events.append("multi_accept on;")
     listen = "127.0.0.1:%d%s" % (port, " reuseport" if setting == "reuseport" else "")
     user = "user root;\n" if os.geteuid() == 0 else ""
-    return f"""{user}worker_processes {WORKERS};
+    log = f"access_log {d}/access.log peer;" if access_log else "access_log off;"
+    return f"""{user}worker_processes {workers};
 daemon off;
 master_process on;
 pid {d}/nginx.pid;
@@ -125,7 +152,7 @@ error_log {d}/error.log notice;
 events {{ {' '.join(events)} }}
 http {{
     log_format peer '$pid $connection $connection_requests $request_uri';
-    access_log {d}/access.log peer;
+    {log}
     client_body_temp_path {d}/body;
     proxy_temp_path {d}/proxy;
     fastcgi_temp_path {d}/fastcgi;
@@ -142,9 +169,9 @@ http {{
 """
 
 
-def haproxy_conf(setting, port):
+def haproxy_conf(setting, port, workers=WORKERS):
     return f"""global
-    nbthread {WORKERS}
+    nbthread {workers}
     tune.listener.multi-queue {setting}
 defaults
     mode http
@@ -224,11 +251,13 @@ def ask(port, timeout=1.0):
 class Peer:
     """One peer configuration running in its own session. Always stop() it."""
 
-    def __init__(self, name, workdir=None):
+    def __init__(self, name, workdir=None, workers=WORKERS, access_log=True):
         if name not in PEERS:
             raise UsageError("unknown peer %s" % name)
         self.name = name
         self.software, self.setting = PEERS[name]
+        self.workers = workers
+        self.log_requests = access_log
         self.own_dir = workdir is None
         self.dir = workdir or tempfile.mkdtemp(prefix="acceptlab-peer-%s-" % name)
         os.makedirs(self.dir, exist_ok=True)
@@ -236,7 +265,8 @@ class Peer:
         self.port = None
         self.ready = None
         self.ready_file = os.path.join(self.dir, "ready.json")
-        self.access_log = os.path.join(self.dir, "access.log") if self.software == "nginx" else None
+        self.access_log = (os.path.join(self.dir, "access.log")
+                           if self.software == "nginx" and access_log else None)
         self.version = software_version(self.software)
 
     def start(self, timeout=15.0):
@@ -260,16 +290,16 @@ class Peer:
         if self.software == "nginx":
             conf = os.path.join(self.dir, "nginx.conf")
             with open(conf, "w") as f:
-                f.write(nginx_conf(self.setting, self.dir, port))
+                f.write(nginx_conf(self.setting, self.dir, port, self.workers, self.log_requests))
             cmd = [binary, "-p", self.dir + "/", "-e", self.dir + "/error.log", "-c", conf]
         elif self.software == "haproxy":
             conf = os.path.join(self.dir, "haproxy.cfg")
             with open(conf, "w") as f:
-                f.write(haproxy_conf(self.setting, port))
+                f.write(haproxy_conf(self.setting, port, self.workers))
             cmd = [binary, "-db", "-f", conf]
         else:
             env["NODE_CLUSTER_SCHED_POLICY"] = self.setting
-            cmd = [binary, CLUSTER_JS, str(port), str(WORKERS)]
+            cmd = [binary, CLUSTER_JS, str(port), str(self.workers)]
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                      start_new_session=True, env=env, cwd=self.dir)
         out.close()
@@ -310,11 +340,11 @@ class Peer:
         """[(pid, tid)] once every worker is up, else None."""
         if self.software == "nginx":
             kids = sorted(children(self.proc.pid))
-            return [(k, k) for k in kids] if len(kids) == WORKERS else None
+            return [(k, k) for k in kids] if len(kids) == self.workers else None
         if self.software == "haproxy":
             # %[thread] answers the thread's number, 0 .. nbthread-1.
             tasks = os.listdir("/proc/%d/task" % self.proc.pid)
-            return [(self.proc.pid, t) for t in range(WORKERS)] if len(tasks) >= WORKERS else None
+            return [(self.proc.pid, t) for t in range(self.workers)] if len(tasks) >= self.workers else None
         try:
             with open(os.path.join(self.dir, "stdout.log")) as f:
                 for line in f:
@@ -349,6 +379,16 @@ class Peer:
         except subprocess.TimeoutExpired:
             pass
         self.proc = None
+
+    KEPT = ("nginx.conf", "haproxy.cfg", "access.log", "error.log", "stdout.log", "stderr.log")
+
+    def keep(self, raw_prefix):
+        """Copies the peer's configuration and logs to raw_prefix.<file>
+        (the temp dir goes with cleanup())."""
+        for fn in self.KEPT:
+            path = os.path.join(self.dir, fn)
+            if os.path.exists(path):
+                shutil.copyfile(path, "%s.%s" % (raw_prefix, fn))
 
     def cleanup(self):
         self.stop()
@@ -415,10 +455,17 @@ def settled_log_counts(path, start, expected, wait=3.0):
 
 # --- measuring ------------------------------------------------------------
 
-def run_probe(peer, shape, args):
+def run_probe(peer, shape, args, raw_prefix=None):
+    """Runs the probe against a peer; keeps its command and verbatim output at
+    raw_prefix.probe.{cmd,jsonl,stderr} when given. Returns (JSON lines, exit)."""
     cmd = [PROBE, "--target", "127.0.0.1:%d" % peer.port, "--shape", shape,
            "--workers-from", peer.ready_file, "--json", *args]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if raw_prefix:
+        for suffix, text in ((".probe.cmd", " ".join(cmd) + "\n"), (".probe.jsonl", out.stdout),
+                             (".probe.stderr", out.stderr)):
+            with open(raw_prefix + suffix, "w") as f:
+                f.write(text)
     lines = [json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")]
     if out.returncode == 2 or not lines:
         raise RuntimeError("probe %s exit %d: %s" % (shape, out.returncode, out.stderr.strip()[-300:]))
@@ -485,72 +532,131 @@ ROUND_KEYS = ("connections", "answered", "unanswered", "counts", "split", "share
               "worst_ratio", "rounds_every_worker")
 
 
-def measure_peer(name, rounds, trace, raw_dir, emit):
-    """Runs every shape against one peer; emits rows; returns the failures."""
+def measure_peer(name, rounds, trace, raw_prefix, emit):
+    """Starts one peer, runs every shape against it (the tracer, when trace
+    is on, once beside all of them), emits its rows, keeps its raw output at
+    raw_prefix.*, stops it. Returns (failures, one text per shape).
+    Raises RuntimeError when the peer cannot be started."""
     failures = 0
-    with Peer(name) as peer:
+    texts = []
+    peer = Peer(name)
+    try:
+        peer.start()
         base = {"peer": name, "software": peer.version, "mode": peer.ready["mode"], "port": peer.port,
                 "workers": [w["tid"] if peer.ready["mode"] == "threads" else w["pid"]
                             for w in peer.ready["workers"]]}
-        with open(os.path.join(raw_dir, name + ".ready.json"), "w") as f:
+        with open(raw_prefix + ".ready.json", "w") as f:
             json.dump(peer.ready, f)
-        for shape, args, conns in SHAPES:
-            tracer = None
-            if trace:
-                try:
-                    tracer = Tracer(peer.port, os.path.join(raw_dir, "%s.%s.trace.jsonl" % (name, shape)))
-                except RuntimeError as e:
-                    emit({"kind": "trace", **base, "shape": shape, "error": str(e)})
-            log_start = os.path.getsize(peer.access_log) if peer.access_log and os.path.exists(peer.access_log) else 0
-            splits = []
-            probe_requests = {}  # requests answered per worker id (the access log's unit)
-            probe_conns = {}     # connections per worker id (the tracer's accepts won)
+        tracer = None
+        if trace:
             try:
-                if shape == "oneshot":
-                    runs = [(r, run_probe(peer, shape, args)) for r in range(1, rounds + 1)]
-                    results = [(r, [l for l in lines if l.get("type") == "summary"][-1], rc)
-                               for r, (lines, rc) in runs]
-                else:
-                    lines, rc = run_probe(peer, shape, args + ["--rounds", str(rounds)])
-                    results = [(l["round"], l, rc) for l in lines if l.get("type") == "round"]
-                for r, line, rc in results:
-                    row = {"kind": "round", **base, "shape": shape, "round": r}
-                    row.update({k: line[k] for k in ROUND_KEYS if k in line})
-                    row["connections"] = conns
-                    if shape == "oneshot":
-                        row["rounds_per_run"] = 10
-                    emit(row)
-                    splits.append(line.get("split"))
-                    for wid, n in (line.get("requests") or line.get("counts") or {}).items():
-                        probe_requests[wid] = probe_requests.get(wid, 0) + n
-                    for wid, n in (line.get("counts") or {}).items():
-                        probe_conns[wid] = probe_conns.get(wid, 0) + n
-            except (RuntimeError, subprocess.TimeoutExpired, ValueError) as e:
-                failures += 1
-                emit({"kind": "round", **base, "shape": shape, "error": str(e)})
-            finally:
-                traced = tracer.finish() if tracer else None
-            if traced is not None:
-                # process mode: do the accepts each worker pid won equal the
-                # connections the probe says it answered? (null in threads
-                # mode, whose answers are thread numbers, not kernel tids)
-                won = {str(w["pid"]): w["won"] for w in traced["workers"] if w.get("won")}
-                same = (won == {k: v for k, v in probe_conns.items() if v}
-                        if peer.ready["mode"] == "process" else None)
-                emit({"kind": "trace", **base, "shape": shape,
-                      "probe_counts": probe_conns, "won_equals_probe": same,
-                      "trace": {"workers": traced["workers"], "summary": traced["summary"],
-                                "pids": (traced["attached"] or {}).get("pids")}})
-            if peer.access_log:
-                logged = settled_log_counts(peer.access_log, log_start, sum(probe_requests.values()))
-                probe_nonzero = {k: v for k, v in probe_requests.items() if v}
-                emit({"kind": "logcheck", **base, "shape": shape, "log_counts": logged,
-                      "probe_counts": probe_nonzero, "equal": logged == probe_nonzero})
-                if logged != probe_nonzero:
-                    failures += 1
-            log("%-19s %-9s %s%s" % (name, shape, " ".join(s or "?" for s in splits),
-                                      " (traced)" if traced else ""))
-    return failures
+                tracer = Tracer(peer.port, raw_prefix + ".trace.jsonl")
+            except RuntimeError as e:
+                emit({"kind": "trace", **base, "error": str(e)})
+        probe_conns = {}  # connections per worker id over every shape (the tracer's accepts won)
+        measured = []
+        try:
+            for shape in SHAPES:
+                ok, text = measure_shape(peer, shape, rounds, base, raw_prefix, emit, probe_conns)
+                failures += not ok
+                measured.append(shape["name"])
+                texts.append(text)
+        finally:
+            traced = tracer.finish() if tracer else None
+        if traced is not None:
+            # process mode: do the accepts each worker pid won equal the
+            # connections the probe says it answered? (null in threads
+            # mode, whose answers are thread numbers, not kernel tids)
+            won = {str(w["pid"]): w["won"] for w in traced["workers"] if w.get("won")}
+            same = (won == {k: v for k, v in probe_conns.items() if v}
+                    if peer.ready["mode"] == "process" else None)
+            emit({"kind": "trace", **base, "shapes": measured,
+                  "probe_counts": probe_conns, "won_equals_probe": same,
+                  "trace": {"workers": traced["workers"], "summary": traced["summary"],
+                            "pids": (traced["attached"] or {}).get("pids")}})
+            texts.append("traced: accepts won %s the probe's counts"
+                         % {True: "equal", False: "differ from", None: "not comparable with"}[same])
+    finally:
+        peer.stop()
+        peer.keep(raw_prefix)
+        peer.cleanup()
+    return failures, texts
+
+
+def measure_shape(peer, shape, rounds, base, raw_prefix, emit, probe_conns):
+    """One shape's rounds against a running peer (and, for nginx, its access
+    log checked against them); emits the rows; returns (ok, text)."""
+    name = shape["name"]
+    log_start = (os.path.getsize(peer.access_log)
+                 if peer.access_log and os.path.exists(peer.access_log) else 0)
+    splits = []
+    probe_requests = {}  # requests answered per worker id (the access log's unit)
+    ok = True
+    try:
+        if "rounds" in shape:  # a round is a whole probe run: its summary line
+            results = []
+            for r in range(1, rounds + 1):
+                lines, rc = run_probe(peer, name, shape_args(shape), "%s.%s-r%d" % (raw_prefix, name, r))
+                results.append((r, [l for l in lines if l.get("type") == "summary"][-1]))
+        else:
+            lines, rc = run_probe(peer, name, shape_args(shape) + ["--rounds", str(rounds)],
+                                  "%s.%s" % (raw_prefix, name))
+            results = [(l["round"], l) for l in lines if l.get("type") == "round"]
+        for r, line in results:
+            row = {"kind": "round", **base, "shape": name, "round": r}
+            row.update({k: line[k] for k in ROUND_KEYS if k in line})
+            row["connections"] = shape_connections(shape)
+            if "rounds" in shape:
+                row["rounds_per_run"] = shape["rounds"]
+            emit(row)
+            splits.append(line.get("split"))
+            for wid, n in (line.get("requests") or line.get("counts") or {}).items():
+                probe_requests[wid] = probe_requests.get(wid, 0) + n
+            for wid, n in (line.get("counts") or {}).items():
+                probe_conns[wid] = probe_conns.get(wid, 0) + n
+    except (RuntimeError, subprocess.TimeoutExpired, ValueError) as e:
+        ok = False
+        emit({"kind": "round", **base, "shape": name, "error": str(e)})
+        splits.append("failed: %s" % e)
+    text = "%s %s" % (name, " ".join(s or "?" for s in splits))
+    if peer.access_log:
+        logged = settled_log_counts(peer.access_log, log_start, sum(probe_requests.values()))
+        probe_nonzero = {k: v for k, v in probe_requests.items() if v}
+        emit({"kind": "logcheck", **base, "shape": name, "log_counts": logged,
+              "probe_counts": probe_nonzero, "equal": logged == probe_nonzero})
+        if logged != probe_nonzero:
+            ok = False
+            text += " (access log DIFFERS from the probe)"
+    return ok, text
+
+
+def measure_one(name, rounds, trace, raw_prefix, emit):
+    """One peer as `measure` does it: an "unavailable" row with the reason when
+    it cannot be had, an "error" row when it does not start, else every shape.
+    Returns (status, texts): status "ok", "unavailable", or "failed" (a
+    shape failed, the access log disagreed, or the peer did not start)."""
+    ok, reason = availability(name)
+    if not ok:
+        emit({"kind": "unavailable", "peer": name, "software": software_version(PEERS[name][0]),
+              "reason": reason})
+        return "unavailable", ["unavailable: " + reason]
+    try:
+        failures, texts = measure_peer(name, rounds, trace, raw_prefix, emit)
+    except RuntimeError as e:
+        emit({"kind": "error", "peer": name, "error": str(e)})
+        return "failed", ["failed: %s" % e]
+    return ("failed" if failures else "ok"), texts
+
+
+def tracing(no_trace):
+    """(on, why not): acceptlab-trace runs beside the peers when root."""
+    if no_trace:
+        return False, None
+    if os.geteuid() != 0:
+        return False, "acceptlab-trace needs root"
+    if not os.access(TRACE, os.X_OK):
+        return False, "bin/acceptlab-trace is missing"
+    return True, None
 
 
 def cmd_measure(a):
@@ -566,10 +672,9 @@ def cmd_measure(a):
     # SIGTERM (make interrupted, a CI timeout) unwinds like Ctrl-C, so every
     # peer's and tracer's process group is still stopped.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    trace = not a.no_trace and os.geteuid() == 0 and os.access(TRACE, os.X_OK)
-    if not a.no_trace and not trace:
-        log("not tracing: %s" % ("acceptlab-trace needs root" if os.geteuid() != 0
-                                 else "bin/acceptlab-trace is missing"))
+    trace, why_not = tracing(a.no_trace)
+    if why_not:
+        log("not tracing: %s" % why_not)
     os.makedirs(a.out, exist_ok=True)
     raw_dir = os.path.join(a.out, "raw")
     os.makedirs(raw_dir, exist_ok=True)
@@ -580,18 +685,10 @@ def cmd_measure(a):
             out.write(json.dumps(row, sort_keys=False) + "\n")
             out.flush()
         for name in names:
-            ok, reason = availability(name)
-            if not ok:
-                emit({"kind": "unavailable", "peer": name, "software": software_version(PEERS[name][0]),
-                      "reason": reason})
-                log("%-19s unavailable: %s" % (name, reason))
-                continue
-            try:
-                failures += measure_peer(name, a.rounds, trace, raw_dir, emit)
-            except RuntimeError as e:
-                failures += 1
-                emit({"kind": "error", "peer": name, "error": str(e)})
-                log("%-19s failed: %s" % (name, e))
+            status, texts = measure_one(name, a.rounds, trace, os.path.join(raw_dir, name), emit)
+            failures += status == "failed"
+            for text in texts:
+                log("%-19s %s" % (name, text))
     log("wrote %s" % path)
     return 1 if failures else 0
 
