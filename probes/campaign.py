@@ -18,9 +18,14 @@ Lines file per study, and every tool's verbatim output under raw/.
                every arm at 1 and 2 workers, arms alternated within a round in
                an order that rotates per round, a gap after every close run;
                req/s, p50/p99, TIME_WAIT left, ratio to bare -> cost.jsonl
+               (the cost anchor: the arm "nginx" runs the peers' nginx-default
+               configuration, access log off, in the same rounds)
   payoff       wrk keep-alive on GET /work?us=500 (CPU-bound) at -c8 and -c32:
                bare at 1 worker (the baseline) and every arm at 2 workers
                -> payoff.jsonl
+  peers        nginx, HAProxy and a Node.js cluster, measured exactly as
+               `probes/peers/peers.py measure` does (its measure_one(), one
+               step per peer configuration) -> peers.jsonl
 
 A failed step is recorded in its study's file with the reason and the
 campaign goes on. Every server runs in its own process group and is stopped
@@ -40,6 +45,7 @@ import signal
 import socket
 import subprocess
 import sys
+import importlib.util
 import threading
 import time
 
@@ -51,6 +57,18 @@ TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 PYTHON = "/usr/bin/python3"
 # ACCEPTLAB_WRK lets a test name a wrk that is not there.
 WRK = os.environ.get("ACCEPTLAB_WRK") or "wrk"
+
+
+def load_peers():
+    """probes/peers/peers.py (the peers' configurations, starting and
+    measuring them), imported rather than copied."""
+    spec = importlib.util.spec_from_file_location("acceptlab_peers", os.path.join(ROOT, "probes", "peers", "peers.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+peers = load_peers()
 
 # An arm is a name in the tables and the server options that make it. An arm
 # whose options hold "--threads" runs in threads mode: start_server puts the
@@ -97,7 +115,7 @@ SHAPES = [
     {"name": "keepalive", "connections": 32, "requests": 4},
 ]
 STUDIES = ["balancing", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff",
-           "trace_overhead"]
+           "trace_overhead", "peers"]
 # respawn: (arm, migrate). The shared listener is the contrast: nothing queued
 # at a worker of its own, so nothing to reset.
 RESPAWN_ARMS = [("bare", False), ("reuseport", False), ("reuseport", True),
@@ -119,14 +137,23 @@ BENCH_QUICK_SECONDS = 2
 # arm. cost: the race and accept sharing (with its knob-off arm) in process
 # mode, the race and accept sharing in threads mode, and handoff with its
 # knob-off arm; payoff: the race and the balancers.
-COST_ARMS = ["bare", "fdpass-off", "fdpass", "bare-threads", "fdpass-threads", "handoff-off", "handoff"]
+COST_ARMS = ["bare", "fdpass-off", "fdpass", "bare-threads", "fdpass-threads", "handoff-off", "handoff", "nginx"]
+# The cost anchor: an arm that is a server nobody here wrote, started from
+# the peers' configuration (probes/peers/peers.py) with its access log off,
+# since our server keeps no log: arm name -> peer configuration. It runs in
+# the same rounds as our arms, alternated with them; `--bench-arms all`
+# means our arms only (name it to add it).
+ANCHOR_ARMS = {"nginx": "nginx-default"}
 PAYOFF_ARMS = ["bare", "fdpass", "reuseport", "reuseport-bpf", "handoff"]
 BENCH_ROUNDS = 2             # rounds of the wrk studies in the campaign (make bench: 3)
 # QUICK=1 (--quick, a smoke run within 2 minutes): one round of everything,
 # over these arms; the wrk studies keep to 2 workers and these arms.
 QUICK_ARMS = ["bare", "bare-threads", "exclusive", "reuseport", "reuseport-bpf", "mutex-strict", "fdpass",
               "fdpass-off", "handoff"]
-QUICK_COST_ARMS = ["bare", "fdpass-off", "fdpass", "handoff"]
+QUICK_COST_ARMS = ["bare", "fdpass-off", "fdpass", "handoff", "nginx"]
+# The peers study: every configuration peers.py knows (unavailable ones are
+# a row saying why); --quick: nginx's default configuration only.
+QUICK_PEERS = ["nginx-default"]
 QUICK_PAYOFF_ARMS = ["bare", "fdpass"]
 QUICK_PLACEMENT_ARMS = ["bare", "reuseport", "fdpass"]
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
@@ -152,7 +179,13 @@ _live = []  # servers started and not yet stopped: stopped on any exit
 
 
 class StepFailed(Exception):
-    """A step could not be measured; the reason goes into the results."""
+    """A step could not be measured; the reason goes into the results (rows:
+    what the step did record before it failed, written instead of a bare
+    error row)."""
+
+    def __init__(self, message, rows=None):
+        super().__init__(message)
+        self.rows = rows
 
 
 def die(msg, code=2):
@@ -185,7 +218,7 @@ def cpu_model():
 def meta_for(stamp, args):
     commit = run_text(["git", "-C", ROOT, "rev-parse", "HEAD"]) or "unknown"
     dirty = bool(run_text(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]))
-    return {
+    out = {
         "stamp": stamp,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git_commit": commit,
@@ -229,7 +262,8 @@ def meta_for(stamp, args):
                      "arms": args.cost_arms, "rounds": args.bench_rounds, "close_gap_s": close_gap(args),
                      "order": "each round runs every arm x workers once per mode, the list "
                               "rotated by (round-1)*len/rounds",
-                     "sysctls": {name: read_sysctl(name) for name in SYSCTLS}},
+                     "sysctls": {name: read_sysctl(name) for name in SYSCTLS},
+                     "anchor": anchor_meta(args)},
             "payoff": {"tool": "wrk", "path": PAYOFF_PATH, "threads": WRK_THREADS,
                        "connections": PAYOFF_CONNECTIONS, "duration_s": bench_seconds(args),
                        "timeout_s": WRK_TIMEOUT_S, "rounds": args.bench_rounds,
@@ -245,8 +279,42 @@ def meta_for(stamp, args):
             "bpftool": (run_text(["bpftool", "version"]).splitlines() or ["unknown"])[0],
             "libbpf": dpkg_version("libbpf-dev"),
             **({"wrk": wrk_version()} if {"cost", "payoff"} & set(args.studies) else {}),
+            **peer_software(args),
         },
     }
+    if "peers" in args.studies:
+        out["parameters"]["peers"] = {
+            "peers": args.peers, "rounds": args.rounds, "workers": peers.WORKERS, "shapes": peers.SHAPES,
+            "trace": args.peers_trace,
+            "how": "probes/peers/peers.py measure_one() per peer: the peer started once on 127.0.0.1 and a free "
+                   "port, every shape run against it, then stopped; as root acceptlab-trace --port runs beside "
+                   "it once, across all its shapes; nginx's access log ($pid per request) checked against the "
+                   "probe's counts after every shape"}
+    return out
+
+
+def anchor_meta(args):
+    """How each anchor arm in the cost study ran: which peer configuration,
+    which software, and what it does per request."""
+    out = {}
+    for arm in (a for a in args.cost_arms if a in ANCHOR_ARMS):
+        name = ANCHOR_ARMS[arm]
+        software, setting = peers.PEERS[name]
+        out[arm] = {"peer": name, "software": peers.software_version(software) or "not installed",
+                    "setting": setting, "access_log": "off", "path": COST_PATH,
+                    "answer": 'return 200 "$pid\\n"', "config": "probes/peers/peers.py nginx_conf()"}
+    return out
+
+
+def peer_software(args):
+    """The peers' software versions, when the run starts any of them."""
+    names = list(args.peers) if "peers" in args.studies else []
+    if "cost" in args.studies:
+        names += [ANCHOR_ARMS[a] for a in args.cost_arms if a in ANCHOR_ARMS]
+    found = {}
+    for software in dict.fromkeys(peers.PEERS[n][0] for n in names):
+        found[software] = peers.software_version(software) or "not installed"
+    return found
 
 
 def read_text(path):
@@ -889,10 +957,43 @@ def handoff_rate(port, seconds):
             "handoffs_per_s": round(state["event_id"] / seconds, 1) if seconds else None}
 
 
+def anchor_run(args, prefix, arm, workers, headers):
+    """wrk against an anchor arm: its peer configuration (access log off)
+    started fresh on a free port, stopped after; the configuration and logs
+    are kept at prefix.*. Returns (parse_wrk's dict, TIME_WAIT counts, software)."""
+    name = ANCHOR_ARMS[arm]
+    ok, reason = peers.availability(name)
+    if not ok:
+        raise StepFailed("skipped: " + reason)
+    peer = peers.Peer(name, workers=workers, access_log=False)
+    try:
+        try:
+            peer.start()
+        except RuntimeError as e:
+            raise StepFailed("%s did not start: %s" % (name, e))
+        with open(prefix + ".ready", "w") as f:
+            f.write(json.dumps(peer.ready, separators=(",", ":")) + "\n")
+        out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
+        tw = time_wait_counts(peer.port)
+    finally:
+        peer.stop()
+        peer.keep(prefix)
+        peer.cleanup()
+    return out, tw, peer.version
+
+
 def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
     prefix = os.path.join(raw_dir, "cost-%s-w%d-%s-r%d" % (arm, workers, mode, rnd))
     need_wrk()  # before a server starts: a missing wrk skips at once
     headers = ["Connection: close"] if mode == "close" else []
+    if arm in ANCHOR_ARMS:
+        out, (tw_total, tw_sides), software = anchor_run(args, prefix, arm, workers, headers)
+        row = dict({"arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
+                    "time_wait_after": tw_total, "time_wait_sides": tw_sides, "served_split": None,
+                    "ratio_to_bare": None, "peer": ANCHOR_ARMS[arm], "software": software}, **out)
+        bad = sum(out["errors"].values())
+        return [row], "%.0f req/s, p99 %s ms%s, TIME_WAIT %s" % (
+            out["requests_per_s"], out["latency_ms"]["p99"], ", %d errors" % bad if bad else "", tw_total)
     with ServerRun(ARMS[arm], workers, prefix, ARM_ENV.get(arm)) as (proc, ready, path):
         out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
         out.update(handoff_rate(ready["port"], out["duration_s"]))
@@ -1335,6 +1436,21 @@ def faults_steps(args, raw_dir):
     yield "%-17s fault cases" % "fdpass", step, {"case": "all", "expected": "", "observed": ""}
 
 
+def peers_steps(args, raw_dir):
+    """One step per peer configuration, measured by peers.measure_one (as
+    `peers.py measure` does): a peer that cannot be had is an "unavailable"
+    row with the reason; one that fails keeps the rows it made."""
+    for name in args.peers:
+        def step(name=name):
+            rows = []
+            status, texts = peers.measure_one(name, args.rounds, args.peers_trace,
+                                              os.path.join(raw_dir, "peers-" + name), rows.append)
+            if status == "failed":
+                raise StepFailed("; ".join(texts), rows)
+            return rows, "; ".join(texts)
+        yield name, step, {"kind": "error", "peer": name}
+
+
 STUDY_STEPS = {
     "balancing": balancing_steps,
     "respawn": respawn_steps,
@@ -1347,6 +1463,7 @@ STUDY_STEPS = {
     "placement": placement_steps,
     "models": models_steps,
     "trace_overhead": trace_overhead_steps,
+    "peers": peers_steps,
 }
 # Run once every step of a study is done (with the study's file path).
 STUDY_FINISH = {
@@ -1379,7 +1496,7 @@ def run_steps(args, run_dir, raw_dir):
                     rows, result = fn()
                 except (StepFailed, OSError, ValueError, KeyError) as e:
                     failures += 1
-                    rows = [dict(err_keys, error=str(e))]
+                    rows = getattr(e, "rows", None) or [dict(err_keys, error=str(e))]
                     result = "FAILED: %s" % e
             for row in rows:
                 files[study].write(json.dumps(row, sort_keys=True) + "\n")
@@ -1403,12 +1520,16 @@ def main():
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
     ap.add_argument("--bench-arms",
                     help="arms the wrk studies (cost, payoff) run, or 'all' for every arm in --variants "
-                         "(default: cost %s; payoff %s; make bench: all)"
-                    % (",".join(COST_ARMS), ",".join(PAYOFF_ARMS)))
+                         "(default: cost %s; payoff %s; make bench: all); the anchor %s runs in cost only, "
+                         "by default or when named"
+                    % (",".join(COST_ARMS), ",".join(PAYOFF_ARMS), ",".join(ANCHOR_ARMS)))
+    ap.add_argument("--peers", help="comma-separated peer configurations for the peers study (default: all: %s; "
+                                    "with --quick: %s)" % (",".join(peers.PEERS), ",".join(QUICK_PEERS)))
     ap.add_argument("--results-dir", default=os.path.join(ROOT, "results", "linux"))
     ap.add_argument("--no-canonical", action="store_true", help="do not point CANONICAL at this run")
     ap.add_argument("--no-trace", action="store_true",
-                    help="do not run bin/acceptlab-trace beside the balancing rounds (it runs when root)")
+                    help="do not run bin/acceptlab-trace beside the balancing rounds and the peers "
+                         "(it runs when root)")
     ap.add_argument("--respawn-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
     ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
@@ -1447,14 +1568,24 @@ def main():
     if args.bench_all:
         args.cost_arms = args.payoff_arms = list(args.arms)
     elif args.bench_arms is None:
-        args.cost_arms = [a for a in (QUICK_COST_ARMS if args.quick else COST_ARMS) if a in args.arms]
+        args.cost_arms = [a for a in (QUICK_COST_ARMS if args.quick else COST_ARMS)
+                          if a in args.arms or a in ANCHOR_ARMS]
         args.payoff_arms = [a for a in (QUICK_PAYOFF_ARMS if args.quick else PAYOFF_ARMS) if a in args.arms]
     else:
         named = [a for a in args.bench_arms.split(",") if a]
-        unknown = [a for a in named if a not in ARMS]
+        unknown = [a for a in named if a not in ARMS and a not in ANCHOR_ARMS]
         if unknown or not named:
-            die("--bench-arms %s: unknown; valid: all, %s" % (",".join(unknown) or "(empty)", ", ".join(ARMS)))
-        args.cost_arms = args.payoff_arms = [a for a in named if a in args.arms]
+            die("--bench-arms %s: unknown; valid: all, %s" % (",".join(unknown) or "(empty)",
+                                                             ", ".join(list(ARMS) + list(ANCHOR_ARMS))))
+        args.cost_arms = [a for a in named if a in args.arms or a in ANCHOR_ARMS]
+        args.payoff_arms = [a for a in named if a in args.arms]
+    if args.peers is None:
+        args.peers = list(QUICK_PEERS if args.quick else peers.PEERS)
+    else:
+        args.peers = [p for p in args.peers.split(",") if p]
+        unknown = [p for p in args.peers if p not in peers.PEERS]
+        if unknown or not args.peers:
+            die("--peers %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(peers.PEERS)))
     args.studies = [s for s in args.studies.split(",") if s]
     unknown = [s for s in args.studies if s not in STUDIES]
     if unknown or not args.studies:
@@ -1488,6 +1619,11 @@ def main():
             die("%s is missing: run make first (or --no-trace)" % TRACER)
         else:
             args.trace = True
+    args.peers_trace = False
+    if "peers" in args.studies:
+        args.peers_trace, why_not = peers.tracing(args.no_trace)
+        if why_not:
+            print("campaign: the peers run without the tracer: %s" % why_not, flush=True)
     run_dir = os.path.join(args.results_dir, stamp)
     args.trace_path = os.path.join(run_dir, "trace.jsonl")
     raw_dir = os.path.join(run_dir, "raw")

@@ -130,3 +130,116 @@ def _cmdline(pid):
             return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
     except OSError:
         return ""
+
+
+# ---------------------------------------------------------------- the peers and the cost anchor
+
+def _nginx():
+    import shutil
+    return shutil.which("nginx") or (os.access("/usr/sbin/nginx", os.X_OK) and "/usr/sbin/nginx")
+
+
+def _peer_dirs(raw):
+    """The temp dirs the run's nginx peers ran in (their kept configurations name them)."""
+    import re
+    dirs = set()
+    for conf in raw.glob("*nginx.conf"):
+        dirs |= set(re.findall(r"^pid (\S+)/nginx\.pid;", conf.read_text(), re.M))
+    return dirs
+
+
+def _running_in(dirs):
+    """Live processes whose command line or working directory is one of dirs."""
+    found = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            cwd = os.readlink("/proc/%s/cwd" % pid)
+        except OSError:
+            cwd = ""
+        if any(d in _cmdline(pid) or cwd == d for d in dirs):
+            found.append(pid)
+    return found
+
+
+def test_peers_study_measures_records_unavailable_and_failed_peers(tmp_path):
+    """The campaign's peers study measures a peer as peers.py does (a round row
+    per shape with its counts, the access log checked against the probe,
+    the probe's output under raw/), records a configuration the installed
+    software rejects as an "unavailable" row with the reason, and a peer that
+    cannot start (here a fake `node` that exits 3) as an error row with the
+    reason, a failed step, while the campaign goes on; no peer outlives it."""
+    if not _nginx():
+        import pytest
+        pytest.skip("nginx is not installed (`make deps`)")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "node").write_text("#!/bin/sh\n[ \"$1\" = --version ] && { echo v0.0.0-fake; exit 0; }\n"
+                               "echo 'cannot start: test' >&2\nexit 3\n")
+    os.chmod(fake / "node", 0o755)
+    env = dict(os.environ, PATH="%s:%s" % (fake, os.environ.get("PATH", "")))
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "peers", "--rounds", "1",
+                          "--peers", "node-rr,haproxy-mq-fair,nginx-default",
+                          "--results-dir", str(tmp_path / "r"), "--no-canonical"],
+                         capture_output=True, text=True, timeout=180, env=env)
+    assert res.returncode == 0, res.stderr
+    assert "[  3/3] peers" in res.stdout, res.stdout
+    assert "1 of 3 steps failed or skipped" in res.stdout, res.stdout
+    (run,) = [p for p in (tmp_path / "r").iterdir() if p.is_dir()]
+    rows = [json.loads(l) for l in (run / "peers.jsonl").read_text().splitlines()]
+    node = [r for r in rows if r["peer"] == "node-rr"]
+    assert [r["kind"] for r in node] == ["error"] and "exited with 3" in node[0]["error"], node
+    assert "cannot start: test" in node[0]["error"]
+    fair = [r for r in rows if r["peer"] == "haproxy-mq-fair"]
+    assert len(fair) == 1, fair
+    if fair[0]["kind"] == "unavailable":
+        assert fair[0]["reason"], fair
+    nginx = [r for r in rows if r["peer"] == "nginx-default"]
+    rounds = {r["shape"]: r for r in nginx if r["kind"] == "round"}
+    assert set(rounds) == {"burst", "ramp", "keepalive", "oneshot"}
+    for shape, conns in (("burst", 32), ("ramp", 32), ("keepalive", 32), ("oneshot", 80)):
+        assert rounds[shape]["connections"] == conns and sum(rounds[shape]["counts"].values()) == conns
+    checks = [r for r in nginx if r["kind"] == "logcheck"]
+    assert len(checks) == 4 and all(c["equal"] for c in checks), checks
+    kept = [json.loads(l) for l in (run / "raw" / "peers-nginx-default.burst.probe.jsonl").read_text().splitlines()]
+    assert [k["counts"] for k in kept if k["type"] == "round"] == [rounds["burst"]["counts"]]
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["parameters"]["peers"]["peers"] == ["node-rr", "haproxy-mq-fair", "nginx-default"]
+    assert meta["tools"]["nginx"].startswith("nginx/")
+    dirs = _peer_dirs(run / "raw")
+    assert dirs and not _running_in(dirs), "a peer outlived the campaign"
+    assert not any(os.path.exists(d) for d in dirs), "a peer's temp dir was left behind"
+
+
+def test_cost_anchor_runs_nginx_beside_our_arms(tmp_path):
+    """The cost study's anchor arm starts nginx (the peers' default
+    configuration, 2 workers, access log off) fresh for each run, in the same
+    round as bare, and writes a row like bare's with its req/s and the
+    ratio to bare; it is stopped after each run."""
+    import shutil
+    import pytest
+    if not _nginx() or not shutil.which("wrk"):
+        pytest.skip("nginx and wrk are needed (`make deps`)")
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--quick",
+                          "--bench-arms", "bare,nginx", "--bench-seconds", "1",
+                          "--results-dir", str(tmp_path), "--no-canonical"],
+                         capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr
+    assert "0 of 4 steps failed or skipped" in res.stdout, res.stdout
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    rows = [json.loads(l) for l in (run / "cost.jsonl").read_text().splitlines()]
+    assert sorted((r["arm"], r["workers"], r["mode"]) for r in rows) == sorted(
+        (a, 2, m) for a in ("bare", "nginx") for m in ("keepalive", "close"))
+    bare = {r["mode"]: r["requests_per_s"] for r in rows if r["arm"] == "bare"}
+    for r in (r for r in rows if r["arm"] == "nginx"):
+        assert r["peer"] == "nginx-default" and r["software"].startswith("nginx/")
+        assert r["requests_per_s"] > 0 and sum(r["errors"].values()) == 0, r
+        assert r["ratio_to_bare"] == round(r["requests_per_s"] / bare[r["mode"]], 4)
+        prefix = run / "raw" / ("cost-nginx-w2-%s-r1" % r["mode"])
+        conf = (prefix.parent / (prefix.name + ".nginx.conf")).read_text()
+        assert "access_log off;" in conf and "worker_processes 2;" in conf
+        ready = json.loads((prefix.parent / (prefix.name + ".ready")).read_text())
+        assert len(ready["workers"]) == 2
+    anchor = json.loads((run / "meta.json").read_text())["parameters"]["cost"]["anchor"]
+    assert anchor["nginx"]["peer"] == "nginx-default" and anchor["nginx"]["access_log"] == "off"
+    dirs = _peer_dirs(run / "raw")
+    assert len(dirs) == 2 and not _running_in(dirs), "nginx outlived its run"

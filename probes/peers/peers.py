@@ -574,8 +574,12 @@ def measure_peer(name, rounds, trace, raw_prefix, emit):
                   "probe_counts": probe_conns, "won_equals_probe": same,
                   "trace": {"workers": traced["workers"], "summary": traced["summary"],
                             "pids": (traced["attached"] or {}).get("pids")}})
-            texts.append("traced: accepts won %s the probe's counts"
-                         % {True: "equal", False: "differ from", None: "not comparable with"}[same])
+            text = ("traced: accepts won %s the probe's counts"
+                    % {True: "equal", False: "differ from", None: "not comparable with"}[same])
+            others = sorted(set(won) - {str(p) for p in base["workers"]})
+            if same is False and others:
+                text += " (pid %s accepted and is not a worker)" % ", ".join(others)
+            texts.append(text)
     finally:
         peer.stop()
         peer.keep(raw_prefix)
