@@ -24,17 +24,21 @@
 
 #include "reuseport_select.h"
 
-#define MAX_WORKERS REUSEPORT_SELECT_MAX_WORKERS
+#define MAX_WORKERS REUSEPORT_SELECT_MAX_WORKERS /* slots */
+#define MAX_INDEXES REUSEPORT_SELECT_MAX_INDEXES
 
 /* TCP header: the flags byte, as md->data starts at the TCP header. */
 #define TCP_FLAGS_OFFSET 13
 #define TCP_FLAG_SYN 0x02
 #define TCP_FLAG_ACK 0x10
 
-/* Set by the supervisor before load: how many workers (slots) there are. */
+/* Set by the supervisor before load: how many workers (indexes) there are,
+ * and how many slots each has: 2 in process mode (index i in slot i or
+ * i + targ_workers, so a reload's new worker has its own), 1 in threads. */
 const volatile __u32 targ_workers = 1;
+const volatile __u32 targ_slots_per_worker = 1;
 
-/* index -> that worker's listening socket. */
+/* slot -> that worker's listening socket. */
 struct {
 	__uint(type, BPF_MAP_TYPE_REUSEPORT_SOCKARRAY);
 	__uint(max_entries, MAX_WORKERS);
@@ -42,7 +46,7 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } worker_listeners SEC(".maps");
 
-/* index -> load and liveness; mmapped by user space. */
+/* slot -> load and liveness; mmapped by user space. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, MAX_WORKERS);
@@ -74,35 +78,43 @@ static __always_inline int new_connection(struct sk_reuseport_md *md)
 	return (data[TCP_FLAGS_OFFSET] & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN;
 }
 
-/* Finds the live worker with the least load, scanning from start, leaving
- * out index skip (MAX_WORKERS: none). Returns 1 and sets *best, or 0. */
+/* Finds the live slot with the least load, scanning the indexes from start
+ * (each index's slots in turn), leaving out slot skip (MAX_WORKERS: none).
+ * Rotating over indexes, not slots, keeps the turns even when half the
+ * slots are unused. Returns 1 and sets *best, or 0. */
 static __always_inline int pick_least_loaded(__u32 n, __u32 start, __u32 skip, __u32 *best)
 {
 	struct worker_slot *slot;
 	__s64 best_load = 0;
 	int found = 0;
 
-	for (__u32 k = 0; k < MAX_WORKERS; k++) {
+	for (__u32 k = 0; k < MAX_INDEXES; k++) {
 		__u32 i;
-		__s64 load;
 
 		if (k >= n)
 			break;
 		i = start + k;
 		if (i >= n)
 			i -= n;
-		if (i == skip)
-			continue;
-		slot = bpf_map_lookup_elem(&worker_slots, &i);
-		if (!slot)
-			continue;
-		if (!*(volatile __u32 *)&slot->live)
-			continue;
-		load = *(volatile __s64 *)&slot->load;
-		if (!found || load < best_load) {
-			found = 1;
-			*best = i;
-			best_load = load;
+		for (__u32 g = 0; g < 2; g++) {
+			__u32 s = i + g * n;
+			__s64 load;
+
+			if (g >= targ_slots_per_worker)
+				break;
+			if (s == skip)
+				continue;
+			slot = bpf_map_lookup_elem(&worker_slots, &s);
+			if (!slot)
+				continue;
+			if (!*(volatile __u32 *)&slot->live)
+				continue;
+			load = *(volatile __s64 *)&slot->load;
+			if (!found || load < best_load) {
+				found = 1;
+				*best = s;
+				best_load = load;
+			}
 		}
 	}
 	return found;
@@ -118,8 +130,8 @@ int select_least_loaded(struct sk_reuseport_md *md)
 		return SK_PASS;
 	if (n == 0)
 		return SK_PASS;
-	if (n > MAX_WORKERS)
-		n = MAX_WORKERS;
+	if (n > MAX_INDEXES)
+		n = MAX_INDEXES;
 
 	rotation = bpf_map_lookup_elem(&tie_rotation, &zero);
 	if (!rotation)

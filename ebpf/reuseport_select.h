@@ -6,9 +6,12 @@
 
 #include <linux/types.h>
 
-/* Slots in the maps; must equal MAX_WORKERS in servers/server.h (the user
- * side checks at compile time). */
-#define REUSEPORT_SELECT_MAX_WORKERS 64
+/* Slots in the maps; must equal MAX_SLOTS in servers/server.h (the user
+ * side checks at compile time): two per worker index, so a reload's new
+ * worker has an entry of its own while the old one still serves. */
+#define REUSEPORT_SELECT_MAX_WORKERS 128
+/* Worker indexes: index i has slot i and, in process mode, slot i + workers. */
+#define REUSEPORT_SELECT_MAX_INDEXES 64
 
 /* One worker's entry in the worker_slots array (BPF_F_MMAPABLE: the
  * supervisor maps it MAP_SHARED before fork, so every process sees it). */

@@ -27,12 +27,14 @@ static void usage(FILE *f)
 		"                        [--worker-connections N] [--reuseport-migrate]\n"
 		"                        [--shared-epoll] [--handoff-policy P]\n"
 		"                        [--handoff-capacity N] [--steal-threshold N]\n"
+		"                        [--spawn-workers]\n"
 		"\n"
 		"Runs N workers behind one TCP port with the chosen accept variant: N worker\n"
 		"processes (--workers), or N threads of one process (--threads).\n"
 		"When every worker serves, prints one JSON line on stdout:\n"
 		"  {\"event\":\"ready\",\"port\":P,\"variant\":...,\"mode\":\"process\"|\"threads\",\"workers\":[...]}\n"
-		"then lifecycle lines (reaped, respawned, gave_up, stopping, worker_exit, stopped).\n"
+		"then lifecycle lines (reaped, respawned, gave_up, reload, replaced, reloaded,\n"
+		"reload_failed, stopping, worker_exit, stopped).\n"
 		"\n"
 		"Endpoints: GET /pid (the worker's pid, its tid in threads mode; header\n"
 		"X-Worker: index), GET /,\n"
@@ -74,9 +76,17 @@ static void usage(FILE *f)
 		"  --handoff-capacity N  handoff: slots in each thread's queue (default 64)\n"
 		"  --steal-threshold N   handoff: hand off when the local load exceeds the\n"
 		"                        peer's by at least N (default 1)\n"
+		"  --spawn-workers       process mode: start each worker by fork+exec of this binary\n"
+		"                        (same arguments), inheriting the listener and the\n"
+		"                        variant's shared descriptors by number (environment\n"
+		"                        ACCEPTLAB_SPAWNED); a reload then runs new code\n"
 		"  --help                this text\n"
 		"\n"
 		"SIGTERM or SIGINT: workers finish in-flight requests, the server exits 0.\n"
+		"SIGHUP (process mode): reload. Every worker is replaced, one at a time: the new\n"
+		"one serves before the old one stops taking connections; the old one answers\n"
+		"each open connection's next request with Connection: close and exits when\n"
+		"none is left (idle ones are closed after 1 s). Threads mode refuses it.\n"
 		"Exit: 0 stopped by signal, 1 runtime failure, 2 usage error or port in use.\n",
 		MAX_WORKERS, handoff_policy_name(DEFAULT_HANDOFF_POLICY));
 }
@@ -140,6 +150,7 @@ int main(int argc, char **argv)
 		{ "handoff-policy", required_argument, NULL, 'O' },
 		{ "handoff-capacity", required_argument, NULL, 'Q' },
 		{ "steal-threshold", required_argument, NULL, 'T' },
+		{ "spawn-workers", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -216,6 +227,7 @@ int main(int argc, char **argv)
 			srv.cfg.steal_threshold = parse_int("--steal-threshold", optarg, 1, 1000000);
 			note_knob(&knobs, KNOB_HANDOFF, "--steal-threshold");
 			break;
+		case 'x': srv.cfg.spawn_workers = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':': bad_arg("%s: needs a value%s", argv[optind - 1], ""); break;
 		default: bad_arg("%s: unknown option%s", argv[optind - 1], "");
@@ -256,7 +268,8 @@ int main(int argc, char **argv)
 		if (srv.cfg.npin < 0)
 			bad_arg("--pin-workers: %s%s", err, "");
 		sched_getaffinity(0, sizeof(allowed), &allowed);
-		for (int i = 0; i < srv.cfg.npin; i++) {
+		/* A spawned worker is already pinned to its own CPU: not checked. */
+		for (int i = 0; i < srv.cfg.npin && !getenv("ACCEPTLAB_SPAWNED"); i++) {
 			if (!CPU_ISSET(srv.cfg.pin_cpus[i], &allowed)) {
 				char cpu[16];
 				snprintf(cpu, sizeof(cpu), "%d", srv.cfg.pin_cpus[i]);
@@ -264,5 +277,11 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (srv.cfg.spawn_workers && srv.cfg.threads)
+		bad_arg("--spawn-workers: process mode only (threads are not exec'd; use --workers N)%s%s", "", "");
+	srv.cfg.argv = argv;
+	srv.nslots = srv.cfg.threads ? srv.cfg.workers : 2 * srv.cfg.workers;
+	if (srv.cfg.spawn_workers && getenv("ACCEPTLAB_SPAWNED"))
+		return spawned_worker_run(&srv);
 	return srv.cfg.threads ? threads_run(&srv) : supervisor_run(&srv);
 }

@@ -14,6 +14,12 @@
 #include <sys/types.h>
 
 #define MAX_WORKERS 64
+/* Slots: where a worker keeps its per-worker shared state (a variant's line
+ * in a shared page, its channel, its sockarray entry). In process mode each
+ * index has two, so a reload can start index i's new worker in the slot the
+ * old one does not use while the old one still serves: index i uses slot i
+ * or i + workers. In threads mode slot = index. */
+#define MAX_SLOTS (2 * MAX_WORKERS)
 #define ERRLEN 256
 
 struct worker;
@@ -59,11 +65,21 @@ struct accept_variant {
 	void (*pass_end)(struct worker *w);
 	/* Optional, once, when the worker stops taking new connections. */
 	void (*leaving)(struct worker *w);
-	/* Optional, in the supervisor, when it reaps worker index (pid), before
-	 * deciding on a respawn: clear what the dead worker left behind. */
-	void (*worker_reaped)(struct server *srv, int index, pid_t pid);
-	/* Optional, in the supervisor, when it gives up on index (no respawn). */
-	void (*worker_given_up)(struct server *srv, int index);
+	/* Optional, in the supervisor, when it reaps the worker (pid) that held
+	 * slot, before deciding on a respawn: clear what it left behind. */
+	void (*worker_reaped)(struct server *srv, int slot, pid_t pid);
+	/* Optional, in the supervisor, when it gives up on the index whose
+	 * last worker held slot (no respawn). */
+	void (*worker_given_up)(struct server *srv, int slot);
+	/* Optional, --spawn-workers: the descriptors a worker needs beyond the
+	 * listener (shared pages as memfds, channels, BPF maps), in an order
+	 * spawn_import reads back: returns the count written to fds (<= max).
+	 * They reach the exec'd worker under the same numbers. */
+	int (*spawn_fds)(const struct server *srv, int *fds, int max);
+	/* Optional, --spawn-workers, in the exec'd worker before worker_start:
+	 * rebuilds the state before_fork made (srv->vshared) from those
+	 * descriptors; 0, or -1 + err. */
+	int (*spawn_import)(struct server *srv, const int *fds, int n, char *err, size_t errlen);
 	/* Optional: the variant's shared state as one JSON object, for
 	 * GET /variant. Returns the length written (< len). */
 	int (*describe)(struct worker *w, char *buf, size_t len);
@@ -100,6 +116,8 @@ struct server_config {
 	int handoff_policy;        /* handoff: enum handoff_policy (handoff.h) */
 	int handoff_capacity;      /* handoff: slots per thread's queue */
 	int steal_threshold;       /* handoff: hand off when local load exceeds the peer's by this */
+	int spawn_workers;         /* process mode: workers are fork+exec of this binary */
+	char **argv;               /* the command line, for --spawn-workers' exec */
 };
 
 struct server {
@@ -107,6 +125,7 @@ struct server {
 	int listen_fd;  /* the shared listener bound before fork, or -1 */
 	int port_claim_fd; /* bind_per_worker: the socket holding the port, or -1 */
 	int bound_port; /* the port actually bound (for --port 0) */
+	int nslots;     /* slots in use: 2 x workers in process mode, workers in threads mode */
 	void *vshared;  /* a variant's state made before fork (shared pages, BPF maps) */
 	struct conn_table *shared; /* --shared-epoll: the one epoll and connection table, or NULL */
 };
@@ -121,6 +140,7 @@ struct conn;
 struct worker {
 	const struct server *srv;
 	int index;
+	int slot;            /* where its per-worker shared state lives (MAX_SLOTS) */
 	pid_t pid;
 	pid_t tid;
 	int epfd;
@@ -134,6 +154,9 @@ struct worker {
 	uint64_t accept_eagain; /* accept() calls that found the queue empty */
 	uint64_t accept_errors;
 	int stopping;        /* SIGTERM seen: no new connections, finish what is in flight */
+	int retiring;        /* stopping for a reload (SIGUSR2): idle connections are kept
+			      * until their next request (answered with close) or until
+			      * idle RETIRE_IDLE_MS, so a keep-alive client loses nothing */
 	int listener_watched; /* the listener is in the epoll set */
 	uint32_t listener_events; /* the events it was last added with */
 	int64_t accept_paused_until; /* accept() failed for want of fds: rest until then (ns), or 0 */
@@ -146,6 +169,7 @@ struct worker {
  * write below PIPE_BUF, so records from several workers never mix. */
 struct worker_ready {
 	int index;
+	int slot;
 	pid_t pid;
 	pid_t tid;
 	char cpu[64]; /* the CPUs it may run on, "0" or "0-1" */
@@ -196,6 +220,11 @@ int worker_pin(const struct server *srv, int i, char *err, size_t errlen);
 
 /* supervisor.c: process mode. */
 int supervisor_run(struct server *srv);
+/* --spawn-workers: in a worker exec'd by the supervisor (ACCEPTLAB_SPAWNED
+ * set): rebuilds the inherited state and runs the worker; the exit status. */
+int spawned_worker_run(struct server *srv);
+/* The signal that retires a worker for a reload (process mode). */
+#define RETIRE_SIGNAL SIGUSR2
 /* Binds the shared listener (or claims the port for bind_per_worker
  * variants) and runs the variant's before_fork: 0, or the exit status (2)
  * after printing why. Both runners start with it. */

@@ -77,6 +77,7 @@ int threads_run(struct server *srv)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	sigdelset(&mask, SIGUSR1);
@@ -102,6 +103,7 @@ int threads_run(struct server *srv)
 		memset(t, 0, sizeof(*t));
 		t->w.srv = srv;
 		t->w.index = i;
+		t->w.slot = i;
 		t->w.pid = getpid();
 		t->w.listen_fd = srv->listen_fd;
 		t->w.ready_fd = ready_pipe[1];
@@ -134,6 +136,13 @@ int threads_run(struct server *srv)
 			struct signalfd_siginfo si;
 
 			while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP) {
+					/* A reload replaces worker processes; threads share
+					 * one, so there is nothing to replace one at a time. */
+					emit_line(STDOUT_FILENO, "{\"event\":\"reload_refused\",\"reason\":"
+						  "\"threads mode has no worker processes to replace\"}");
+					continue;
+				}
 				if (stopping)
 					continue;
 				stopping = 1;

@@ -26,6 +26,14 @@
 #define MAX_SLEEP_MS 60000ULL         /* /sleep?ms= cap */
 #define SWEEP_INTERVAL_MS 1000
 #define STOP_DRAIN_MS 5000            /* after SIGTERM, in-flight requests get this long */
+/* A worker retiring for a reload keeps each idle keep-alive connection until
+ * its next request, which it answers with Connection: close, so a client
+ * that sends on it never finds it closed under its request. One idle this
+ * long is closed instead (its client has stopped sending; closing an idle
+ * connection is what the idle timeout does anyway). The sweep runs this
+ * often while retiring. */
+#define RETIRE_IDLE_MS 1000
+#define RETIRE_SWEEP_MS 100
 /* accept() failed for want of descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM):
  * the listener leaves the epoll set for this long, so a level-triggered
  * listener does not spin and an edge-triggered one is retried even if no
@@ -54,6 +62,9 @@ struct conn {
  * SIGUSR1 from the main thread (pthread_kill, one per thread) in threads
  * mode. Either way it is unblocked only inside epoll_pwait. */
 static volatile sig_atomic_t stop_requested;
+/* Set by RETIRE_SIGNAL (process mode): the supervisor's reload replaces this
+ * worker; stop taking connections and let the open ones finish gently. */
+static volatile sig_atomic_t retire_requested;
 
 static int shared(const struct worker *w);
 
@@ -81,8 +92,10 @@ struct conn_table {
 
 static void on_stop_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == RETIRE_SIGNAL)
+		retire_requested = 1;
+	else
+		stop_requested = 1;
 }
 
 int worker_watch_listener(struct worker *w, uint32_t events, char *err, size_t errlen)
@@ -611,18 +624,24 @@ static void shutdown_reads(struct worker *w, int64_t now, int all)
 	pthread_mutex_unlock(&t->lock);
 }
 
-/* SIGTERM: take no more connections, close idle ones, finish the rest. */
-static void worker_begin_stop(struct worker *w)
+/* SIGTERM: take no more connections, close idle ones, finish the rest.
+ * retire (RETIRE_SIGNAL, a reload): the same, except that idle connections
+ * stay open for their next request (see RETIRE_IDLE_MS). A SIGTERM while
+ * retiring turns the retirement into a stop. */
+static void worker_begin_stop(struct worker *w, int retire)
 {
-	w->stopping = 1;
-	if (w->listen_fd >= 0)
-		worker_listener_enable(w, 0, 0);
-	if (w->srv->cfg.variant->bind_per_worker && w->listen_fd >= 0) {
-		close(w->listen_fd); /* leave the reuseport group: no new connections here */
-		w->listen_fd = -1;
+	if (!w->stopping) {
+		w->stopping = 1;
+		if (w->listen_fd >= 0)
+			worker_listener_enable(w, 0, 0);
+		if (w->srv->cfg.variant->bind_per_worker && w->listen_fd >= 0) {
+			close(w->listen_fd); /* leave the reuseport group: no new connections here */
+			w->listen_fd = -1;
+		}
+		if (w->srv->cfg.variant->leaving)
+			w->srv->cfg.variant->leaving(w);
 	}
-	if (w->srv->cfg.variant->leaving)
-		w->srv->cfg.variant->leaving(w);
+	w->retiring = retire;
 	if (shared(w)) {
 		/* Every connection's read side ends; whichever thread serves
 		 * its event answers what it has read (saying close) and closes. */
@@ -635,7 +654,7 @@ static void worker_begin_stop(struct worker *w)
 			continue;
 		if (conn_busy(c))
 			c->close_after_write = 1; /* the answer in progress says close */
-		else
+		else if (!retire)
 			conn_close(w, c);
 	}
 }
@@ -651,7 +670,8 @@ static void sweep_idle(struct worker *w, int64_t now)
 	}
 	for (int fd = 0; fd < w->nconns_cap; fd++) {
 		struct conn *c = w->conns[fd];
-		if (c && conn_expired(w, c, now))
+		if (c && (conn_expired(w, c, now) ||
+			  (w->retiring && !conn_busy(c) && idle_ns(c, now) > (int64_t)RETIRE_IDLE_MS * 1000000)))
 			conn_close(w, c);
 	}
 }
@@ -691,10 +711,15 @@ int worker_run(struct worker *w)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
 	sigaction(stop_sig, &sa, NULL);
-	/* The stop signal stays blocked except inside epoll_pwait, so a request
-	 * in progress (even /sleep) finishes before the stop is seen. */
+	if (!w->srv->cfg.threads)
+		sigaction(RETIRE_SIGNAL, &sa, NULL);
+	/* The stop signals stay blocked except inside epoll_pwait, so a request
+	 * in progress (even /sleep) finishes before the stop is seen. The
+	 * supervisor blocks them before the fork. */
 	pthread_sigmask(SIG_BLOCK, NULL, &during_wait);
 	sigdelset(&during_wait, stop_sig);
+	if (!w->srv->cfg.threads)
+		sigdelset(&during_wait, RETIRE_SIGNAL);
 
 	if (shared(w)) {
 		struct conn_table *t = w->srv->shared;
@@ -713,7 +738,7 @@ int worker_run(struct worker *w)
 		return 1;
 	}
 	if (w->ready_fd >= 0) {
-		struct worker_ready r = { .index = w->index, .pid = w->pid, .tid = w->tid };
+		struct worker_ready r = { .index = w->index, .slot = w->slot, .pid = w->pid, .tid = w->tid };
 		format_affinity(r.cpu, sizeof(r.cpu));
 		if (write(w->ready_fd, &r, sizeof(r)) != sizeof(r))
 			return 1; /* the supervisor is gone */
@@ -722,7 +747,7 @@ int worker_run(struct worker *w)
 
 	next_sweep = now_ns() + (int64_t)SWEEP_INTERVAL_MS * 1000000;
 	for (;;) {
-		int timeout = SWEEP_INTERVAL_MS, n;
+		int timeout = w->retiring ? RETIRE_SWEEP_MS : SWEEP_INTERVAL_MS, n;
 		int64_t now;
 
 		if (w->accept_paused_until) {
@@ -744,9 +769,10 @@ int worker_run(struct worker *w)
 		}
 		if (v->pass_woke)
 			v->pass_woke(w);
-		if (stop_requested && !w->stopping) {
-			worker_begin_stop(w);
-			stop_deadline = now_ns() + (int64_t)STOP_DRAIN_MS * 1000000;
+		if ((stop_requested && (!w->stopping || w->retiring)) || (retire_requested && !w->stopping)) {
+			if (!w->stopping)
+				stop_deadline = now_ns() + (int64_t)STOP_DRAIN_MS * 1000000;
+			worker_begin_stop(w, !stop_requested);
 		}
 		/* The accept phase first (as nginx handles posted accept events
 		 * before the others), then the variant's after_accepts, then the
@@ -780,7 +806,7 @@ int worker_run(struct worker *w)
 		now = now_ns();
 		if (now >= next_sweep) {
 			sweep_idle(w, now);
-			next_sweep = now + (int64_t)SWEEP_INTERVAL_MS * 1000000;
+			next_sweep = now + (int64_t)(w->retiring ? RETIRE_SWEEP_MS : SWEEP_INTERVAL_MS) * 1000000;
 		}
 		if (w->stopping && (now >= stop_deadline ||
 				    (shared(w) ? atomic_load(&((struct conn_table *)w->srv->shared)->open) :
@@ -788,9 +814,10 @@ int worker_run(struct worker *w)
 			break;
 	}
 	emit_line(STDOUT_FILENO,
-		  "{\"event\":\"worker_exit\",\"index\":%d,\"pid\":%d,\"tid\":%d,\"accepted\":%llu,"
-		  "\"admitted\":%llu,\"requests\":%llu,\"accept_eagain\":%llu,\"accept_errors\":%llu}",
-		  w->index, (int)w->pid, (int)w->tid, (unsigned long long)w->accepted,
+		  "{\"event\":\"worker_exit\",\"index\":%d,\"slot\":%d,\"pid\":%d,\"tid\":%d,\"retired\":%s,"
+		  "\"accepted\":%llu,\"admitted\":%llu,\"requests\":%llu,\"accept_eagain\":%llu,\"accept_errors\":%llu}",
+		  w->index, w->slot, (int)w->pid, (int)w->tid, w->retiring ? "true" : "false",
+		  (unsigned long long)w->accepted,
 		  (unsigned long long)w->admitted, (unsigned long long)w->requests,
 		  (unsigned long long)w->accept_eagain, (unsigned long long)w->accept_errors);
 	return 0;

@@ -39,7 +39,7 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0,
 
 # struct worker_slot in ebpf/reuseport_select.h: __s64 load; __u32 live; __u32 pad.
 SLOT = struct.Struct("<qII")
-MAX_WORKERS = 64
+MAX_SLOTS = 128  # MAX_SLOTS in servers/server.h: two slots per worker index
 BPF_MAP_TYPE_ARRAY = 2
 BPF_F_MMAPABLE = 0x400
 SYS_PIDFD_GETFD = 438  # x86_64 and the generic table alike
@@ -75,7 +75,7 @@ class Slots:
             info = {k.strip(): v.strip() for k, v in info.items()}
             if (info.get("map_type") == str(BPF_MAP_TYPE_ARRAY)
                     and info.get("value_size") == str(SLOT.size)
-                    and info.get("max_entries") == str(MAX_WORKERS)
+                    and info.get("max_entries") == str(MAX_SLOTS)
                     and int(info.get("map_flags", "0"), 16) & BPF_F_MMAPABLE):
                 fdnum = int(name)
                 break

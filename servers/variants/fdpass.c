@@ -4,20 +4,24 @@
  * race decides who accepts, not who serves.
  *
  * The parts, each with the reason it exists:
+ *  - Slots: everything per worker below exists once per slot (server.h:
+ *    index i uses slot i or i + workers, so a reload's new worker and the
+ *    old one it replaces never share a line or a channel).
  *  - Channels: before the fork, one non-blocking SOCK_DGRAM socketpair per
- *    worker (64 KB buffers); worker i reads its own, every worker holds every
- *    send end. The supervisor keeps every read end: a respawn inherits its
+ *    slot (64 KB buffers); a worker reads its slot's, every worker holds
+ *    every send end. The supervisor keeps every read end: a respawn inherits its
  *    index's channel, and on giving up it can close what was queued there.
- *  - The shared page (MAP_SHARED, made before the fork): slot 0 an event id
- *    (bumped on every hand-off), slot 1 a rotation counter, and one cache
- *    line per worker: state, active, pending, taken.
+ *  - The shared page (a memfd mapped MAP_SHARED before the fork, so it
+ *    survives --spawn-workers' exec): word 0 an event id (bumped on every
+ *    hand-off), word 1 a rotation counter, and one cache line per slot:
+ *    state, active, pending, taken.
  *    state: NOT_STARTED (0, what a fresh page holds before anything writes),
  *    PARKED (-2), LEFT (-1), or while inside a loop pass the pass's start
  *    time in ns. active: open connections, published at the end of every
  *    pass. pending: connections passed to it and not yet retired. taken:
  *    what it has received and not yet retired.
  *  - The pick: least active + pending, ties to the acceptor, scanning from a
- *    rotating start so equal siblings take turns; a sibling that has left,
+ *    rotating start (over indexes) so equal siblings take turns; a sibling that has left,
  *    has not started, or has been inside one pass for over 2 ms (a slow view
  *    running inline) is skipped. The acceptor counts itself live (its open
  *    connections, including those kept earlier in this pass), or every tie
@@ -83,16 +87,18 @@ struct share_page {
 	_Atomic int64_t event_id; /* slot 0 */
 	_Atomic int64_t rotation; /* slot 1 */
 	int64_t pad[6];
-	struct share_line line[MAX_WORKERS]; /* from slot 8 */
+	struct share_line line[MAX_SLOTS]; /* from slot 8: one per worker slot (server.h) */
 };
 
 /* Made by the supervisor before the fork; every worker inherits it. */
 struct share {
 	int on;
 	int workers;
+	int nslots;       /* lines and channels: one per worker slot */
+	int page_fd;      /* the memfd the page is mapped from (--spawn-workers passes it) */
 	struct share_page *page;
-	int chan_recv[MAX_WORKERS];
-	int chan_send[MAX_WORKERS];
+	int chan_recv[MAX_SLOTS];
+	int chan_send[MAX_SLOTS];
 	int test_send_gap_ms;
 	int test_no_pick;
 };
@@ -109,24 +115,48 @@ struct share_worker {
 
 static struct share the_share;
 
-static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
+/* What the supervisor and every worker (forked or exec'd) read alike. */
+static struct share *share_init(struct server *srv)
 {
 	struct share *sh = &the_share;
-	int buf = CHANNEL_BUF;
 
 	srv->vshared = sh;
 	sh->workers = srv->cfg.workers;
+	sh->nslots = srv->nslots;
 	sh->on = srv->cfg.workers > 1 && env_knob("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
 	sh->test_send_gap_ms = (int)env_knob("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
 	sh->test_no_pick = (int)env_knob("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
-	if (!sh->on)
-		return 0;
-	sh->page = mmap(NULL, sizeof(struct share_page), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh->page_fd = -1;
+	return sh;
+}
+
+static int share_map_page(struct share *sh, char *err, size_t errlen)
+{
+	sh->page = mmap(NULL, sizeof(struct share_page), PROT_READ | PROT_WRITE, MAP_SHARED, sh->page_fd, 0);
 	if (sh->page == MAP_FAILED) {
 		snprintf(err, errlen, "mmap(shared page): %s", strerror(errno));
 		return -1;
 	}
-	for (int i = 0; i < sh->workers; i++) {
+	return 0;
+}
+
+static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
+{
+	struct share *sh = share_init(srv);
+	int buf = CHANNEL_BUF;
+
+	if (!sh->on)
+		return 0;
+	/* A memfd rather than an anonymous mapping: the same page survives
+	 * --spawn-workers' exec. */
+	sh->page_fd = memfd_create("acceptlab-fdpass", MFD_CLOEXEC);
+	if (sh->page_fd < 0 || ftruncate(sh->page_fd, sizeof(struct share_page)) < 0) {
+		snprintf(err, errlen, "memfd for the shared page: %s", strerror(errno));
+		return -1;
+	}
+	if (share_map_page(sh, err, errlen) < 0)
+		return -1;
+	for (int i = 0; i < sh->nslots; i++) {
 		int sv[2];
 
 		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -160,20 +190,22 @@ static int share_pick(struct worker *w, struct share_worker *sw, int include_sel
 {
 	struct share *sh = sw->sh;
 	int64_t now = now_ns(), best_load = INT64_MAX;
-	int n = sh->workers, best = -1;
+	int n = sh->workers, per = sh->nslots / sh->workers, best = -1;
+	/* Rotate over indexes, not slots: half the slots are unused outside a
+	 * reload, and a start that fell on one would favour the next index. */
 	int start = (int)(atomic_fetch_add(&sh->page->rotation, 1) % (int64_t)n);
 
 	if (include_self) {
-		best = w->index;
+		best = w->slot;
 		/* Live: what it holds now, including what it kept this pass, plus
 		 * hand-offs to it not yet received. */
 		best_load = w->open_conns + atomic_load(&sw->me->pending) - atomic_load(&sw->me->taken);
 	}
-	for (int k = 0; k < n; k++) {
-		int i = (start + k) % n;
+	for (int k = 0; k < n * per; k++) {
+		int i = (start + k / per) % n + (k % per) * n; /* index, then its other slot */
 		int64_t load;
 
-		if (i == w->index)
+		if (i == w->slot)
 			continue;
 		load = sibling_load(&sh->page->line[i], now);
 		if (load >= 0 && load < best_load) {
@@ -221,7 +253,7 @@ static void share_route(struct worker *w, int fd, const struct sockaddr_in *peer
 		return;
 	}
 	t = share_pick(w, sw, 1);
-	if (t == w->index || share_handoff(sw, t, fd, peer) < 0)
+	if (t == w->slot || share_handoff(sw, t, fd, peer) < 0)
 		worker_admit(w, fd);
 }
 
@@ -250,7 +282,7 @@ static void share_drain_channel(struct worker *w)
 	size_t len;
 	int fd;
 
-	while ((fd = fdpass_recv(sw->sh->chan_recv[w->index], &peer, sizeof(peer), &len)) >= 0 ||
+	while ((fd = fdpass_recv(sw->sh->chan_recv[w->slot], &peer, sizeof(peer), &len)) >= 0 ||
 	       errno == EBADMSG)
 		if (fd >= 0)
 			share_received(w, sw, fd, &peer);
@@ -280,7 +312,7 @@ static int fdpass_start(struct worker *w, char *err, size_t errlen)
 	sw->sh = sh;
 	w->vstate = sw;
 	if (sh->on) {
-		sw->me = &sh->page->line[w->index];
+		sw->me = &sh->page->line[w->slot];
 		/* First act: not started (the supervisor wrote LEFT at the reap),
 		 * and what a predecessor received but never retired comes off. */
 		atomic_store(&sw->me->state, STATE_NOT_STARTED);
@@ -288,10 +320,10 @@ static int fdpass_start(struct worker *w, char *err, size_t errlen)
 		atomic_store(&sw->me->active, 0);
 		/* A worker process drops its siblings' read ends (the
 		 * supervisor keeps them); threads share one fd table. */
-		for (int i = 0; i < sh->workers && !w->srv->cfg.threads; i++)
-			if (i != w->index)
+		for (int i = 0; i < sh->nslots && !w->srv->cfg.threads; i++)
+			if (i != w->slot)
 				close(sh->chan_recv[i]);
-		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, sh->chan_recv[w->index], &ev) < 0) {
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, sh->chan_recv[w->slot], &ev) < 0) {
 			snprintf(err, errlen, "epoll_ctl(channel): %s", strerror(errno));
 			return -1;
 		}
@@ -354,7 +386,7 @@ static void fdpass_leaving(struct worker *w)
 		return;
 	sw->left = 1;
 	atomic_store(&sw->me->state, STATE_LEFT); /* then read pending: the handshake */
-	chan = sw->sh->chan_recv[w->index];
+	chan = sw->sh->chan_recv[w->slot];
 	deadline = now_ns() + (int64_t)LEAVE_DRAIN_MS * 1000000;
 	for (;;) {
 		struct pollfd pfd = { .fd = chan, .events = POLLIN };
@@ -373,18 +405,18 @@ static void fdpass_leaving(struct worker *w)
 	}
 }
 
-static void fdpass_reaped(struct server *srv, int index, pid_t pid)
+static void fdpass_reaped(struct server *srv, int slot, pid_t pid)
 {
 	struct share *sh = srv->vshared;
 
 	(void)pid;
 	if (sh->on) /* before any respawn decision: senders that read it now refuse */
-		atomic_store(&sh->page->line[index].state, STATE_LEFT);
+		atomic_store(&sh->page->line[slot].state, STATE_LEFT);
 }
 
 /* No replacement will read index's channel: close what is queued there,
  * running the leaver's half of the handshake for the dead worker. */
-static void fdpass_given_up(struct server *srv, int index)
+static void fdpass_given_up(struct server *srv, int slot)
 {
 	struct share *sh = srv->vshared;
 	struct share_line *l;
@@ -392,14 +424,14 @@ static void fdpass_given_up(struct server *srv, int index)
 
 	if (!sh->on)
 		return;
-	l = &sh->page->line[index];
+	l = &sh->page->line[slot];
 	dead_taken = atomic_exchange(&l->taken, 0);
 	atomic_fetch_sub(&l->pending, dead_taken);
 	deadline = now_ns() + (int64_t)GIVE_UP_DRAIN_MS * 1000000;
 	for (;;) {
 		struct sockaddr_in peer;
 		size_t len;
-		int fd = fdpass_recv(sh->chan_recv[index], &peer, sizeof(peer), &len);
+		int fd = fdpass_recv(sh->chan_recv[slot], &peer, sizeof(peer), &len);
 
 		if (fd >= 0) {
 			close(fd); /* never read: a client that retries loses nothing */
@@ -412,11 +444,12 @@ static void fdpass_given_up(struct server *srv, int index)
 		if (atomic_load(&l->pending) <= 0 || now_ns() > deadline)
 			break;
 		{
-			struct pollfd pfd = { .fd = sh->chan_recv[index], .events = POLLIN };
+			struct pollfd pfd = { .fd = sh->chan_recv[slot], .events = POLLIN };
 			poll(&pfd, 1, 5);
 		}
 	}
-	emit_line(STDOUT_FILENO, "{\"event\":\"handoffs_closed\",\"index\":%d,\"closed\":%lld}", index,
+	emit_line(STDOUT_FILENO, "{\"event\":\"handoffs_closed\",\"index\":%d,\"slot\":%d,\"closed\":%lld}",
+		  slot % sh->workers, slot,
 		  (long long)drained);
 }
 
@@ -426,18 +459,18 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 	struct share *sh = sw->sh;
 	size_t off;
 
-	off = (size_t)snprintf(buf, len, "{\"variant\":\"fdpass\",\"on\":%s,\"worker\":%d,\"passed\":%llu,"
-			       "\"received\":%llu,\"forwarded\":%llu", sh->on ? "true" : "false", w->index,
+	off = (size_t)snprintf(buf, len, "{\"variant\":\"fdpass\",\"on\":%s,\"worker\":%d,\"slot\":%d,\"passed\":%llu,"
+			       "\"received\":%llu,\"forwarded\":%llu", sh->on ? "true" : "false", w->index, w->slot,
 			       (unsigned long long)sw->passed, (unsigned long long)sw->received,
 			       (unsigned long long)sw->forwarded);
 	if (sh->on && off < len) {
 		off += (size_t)snprintf(buf + off, len - off, ",\"event_id\":%lld,\"rotation\":%lld,\"lines\":[",
 					(long long)atomic_load(&sh->page->event_id),
 					(long long)atomic_load(&sh->page->rotation));
-		for (int i = 0; i < sh->workers && off < len; i++) {
+		for (int i = 0; i < sh->nslots && off < len; i++) {
 			const struct share_line *l = &sh->page->line[i];
 			off += (size_t)snprintf(buf + off, len - off,
-						"%s{\"index\":%d,\"state\":%lld,\"active\":%lld,\"pending\":%lld,\"taken\":%lld}",
+						"%s{\"slot\":%d,\"state\":%lld,\"active\":%lld,\"pending\":%lld,\"taken\":%lld}",
 						i ? "," : "", i, (long long)atomic_load(&l->state),
 						(long long)atomic_load(&l->active), (long long)atomic_load(&l->pending),
 						(long long)atomic_load(&l->taken));
@@ -448,6 +481,40 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 	if (off < len)
 		off += (size_t)snprintf(buf + off, len - off, "}\n");
 	return off < len ? (int)off : (int)len - 1;
+}
+
+/* --spawn-workers: the page's memfd, then every slot's read and send end. */
+static int fdpass_spawn_fds(const struct server *srv, int *fds, int max)
+{
+	const struct share *sh = srv->vshared;
+	int n = 0;
+
+	if (!sh->on || max < 1 + 2 * sh->nslots)
+		return 0;
+	fds[n++] = sh->page_fd;
+	for (int i = 0; i < sh->nslots; i++) {
+		fds[n++] = sh->chan_recv[i];
+		fds[n++] = sh->chan_send[i];
+	}
+	return n;
+}
+
+static int fdpass_spawn_import(struct server *srv, const int *fds, int n, char *err, size_t errlen)
+{
+	struct share *sh = share_init(srv);
+
+	if (!sh->on)
+		return 0;
+	if (n != 1 + 2 * sh->nslots) {
+		snprintf(err, errlen, "expected %d inherited descriptors, got %d", 1 + 2 * sh->nslots, n);
+		return -1;
+	}
+	sh->page_fd = fds[0];
+	for (int i = 0; i < sh->nslots; i++) {
+		sh->chan_recv[i] = fds[1 + 2 * i];
+		sh->chan_send[i] = fds[2 + 2 * i];
+	}
+	return share_map_page(sh, err, errlen);
 }
 
 const struct accept_variant variant_fdpass = {
@@ -465,4 +532,6 @@ const struct accept_variant variant_fdpass = {
 	.worker_reaped = fdpass_reaped,
 	.worker_given_up = fdpass_given_up,
 	.describe = fdpass_describe,
+	.spawn_fds = fdpass_spawn_fds,
+	.spawn_import = fdpass_spawn_import,
 };

@@ -30,13 +30,13 @@
  *     in ngx_process_get_status), so accepting resumes.
  *
  * Strict arm (--accept-mutex-strict), not in nginx: strict turns.
- *   - The page holds `turn` (the index whose turn it is), `turn_since_ns`
- *     (when it last changed) and a live mark per index (the pid serving it,
+ *   - The page holds `turn` (the slot (server.h) whose turn it is), `turn_since_ns`
+ *     (when it last changed) and a live mark per slot (the pid serving it,
  *     0 for none: a worker marks itself in worker_start, the supervisor
- *     clears it in worker_reaped). One eventfd per index, made before fork,
+ *     clears it in worker_reaped). One eventfd per slot, made before fork,
  *     is that worker's poke.
  *   - The worker whose turn it is has the listener in its epoll; it accepts
- *     ONE connection, passes the turn to the next live index (writing
+ *     ONE connection, passes the turn to the next live slot (writing
  *     turn_since_ns before the turn itself, so nobody sees the new turn with
  *     an old timestamp), pokes that worker's eventfd and takes the listener
  *     out of its own epoll, all before the connection is served.
@@ -50,7 +50,7 @@
  *     listener after losing its turn takes the listener out and does not
  *     accept.
  *   - A dead turn holder: the supervisor clears its live mark and moves the
- *     turn to the next live index, poking it; the steal covers the rest.
+ *     turn to the next live slot, poking it; the steal covers the rest.
  *   - The 1/8 rule (--worker-connections) is not applied in this arm.
  *
  * Test knob: env ACCEPTLAB_TEST_HOLD_TOKEN_MS=N (plain arm). The first time
@@ -94,10 +94,10 @@
 struct mutex_page {
 	_Atomic int token;              /* plain: the holder's tid (its pid in process mode), or 0 */
 	_Atomic int hold_used;          /* the test knob has been used in this run */
-	_Atomic int turn;               /* strict: the index whose turn it is */
+	_Atomic int turn;               /* strict: the slot whose turn it is */
 	_Atomic long long turn_since_ns; /* strict: when the turn last changed */
-	_Atomic int live[MAX_WORKERS];  /* strict: pid serving index i, 0 none */
-	int poke[MAX_WORKERS];          /* strict: eventfd per index (read-only after fork) */
+	_Atomic int live[MAX_SLOTS];    /* strict: tid serving slot i (server.h), 0 none */
+	int poke[MAX_SLOTS];            /* strict: eventfd per slot (read-only after fork) */
 };
 
 struct mutex_worker {
@@ -119,21 +119,38 @@ static struct mutex_worker *state_of(struct worker *w)
 	return (struct mutex_worker *)w->vstate;
 }
 
+/* The page's memfd (--spawn-workers hands it to the exec'd workers). */
+static int page_fd = -1;
+
+static struct mutex_page *map_page(int fd, char *err, size_t errlen)
+{
+	struct mutex_page *pg = mmap(NULL, sizeof(*pg), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (pg == MAP_FAILED) {
+		snprintf(err, errlen, "mmap(shared page): %s", strerror(errno));
+		return NULL;
+	}
+	return pg;
+}
+
 static int mutex_before_fork(struct server *srv, char *err, size_t errlen)
 {
 	struct mutex_page *pg;
 
-	pg = mmap(NULL, sizeof(*pg), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (pg == MAP_FAILED) {
-		snprintf(err, errlen, "mmap(shared page): %s", strerror(errno));
+	/* A memfd rather than an anonymous mapping: it survives an exec. */
+	page_fd = memfd_create("acceptlab-mutex", MFD_CLOEXEC);
+	if (page_fd < 0 || ftruncate(page_fd, sizeof(*pg)) < 0) {
+		snprintf(err, errlen, "memfd for the shared page: %s", strerror(errno));
 		return -1;
 	}
-	memset(pg, 0, sizeof(*pg));
-	for (int i = 0; i < MAX_WORKERS; i++)
+	pg = map_page(page_fd, err, errlen);
+	if (!pg)
+		return -1;
+	for (int i = 0; i < MAX_SLOTS; i++)
 		pg->poke[i] = -1;
 	atomic_store(&pg->turn_since_ns, (long long)now_ns());
 	if (srv->cfg.accept_mutex_strict) {
-		for (int i = 0; i < srv->cfg.workers; i++) {
+		for (int i = 0; i < srv->nslots; i++) {
 			pg->poke[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 			if (pg->poke[i] < 0) {
 				snprintf(err, errlen, "eventfd: %s", strerror(errno));
@@ -213,7 +230,7 @@ static int plain_pass_begin(struct worker *w, struct mutex_worker *st, struct mu
 
 /* ---- turns (strict arm) ---- */
 
-/* The next live index after `from`, or `from` itself when no other is live. */
+/* The next live slot after `from`, or `from` itself when no other is live. */
 static int next_live(const struct mutex_page *pg, int from, int nworkers)
 {
 	for (int k = 1; k < nworkers; k++) {
@@ -233,7 +250,7 @@ static void poke(const struct mutex_page *pg, int index)
 	}
 }
 
-/* Moves the turn from `from` to the next live index and pokes it. Returns
+/* Moves the turn from `from` to the next live slot and pokes it. Returns
  * the new holder, or -1 if the turn was no longer `from`'s. */
 static int pass_turn(struct mutex_page *pg, int from, int nworkers)
 {
@@ -261,7 +278,7 @@ static int strict_pass_begin(struct worker *w, struct mutex_page *pg)
 	int t = atomic_load(&pg->turn);
 	int64_t age_ms;
 
-	if (t == w->index) {
+	if (t == w->slot) {
 		worker_listener_enable(w, EPOLLIN, 1);
 		return -1;
 	}
@@ -273,7 +290,7 @@ static int strict_pass_begin(struct worker *w, struct mutex_page *pg)
 		int expected = t;
 
 		atomic_store(&pg->turn_since_ns, (long long)now_ns());
-		if (atomic_compare_exchange_strong(&pg->turn, &expected, w->index)) {
+		if (atomic_compare_exchange_strong(&pg->turn, &expected, w->slot)) {
 			worker_listener_enable(w, EPOLLIN, 1);
 			return -1;
 		}
@@ -301,11 +318,11 @@ static int mutex_start(struct worker *w, char *err, size_t errlen)
 	if (w->srv->cfg.accept_mutex_strict) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = VARIANT_TAG };
 
-		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, pg->poke[w->index], &ev) < 0) {
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, pg->poke[w->slot], &ev) < 0) {
 			snprintf(err, errlen, "epoll_ctl(poke eventfd): %s", strerror(errno));
 			return -1;
 		}
-		atomic_store(&pg->live[w->index], (int)w->tid);
+		atomic_store(&pg->live[w->slot], (int)w->tid);
 	}
 	return 0;
 }
@@ -354,7 +371,7 @@ static void mutex_listener_readable(struct worker *w)
 	int hard, fd, wc = w->srv->cfg.worker_connections;
 
 	if (w->srv->cfg.accept_mutex_strict) {
-		if (atomic_load(&pg->turn) != w->index) {
+		if (atomic_load(&pg->turn) != w->slot) {
 			worker_listener_enable(w, 0, 0); /* the turn was stolen or passed */
 			return;
 		}
@@ -363,7 +380,7 @@ static void mutex_listener_readable(struct worker *w)
 			return; /* nothing there after all: keep the turn */
 		/* Accepted (or accept is failing here): the turn moves on before
 		 * the connection is served. */
-		if (pass_turn(pg, w->index, w->srv->cfg.workers) != w->index)
+		if (pass_turn(pg, w->slot, w->srv->nslots) != w->slot)
 			worker_listener_enable(w, 0, 0);
 		if (fd >= 0)
 			park(w, st, fd);
@@ -391,7 +408,7 @@ static void mutex_variant_fd_ready(struct worker *w)
 
 	/* The poke: drain it; the next pass_begin takes the listener if the
 	 * turn is (still) ours. */
-	if (read(pg->poke[w->index], &n, sizeof(n)) < 0) {
+	if (read(pg->poke[w->slot], &n, sizeof(n)) < 0) {
 		/* EAGAIN: already drained */
 	}
 }
@@ -413,9 +430,12 @@ static void mutex_leaving(struct worker *w)
 	struct mutex_page *pg = page_of(w->srv);
 
 	if (w->srv->cfg.accept_mutex_strict) {
-		atomic_store(&pg->live[w->index], 0);
-		if (atomic_load(&pg->turn) == w->index)
-			pass_turn(pg, w->index, w->srv->cfg.workers);
+		int me = (int)w->tid;
+
+		/* Only our own mark: the slot may already be a successor's. */
+		atomic_compare_exchange_strong(&pg->live[w->slot], &me, 0);
+		if (atomic_load(&pg->turn) == w->slot)
+			pass_turn(pg, w->slot, w->srv->nslots);
 		return;
 	}
 	if (st && st->held) {
@@ -424,8 +444,8 @@ static void mutex_leaving(struct worker *w)
 	}
 }
 
-/* Supervisor: index (pid) was reaped. */
-static void mutex_worker_reaped(struct server *srv, int index, pid_t pid)
+/* Supervisor: the worker (pid) in slot was reaped. */
+static void mutex_worker_reaped(struct server *srv, int slot, pid_t pid)
 {
 	struct mutex_page *pg = page_of(srv);
 	int expected = (int)pid;
@@ -436,10 +456,35 @@ static void mutex_worker_reaped(struct server *srv, int index, pid_t pid)
 	atomic_compare_exchange_strong(&pg->token, &expected, 0);
 	if (srv->cfg.accept_mutex_strict) {
 		expected = (int)pid;
-		atomic_compare_exchange_strong(&pg->live[index], &expected, 0);
-		if (atomic_load(&pg->turn) == index)
-			pass_turn(pg, index, srv->cfg.workers);
+		atomic_compare_exchange_strong(&pg->live[slot], &expected, 0);
+		if (atomic_load(&pg->turn) == slot)
+			pass_turn(pg, slot, srv->nslots);
 	}
+}
+
+/* --spawn-workers: the page's memfd, then the strict arm's eventfds (their
+ * numbers are in the page already; they must only stay open). */
+static int mutex_spawn_fds(const struct server *srv, int *fds, int max)
+{
+	const struct mutex_page *pg = page_of(srv);
+	int n = 0;
+
+	fds[n++] = page_fd;
+	for (int i = 0; i < srv->nslots && n < max; i++)
+		if (pg->poke[i] >= 0)
+			fds[n++] = pg->poke[i];
+	return n;
+}
+
+static int mutex_spawn_import(struct server *srv, const int *fds, int n, char *err, size_t errlen)
+{
+	if (n < 1) {
+		snprintf(err, errlen, "no shared page inherited");
+		return -1;
+	}
+	page_fd = fds[0];
+	srv->vshared = map_page(page_fd, err, errlen);
+	return srv->vshared ? 0 : -1;
 }
 
 const struct accept_variant variant_mutex = {
@@ -455,4 +500,6 @@ const struct accept_variant variant_mutex = {
 	.after_accepts = mutex_after_accepts,
 	.leaving = mutex_leaving,
 	.worker_reaped = mutex_worker_reaped,
+	.spawn_fds = mutex_spawn_fds,
+	.spawn_import = mutex_spawn_import,
 };

@@ -7,7 +7,8 @@
  * array (BPF_F_MMAPABLE) MAP_SHARED, so every worker sees the same slots.
  * Each worker binds its listener, attaches the program to the group
  * (SO_ATTACH_REUSEPORT_EBPF; doing it from each worker keeps it attached
- * across respawns), puts the listener in the sockarray at its index and
+ * across respawns), puts the listener in the sockarray at its slot
+ * (server.h: a reload's new worker has its own) and
  * marks its slot live. The program counts each connection it steers; the
  * worker uncounts it when it closes, with an atomic op on the shared page
  * (no syscall). The supervisor clears a reaped worker's slot (live 0, load
@@ -42,7 +43,8 @@
 #define PRELOAD_ENV "ACCEPTLAB_TEST_PRELOAD"
 #define PRELOAD_MAX 1000000000LL
 
-_Static_assert(REUSEPORT_SELECT_MAX_WORKERS == MAX_WORKERS,
+_Static_assert(REUSEPORT_SELECT_MAX_INDEXES == MAX_WORKERS, "ebpf/reuseport_select.h must match server.h");
+_Static_assert(REUSEPORT_SELECT_MAX_WORKERS == MAX_SLOTS,
 	       "ebpf/reuseport_select.h and servers/server.h disagree on the worker count");
 _Static_assert(sizeof(struct worker_slot) % 8 == 0,
 	       "an mmapped BPF array's elements are 8-byte aligned: the slot must be too");
@@ -52,9 +54,24 @@ struct rpbpf_shared {
 	struct reuseport_select_bpf *skel;
 	int prog_fd;               /* select_least_loaded */
 	int listeners_fd;          /* worker_listeners (REUSEPORT_SOCKARRAY) */
+	int slots_fd;              /* worker_slots */
 	struct worker_slot *slots; /* worker_slots, mapped MAP_SHARED */
 	size_t slots_len;
 };
+
+static int map_slots(struct rpbpf_shared *sh, char *err, size_t errlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	sh->slots_len = (MAX_SLOTS * sizeof(struct worker_slot) + (size_t)page - 1) & ~((size_t)page - 1);
+	sh->slots = mmap(NULL, sh->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED, sh->slots_fd, 0);
+	if (sh->slots == MAP_FAILED) {
+		snprintf(err, errlen, "mmap of the worker_slots BPF map: %s", strerror(errno));
+		sh->slots = NULL;
+		return -1;
+	}
+	return 0;
+}
 
 /* libbpf's last warning, kept for the error line instead of being printed
  * (the server's errors are one line each). */
@@ -108,7 +125,6 @@ bad:
 static int rpbpf_before_fork(struct server *srv, char *err, size_t errlen)
 {
 	struct rpbpf_shared *sh;
-	long page = sysconf(_SC_PAGESIZE);
 	long long preload;
 	int preload_index, rc;
 
@@ -127,6 +143,7 @@ static int rpbpf_before_fork(struct server *srv, char *err, size_t errlen)
 		goto fail;
 	}
 	sh->skel->rodata->targ_workers = (__u32)srv->cfg.workers;
+	sh->skel->rodata->targ_slots_per_worker = (__u32)(srv->nslots / srv->cfg.workers);
 	/* With --reuseport-migrate the kernel asks the program (not only its
 	 * hash) where a closing listener's connections go: same selection. */
 	if (srv->cfg.reuseport_migrate)
@@ -147,14 +164,9 @@ static int rpbpf_before_fork(struct server *srv, char *err, size_t errlen)
 	sh->prog_fd = bpf_program__fd(sh->skel->progs.select_least_loaded);
 	sh->listeners_fd = bpf_map__fd(sh->skel->maps.worker_listeners);
 
-	sh->slots_len = (MAX_WORKERS * sizeof(struct worker_slot) + (size_t)page - 1) & ~((size_t)page - 1);
-	sh->slots = mmap(NULL, sh->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 bpf_map__fd(sh->skel->maps.worker_slots), 0);
-	if (sh->slots == MAP_FAILED) {
-		snprintf(err, errlen, "mmap of the worker_slots BPF map: %s", strerror(errno));
-		sh->slots = NULL;
+	sh->slots_fd = bpf_map__fd(sh->skel->maps.worker_slots);
+	if (map_slots(sh, err, errlen) < 0)
 		goto fail;
-	}
 	if (preload_index >= 0)
 		__atomic_store_n(&sh->slots[preload_index].load, (__s64)preload, __ATOMIC_SEQ_CST);
 
@@ -173,7 +185,7 @@ fail:
 static int rpbpf_start(struct worker *w, char *err, size_t errlen)
 {
 	struct rpbpf_shared *sh = w->srv->vshared;
-	__u32 key = (__u32)w->index, fd;
+	__u32 key = (__u32)w->slot, fd;
 
 	if (worker_bind_own_listener(w, err, errlen) < 0)
 		return -1;
@@ -188,7 +200,7 @@ static int rpbpf_start(struct worker *w, char *err, size_t errlen)
 			 strerror(errno));
 		return -1;
 	}
-	__atomic_store_n(&sh->slots[w->index].live, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sh->slots[w->slot].live, 1, __ATOMIC_SEQ_CST);
 	return worker_watch_listener(w, EPOLLIN | EPOLLET, err, errlen);
 }
 
@@ -202,7 +214,7 @@ static void rpbpf_readable(struct worker *w)
 static void rpbpf_conn_closed(struct worker *w)
 {
 	struct rpbpf_shared *sh = w->srv->vshared;
-	__s64 *load = &sh->slots[w->index].load;
+	__s64 *load = &sh->slots[w->slot].load;
 	__s64 cur = __atomic_load_n(load, __ATOMIC_RELAXED);
 
 	while (cur > 0 &&
@@ -215,21 +227,59 @@ static void rpbpf_leaving(struct worker *w)
 {
 	struct rpbpf_shared *sh = w->srv->vshared;
 
-	__atomic_store_n(&sh->slots[w->index].live, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sh->slots[w->slot].live, 0, __ATOMIC_SEQ_CST);
 }
 
-/* Supervisor: worker index is gone; its listener left the sockarray when it
- * closed. Clear the slot so the program never picks it, and forget the
- * connections it held (they died with it). */
-static void rpbpf_worker_reaped(struct server *srv, int index, pid_t pid)
+/* Supervisor: the worker in slot is gone; its listener left the sockarray
+ * when it closed. Clear the slot so the program never picks it, and forget
+ * the connections it held (they died with it). */
+static void rpbpf_worker_reaped(struct server *srv, int slot, pid_t pid)
 {
 	struct rpbpf_shared *sh = srv->vshared;
 
 	(void)pid;
-	if (!sh || index < 0 || index >= MAX_WORKERS)
+	if (!sh || slot < 0 || slot >= MAX_SLOTS)
 		return;
-	__atomic_store_n(&sh->slots[index].live, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&sh->slots[index].load, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sh->slots[slot].live, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sh->slots[slot].load, 0, __ATOMIC_SEQ_CST);
+}
+
+/* --spawn-workers: the program and the two maps (the exec'd worker needs no
+ * skeleton: it attaches the program and updates the maps by descriptor). */
+static int rpbpf_spawn_fds(const struct server *srv, int *fds, int max)
+{
+	const struct rpbpf_shared *sh = srv->vshared;
+
+	if (max < 3)
+		return 0;
+	fds[0] = sh->prog_fd;
+	fds[1] = sh->listeners_fd;
+	fds[2] = sh->slots_fd;
+	return 3;
+}
+
+static int rpbpf_spawn_import(struct server *srv, const int *fds, int n, char *err, size_t errlen)
+{
+	struct rpbpf_shared *sh = calloc(1, sizeof(*sh));
+
+	if (!sh) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (n != 3) {
+		snprintf(err, errlen, "expected 3 inherited descriptors (program, sockarray, slots), got %d", n);
+		free(sh);
+		return -1;
+	}
+	sh->prog_fd = fds[0];
+	sh->listeners_fd = fds[1];
+	sh->slots_fd = fds[2];
+	if (map_slots(sh, err, errlen) < 0) {
+		free(sh);
+		return -1;
+	}
+	srv->vshared = sh;
+	return 0;
 }
 
 const struct accept_variant variant_reuseport_bpf = {
@@ -244,4 +294,6 @@ const struct accept_variant variant_reuseport_bpf = {
 	.conn_closed = rpbpf_conn_closed,
 	.leaving = rpbpf_leaving,
 	.worker_reaped = rpbpf_worker_reaped,
+	.spawn_fds = rpbpf_spawn_fds,
+	.spawn_import = rpbpf_spawn_import,
 };
