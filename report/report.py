@@ -255,6 +255,7 @@ class Meta:
     tools: tuple  # (name, version) sorted by name
     cost: Optional["BenchParams"] = None    # parameters.cost: how wrk ran (cost study)
     payoff: Optional["BenchParams"] = None  # parameters.payoff
+    peers: Optional["PeersParams"] = None   # parameters.peers: how the peers study ran
 
 
 def number(value) -> str:
@@ -326,7 +327,8 @@ def parse_meta_obj(obj, run_name: str) -> Meta:
 
     return Meta(stamp, date, commit, dirty, kernel, cpu_model, cpus, workers, rounds,
                 tuple(shapes), tuple(raw_variants), tools,
-                parse_bench_params(params, "cost", where), parse_bench_params(params, "payoff", where))
+                parse_bench_params(params, "cost", where), parse_bench_params(params, "payoff", where),
+                parse_peers_params(params, where))
 
 
 def locate(text: str, key_path: tuple) -> int:
@@ -858,6 +860,7 @@ class BenchParams:
     rounds: int
     close_gap_s: Optional[float] = None
     sysctls: tuple = ()  # (name, value), sorted by name
+    anchors: tuple = ()  # cost: (arm, Anchor), in meta's order: servers not ours run as arms
 
 
 def meta_number(obj: dict, key: str, where: tuple, minimum: float = 0, optional: bool = False):
@@ -884,10 +887,28 @@ def parse_bench_params(params: dict, key: str, where: tuple) -> Optional[BenchPa
     if not isinstance(sysctls, dict) or not all(v is None or is_int(v) or isinstance(v, str)
                                                  for v in sysctls.values()):
         raise RowError('"sysctls" must be an object of name -> value', at + ("sysctls",))
+    anchors = obj.get("anchor") or {}
+    if not isinstance(anchors, dict):
+        raise RowError(f'"anchor" must be an object of arm -> how it ran, got {json_kind(anchors)}', at + ("anchor",))
+    parsed = []
+    for arm, how in anchors.items():
+        if not isinstance(how, dict):
+            raise RowError(f'"anchor" entry "{arm}" must be an object, got {json_kind(how)}', at + ("anchor", arm))
+        parsed.append((arm, Anchor(*(get_str(how, k, at + ("anchor", arm))
+                                     for k in ("peer", "software", "access_log", "answer")))))
     return BenchParams(get_str(obj, "path", at), get_int(obj, "threads", 1, at), tuple(conns),
                        meta_number(obj, "duration_s", at, 1), meta_number(obj, "timeout_s", at, 0, True),
                        get_int(obj, "rounds", 1, at), meta_number(obj, "close_gap_s", at, 0, True),
-                       tuple(sorted(sysctls.items())))
+                       tuple(sorted(sysctls.items())), tuple(parsed))
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A server not ours that the cost study ran as an arm (meta.json parameters.cost.anchor)."""
+    peer: str        # its configuration in probes/peers/peers.py
+    software: str    # e.g. nginx/1.22.1
+    access_log: str  # "off": it logs no request, as our server does not
+    answer: str      # what it answers, as its configuration says
 
 
 # wrk's error counters, in the order the report lists them (others follow, alphabetically).
@@ -914,6 +935,8 @@ class WrkRun:
     ratio_to_knob_off: Optional[float] = None  # cost, fdpass: req/s over its knob-off arm's
     handoffs_per_s: Optional[float] = None  # fdpass, handoff: connections passed to a sibling per second
     ratio_to_process: Optional[float] = None  # cost, threads arms: req/s over the process arm's
+    peer: Optional[str] = None  # cost, an anchor arm: the peer configuration it ran (a server not ours)
+    software: Optional[str] = None  # and its software
 
     @property
     def key(self) -> tuple:
@@ -977,9 +1000,11 @@ def wrk_row_parser(setting_key: str):
             sides = (sides["server"], sides["client"])
         knob_off = get_number(obj, "ratio_to_knob_off", nullable=True) if "ratio_to_knob_off" in obj else None
         to_process = get_number(obj, "ratio_to_process", nullable=True) if "ratio_to_process" in obj else None
+        peer = get_str(obj, "peer") if obj.get("peer") is not None else None
+        software = get_str(obj, "software") if obj.get("software") is not None else None
         return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed),
                       ratio, get_int_or_null(obj, "time_wait_after"), sides, served, knob_off, handoffs,
-                      to_process)
+                      to_process, peer, software)
     return parse
 
 
@@ -1094,8 +1119,13 @@ def render_cost(meta: Meta, rows: list) -> list:
                 "Connection: close table. Each cell holds one entry per round, in round order: req/s, "
                 "and in brackets the ratio to bare's req/s at the same workers, mode and round "
                 "(`-` when bare has none there).", ""]
+    anchors = dict(p.anchors) if p else {}
+    anchor_arms = set(anchors) | {r.arm for r in runs if r.peer}
+    anchor_rows = [r for r in rows if r.key[0] in anchor_arms]
+    rows = [r for r in rows if r.key[0] not in anchor_arms]
+    runs = [r for r in runs if r.arm not in anchor_arms]
     if not rows:
-        return out + ["No runs were recorded in this run.", ""]
+        return out + ["No runs were recorded in this run.", ""] + render_anchor(anchors, anchor_rows, runs)
     arms = ordered(meta.variants, {r.key[0] for r in rows})
     workers = sorted({r.key[1] for r in rows})
     label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {dict(COST_MODES)[key[2]]}"  # noqa: E731
@@ -1151,7 +1181,109 @@ def render_cost(meta: Meta, rows: list) -> list:
                 "the rounds is the run-to-run noise a ratio has to beat:", ""] + lines + [""]
         if mode == "close":
             out += time_wait_summary(p, measured)
+    return out + render_anchor(anchors, anchor_rows, runs)
+
+
+# Our arms set beside the anchor, in this order; the goal is on the first.
+ANCHOR_COMPARED = ("bare", "fdpass")
+ANCHOR_GOAL_WORKERS = 2
+
+
+def render_anchor(anchors: dict, rows: list, ours: list) -> list:
+    """The cost anchor: wrk against a server not ours (nginx), run as an arm in
+    the same rounds, beside bare and fdpass, with the ratios per round."""
+    runs = [r for r in rows if isinstance(r, WrkRun)]
+    arms = list(anchors) + sorted({r.key[0] for r in rows} - set(anchors))
+    if not arms:
+        return ["### Anchor: nginx", "", "Not measured in this run: its cost study ran no server but ours (the "
+                "campaign's cost study runs nginx as the arm `nginx`).", ""]
+    out = []
+    for arm in arms:
+        mine = [r for r in runs if r.arm == arm]
+        how = anchors.get(arm)
+        peer = how.peer if how else next((r.peer for r in mine if r.peer), "?")
+        software = how.software if how else next((r.software for r in mine if r.software), "?")
+        log = (f"`access_log {how.access_log}`" if how else "its access log as configured")
+        answer = f"`{how.answer}`" if how else "its configured answer"
+        out += [f"### Anchor: {arm}", "",
+                f"What was measured: the same wrk runs against {arm} ({software}: the peers' `{peer}` "
+                "configuration from `probes/peers/peers.py`, the worker count of the cell, "
+                f"{log}), started fresh for each run on a free port and stopped after it, and alternated with "
+                "the arms above in the same rounds. Per request, nginx parses it, matches `location /` and "
+                f"answers {answer} (headers Server, Date, Content-Type, Content-Length and Connection, the "
+                "worker's pid as the body) and logs nothing; our server parses it and answers `GET /` with its "
+                "fixed hello (headers Content-Type, Content-Length, X-Worker and Connection) and keeps no log "
+                "either. Each cell: req/s per round, in round order; a ratio is ours over "
+                f"{arm}'s in the same round and mode (`-` where either is missing).", ""]
+        failed = [r for r in rows if isinstance(r, Failed) and r.key[0] == arm]
+        for w in sorted({r.key[1] for r in rows if r.key[0] == arm}):
+            out += anchor_table(arm, w, [r for r in mine if r.workers == w],
+                                [r for r in ours if r.workers == w and r.arm in ANCHOR_COMPARED],
+                                {(f.key[2], f.key[3]) for f in failed if f.key[1] == w})
+        label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {dict(COST_MODES)[key[2]]}"  # noqa: E731
+        out += wrk_notes(mine, label) + wrk_failed(failed, label)
+        out += anchor_findings(arm, mine, [r for r in ours if r.arm in ANCHOR_COMPARED])
     return out
+
+
+def anchor_ratios(anchor: list, ours: list, arm: str, mode: str) -> list:
+    """[(round, ours / anchor)] for the rounds both measured in this mode."""
+    base = {r.round: r.rps for r in anchor if r.setting == mode}
+    return [(r.round, r.rps / base[r.round]) for r in sorted(ours, key=lambda r: r.round)
+            if r.arm == arm and r.setting == mode and base.get(r.round)]
+
+
+def anchor_table(arm: str, workers: int, anchor: list, ours: list, failed: set) -> list:
+    """failed: (mode, round) of the anchor's runs that failed."""
+    rounds = sorted({r.round for r in anchor + ours} | {n for _, n in failed if n})
+    out = [f"| at {plural(workers, 'worker')} | " + " | ".join(f"{t} (round {', '.join(map(str, rounds))})"
+                                                               for _, t in COST_MODES) + " |",
+           "|---|" + "---|" * len(COST_MODES)]
+    for name, mine in [(arm, anchor)] + [(a, [r for r in ours if r.arm == a]) for a in ANCHOR_COMPARED]:
+        cells = []
+        for mode, _ in COST_MODES:
+            by_round = {r.round: r for r in mine if r.setting == mode}
+            cells.append(" ".join(f"{by_round[n].rps:.0f}" + ("!" if by_round[n].errors else "") if n in by_round
+                                  else "failed" if name == arm and (mode, n) in failed else "-" for n in rounds))
+        out.append(f"| {cell_text(name)} | " + " | ".join(cells) + " |")
+    for a in ANCHOR_COMPARED:
+        cells = []
+        for mode, _ in COST_MODES:
+            ratio = dict(anchor_ratios(anchor, ours, a, mode))
+            cells.append(" ".join(f"{ratio[n]:.2f}" if n in ratio else "-" for n in rounds))
+        out.append(f"| {a} / {cell_text(arm)} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def anchor_findings(arm: str, anchor: list, ours: list) -> list:
+    """The goal (bare at least matches the anchor on keep-alive at 2 workers),
+    judged from the medians of the per-round ratios, and the other ratios."""
+    goal_arm = ANCHOR_COMPARED[0]
+    w = ANCHOR_GOAL_WORKERS
+    at_w = [r for r in anchor if r.workers == w]
+    ours_w = [r for r in ours if r.workers == w]
+    ratios = [x for _, x in anchor_ratios(at_w, ours_w, goal_arm, "keepalive")]
+    goal = (f"The goal, our harness at least matching {arm} on keep-alive with {w} workers ({goal_arm}'s req/s "
+            f"at or above {arm}'s): ")
+    if not ratios:
+        goal += f"not judged: no round measured both {goal_arm} and {arm} on keep-alive at {w} workers."
+    else:
+        med = statistics.median(ratios)
+        above = sum(x >= 1 for x in ratios)
+        goal += (f"{'met' if med >= 1 else 'not met'} as measured: {goal_arm} / {arm} median {med:.2f} over "
+                 f"{plural(len(ratios), 'round')} ({', '.join(f'{x:.2f}' for x in ratios)}), "
+                 f"{above} of {len(ratios)} at or above 1.")
+    others = []
+    for a in ANCHOR_COMPARED:
+        for mode, words in (("keepalive", "keep-alive"), ("close", "`Connection: close`")):
+            if a == goal_arm and mode == "keepalive":
+                continue
+            got = [x for _, x in anchor_ratios(at_w, ours_w, a, mode)]
+            if got:
+                others.append(f"{a} / {arm} on {words}: median {statistics.median(got):.2f} "
+                              f"over {plural(len(got), 'round')}")
+    text = goal + (" Also at " + f"{w} workers: " + "; ".join(others) + "." if others else "")
+    return ["**What this shows.** " + text, ""]
 
 
 def knob_off_text(runs: list, arm: str, workers: list) -> str:
@@ -1505,6 +1637,434 @@ def trace_findings(rows: list, variants: list) -> str:
         parts.append(f"The largest share of wasted wakeups: {most} ({by[most][0]:.0%}, {by[most][1]} accepts "
                      f"lost to EAGAIN); the smallest: {least} ({by[least][0]:.0%}).")
     return " ".join(parts)
+
+
+# ---------------------------------------------------------------- peers
+
+
+@dataclass(frozen=True)
+class PeerShape:
+    """A shape of the peers study; runs: oneshot's probe rounds per measured round."""
+    name: str
+    connections: int
+    gap_ms: Optional[float] = None
+    requests: Optional[int] = None
+    runs: Optional[int] = None
+
+    def label(self) -> str:
+        """`burst 32`, `ramp 32 (10 ms)`, `keepalive 32 x 4`, `oneshot 10 x 8`."""
+        if self.runs is not None:
+            return f"{self.name} {self.runs} x {self.connections}"
+        return Shape(self.name, self.connections, self.gap_ms, self.requests).label()
+
+
+@dataclass(frozen=True)
+class PeersParams:
+    """How the peers study ran (meta.json parameters.peers)."""
+    names: tuple
+    rounds: int
+    workers: int
+    shapes: tuple  # PeerShape
+    trace: bool
+
+
+def parse_peers_params(params: dict, where: tuple) -> Optional[PeersParams]:
+    if "peers" not in params:
+        return None
+    obj = params["peers"]
+    at = where + ("peers",)
+    if not isinstance(obj, dict):
+        raise RowError(f'"peers" must be an object, got {json_kind(obj)}', at)
+    names = get(obj, "peers", at)
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+        raise RowError('"peers" must be an array of names', at + ("peers",))
+    raw = get(obj, "shapes", at)
+    if not isinstance(raw, list) or not raw:
+        raise RowError('"shapes" must be a non-empty array', at + ("shapes",))
+    shapes = []
+    for i, s in enumerate(raw):
+        sat = at + ("shapes", i)
+        if not isinstance(s, dict):
+            raise RowError(f'"shapes"[{i}] must be an object, got {json_kind(s)}', sat)
+        shapes.append(PeerShape(get_str(s, "name", sat), get_int(s, "connections", 1, sat),
+                                meta_number(s, "gap_ms", sat, 0, True),
+                                get_int(s, "requests", 1, sat) if "requests" in s else None,
+                                get_int(s, "rounds", 1, sat) if "rounds" in s else None))
+    return PeersParams(tuple(names), get_int(obj, "rounds", 1, at), get_int(obj, "workers", 1, at),
+                       tuple(shapes), get_bool(obj, "trace", at))
+
+
+@dataclass(frozen=True)
+class PeerRound:
+    """A measured round of a peer (step: a Round, variant = the peer's name) or a
+    shape that failed (a FailedStep)."""
+    line: int
+    peer: str
+    software: Optional[str]
+    step: object
+
+
+@dataclass(frozen=True)
+class PeerLogCheck:
+    """nginx's access log after one shape: requests per worker pid, beside the probe's."""
+    line: int
+    peer: str
+    shape: str
+    logged: tuple  # ((pid, requests), ...) by pid
+    probe: tuple
+    equal: bool
+
+
+@dataclass(frozen=True)
+class PeerTask:
+    """One task the tracer saw accept or wake: a worker, or another process of the peer."""
+    pid: int
+    tid: int
+    wakeups: int
+    won: int
+    lost: int
+    wasted: int
+
+
+@dataclass(frozen=True)
+class PeerTrace:
+    """acceptlab-trace --port beside one peer, across all its shapes."""
+    line: int
+    peer: str
+    mode: str
+    workers: tuple  # the peer's worker ids as the probe counts them: pids, or thread numbers
+    tasks: tuple  # PeerTask, as the tracer lists them
+    probe: tuple  # ((worker id, connections), ...) over every shape
+    equal: Optional[bool]  # accepts won per pid = the probe's connections (None: threads, not comparable)
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class PeerMissing:
+    """A peer that was not measured: "unavailable" (the software is missing or
+    rejects the configuration) or "error" (it did not start)."""
+    line: int
+    peer: str
+    kind: str
+    software: Optional[str]
+    reason: str
+
+
+PEER_KINDS = ("round", "trace", "logcheck", "unavailable", "error")
+
+
+def counts_tuple(obj: dict, key: str) -> tuple:
+    return tuple(sorted(get_counter(obj, key).items()))
+
+
+def parse_peers_row(obj: dict, line: int):
+    kind = get_str(obj, "kind")
+    if kind not in PEER_KINDS:
+        raise RowError(f'"kind" must be one of {", ".join(PEER_KINDS)}, got {json.dumps(kind)}')
+    peer = get_str(obj, "peer")
+    software = obj.get("software")
+    if software is not None and not isinstance(software, str):
+        raise RowError(f'"software" must be a string or null, got {json_kind(software)}')
+    if kind == "round":
+        return PeerRound(line, peer, software, parse_balancing_row(dict(obj, variant=peer), line))
+    if kind in ("unavailable", "error"):
+        return PeerMissing(line, peer, kind, software, get_str(obj, "reason" if kind == "unavailable" else "error"))
+    if kind == "logcheck":
+        logged, probe = counts_tuple(obj, "log_counts"), counts_tuple(obj, "probe_counts")
+        equal = get_bool(obj, "equal")
+        if equal != (logged == probe):
+            raise RowError('"equal" disagrees with "log_counts" and "probe_counts"')
+        return PeerLogCheck(line, peer, get_str(obj, "shape"), logged, probe, equal)
+    mode = get_str(obj, "mode")
+    workers = get(obj, "workers")
+    if not isinstance(workers, list) or not all(is_int(w) and w >= 0 for w in workers):
+        raise RowError('"workers" must be an array of integer ids')
+    if "error" in obj:
+        return PeerTrace(line, peer, mode, tuple(workers), (), (), None, get_str(obj, "error"))
+    trace = get(obj, "trace")
+    tasks_raw = trace.get("workers") if isinstance(trace, dict) else None
+    if not isinstance(tasks_raw, list):
+        raise RowError('"trace" must be an object with a "workers" array')
+    tasks = []
+    for i, t in enumerate(tasks_raw):
+        if not isinstance(t, dict):
+            raise RowError(f'"trace" "workers"[{i}] must be an object')
+        tasks.append(PeerTask(*(get_int(t, k, 0, ("trace", "workers", i))
+                                for k in ("pid", "tid", "wakeups", "won", "lost", "wasted"))))
+    counts = get_counter(obj, "probe_counts")
+    equal = get(obj, "won_equals_probe")
+    if equal is not None and not isinstance(equal, bool):
+        raise RowError(f'"won_equals_probe" must be true, false or null, got {json.dumps(equal)}')
+    if equal is not None:
+        won = {str(t.pid): t.won for t in tasks if t.won}
+        if equal != (won == {k: n for k, n in counts.items() if n}):
+            raise RowError('"won_equals_probe" disagrees with the tracer\'s and the probe\'s counts')
+    probe = tuple((str(w), counts.get(str(w), 0)) for w in workers)
+    probe += tuple(sorted((k, n) for k, n in counts.items() if k not in {str(w) for w in workers}))
+    return PeerTrace(line, peer, mode, tuple(workers), tuple(tasks), probe, equal)
+
+
+def check_peers(path: Path, rows: list) -> None:
+    """One round row per (peer, shape, round)."""
+    seen = {}
+    for row in rows:
+        if isinstance(row, PeerRound) and isinstance(row.step, Round):
+            key = (row.peer, row.step.shape, row.step.round)
+            if key in seen:
+                raise InputError(path, row.line, f"round {row.step.round} of {row.peer} {row.step.shape} "
+                                 f"is already on line {seen[key]}")
+            seen[key] = row.line
+
+
+# Each peer configuration's mechanism, the variant of ours built on the same
+# one (the balancing table's row to compare it with), and where they differ.
+PEER_MECHANISMS = {
+    "nginx-default": ("accept_mutex off: the listener in every worker's epoll with EPOLLEXCLUSIVE, one "
+                      "accept per event, re-added every few accepts (nginx >= 1.21.6)", "exclusive-reorder", None),
+    "nginx-accept-mutex": ("accept_mutex on: only the worker holding the shared token has the listener in its "
+                           "epoll", "mutex", None),
+    "nginx-reuseport": ("`listen ... reuseport`: a listener per worker, the kernel's 4-tuple hash picks",
+                        "reuseport", None),
+    "nginx-multi-accept": ("EPOLLEXCLUSIVE as the default, accepting until EAGAIN on each event", "exclusive",
+                           "ours is edge-triggered and has no reorder"),
+    "haproxy-mq-on": ("threads; the thread that accepts spreads each connection to a less loaded thread's "
+                      "queue (multi-queue)", "fdpass-threads",
+                      "HAProxy queues the connection to the other thread, fdpass passes it over a socket pair"),
+    "haproxy-mq-fair": ("threads; the thread that accepts spreads connections to the threads' queues in turn "
+                        "(HAProxy 2.7+)", "fdpass-threads", "fdpass picks the least loaded, not the next in turn"),
+    "haproxy-mq-off": ("threads; each thread accepts for itself from the shared listener (the race)",
+                       "bare-threads", None),
+    "node-rr": ("the primary accepts every connection and hands it to the workers in turn", "fdpass",
+                "Node's acceptor is a primary that serves nothing and hands on in turn; fdpass's is a worker "
+                "that hands to the least loaded"),
+    "node-none": ("every worker accepts from the shared listener (the race)", "bare", None),
+}
+
+
+def render_peers_absent(meta: Meta) -> list:
+    return ["## Peers", "",
+            "Not measured in this run: it has no `peers.jsonl`. The campaign's `peers` study (or `make peers` "
+            "on its own) measures nginx, HAProxy and a Node.js cluster with the same probe.", ""]
+
+
+def peer_columns(p: Optional[PeersParams], rounds: list) -> list:
+    """(shape name, label): meta's shapes in order, then any other the rows have."""
+    columns = [(s.name, s.label()) for s in p.shapes] if p else []
+    known = {name for name, _ in columns}
+    for r in rounds:
+        if r.shape not in known:
+            known.add(r.shape)
+            sizes = {x.connections for x in rounds if x.shape == r.shape and isinstance(x, Round)}
+            columns.append((r.shape, f"{r.shape} {sizes.pop()}" if len(sizes) == 1 else r.shape))
+    return columns
+
+
+def within_text(rounds: list) -> str:
+    """'5 of 9 (worst 32/0)' over measured rounds."""
+    if not rounds:
+        return "no round"
+    worst = max(rounds, key=lambda r: math.inf if r.ratio is None else r.ratio)
+    return f"{sum(r.within for r in rounds)} of {len(rounds)} (worst {worst.split})"
+
+
+def render_peers(meta: Meta, rows: list, others: dict) -> list:
+    p = meta.peers
+    rounds = [r.step for r in rows if isinstance(r, PeerRound)]
+    out = ["## Peers", ""]
+    shapes_said = ("; ".join(s.label() for s in p.shapes) if p else
+                   "; ".join(dict.fromkeys(r.shape for r in rounds)) or "none recorded")
+    workers = f"{plural(p.workers, 'worker')} each" if p else "their own worker counts"
+    out.append(
+        "What was measured: servers nobody here wrote, started by `probes/peers/peers.py` on 127.0.0.1 and "
+        f"a free port with {workers} (nginx worker processes and Node.js cluster workers answer `/pid` "
+        "with their pid; HAProxy's threads with their thread number, mode threads), and measured by the "
+        f"same probe as the balancing table: {shapes_said}. A round of oneshot is one probe run of its "
+        "rounds of sequential connections, counted together. Each peer was started once for all its "
+        "shapes. Each cell holds one split per round, in round order"
+        + (f" ({plural(p.rounds, 'round')} per shape planned)" if p else "")
+        + ": the per-worker counts, largest share first, a worker that got none shown as 0. \"within 2:1\" "
+        "counts the peer's measured rounds whose max/min ratio is at most 2.")
+    out.append("")
+    missing = [r for r in rows if isinstance(r, PeerMissing)]
+    present = {r.peer for r in rows if isinstance(r, PeerRound)}
+    names = ordered(p.names if p else tuple(dict.fromkeys(r.peer for r in rows)), present)
+    software = {}
+    for r in rows:
+        if getattr(r, "software", None):
+            software.setdefault(r.peer, r.software)
+    notes = []
+    if names:
+        columns = peer_columns(p, rounds)
+        out.append("| peer | software | mode | " + " | ".join(label for _, label in columns) + " | within 2:1 |")
+        out.append("|---|---|---|" + "---|" * len(columns) + "---|")
+        for name in names:
+            mine = [r for r in rounds if r.variant == name]
+            cells = []
+            for shape, _ in columns:
+                parts = []
+                for r in sort_steps([r for r in mine if r.shape == shape]):
+                    if isinstance(r, FailedStep):
+                        parts.append("failed: " + cell_text(r.error))
+                    elif r.troubled:
+                        parts.append(r.split + "!")
+                        notes.append(f"- {name}, {shape}, round {r.round}: {error_note(r)}.")
+                    else:
+                        parts.append(r.split)
+                cells.append(" ".join(parts) if parts else "not run")
+            measured = [r for r in mine if isinstance(r, Round)]
+            mode = measured[0].mode if measured else "?"
+            cells.append(f"{sum(r.within for r in measured)}/{len(measured)}")
+            out.append(f"| {cell_text(name)} | {cell_text(software.get(name, '?'))} | {mode} | "
+                       + " | ".join(cells) + " |")
+        out.append("")
+        if notes:
+            out += ["`!` marks a round with errors or unanswered connections:", ""] + notes + [""]
+        rank = {name: i for i, (name, _) in enumerate(columns)}
+        out += ["**What this shows.** Per peer, from the rounds above: how many fell outside 2:1, how many "
+                "left a worker with no connection, the worst and best round (by max/min), and in keepalive "
+                "the request splits.", ""]
+        for name in names:
+            mine = sorted((r for r in rounds if r.variant == name),
+                          key=lambda r: (rank[r.shape], isinstance(r, FailedStep), r.round or 0, r.line))
+            out.append(f"- {variant_summary(name, mine)}")
+        out.append("")
+    else:
+        out += ["No peer was measured in this run.", ""]
+    if missing:
+        out += ["Not measured:", ""]
+        for m in missing:
+            what = "unavailable" if m.kind == "unavailable" else "failed"
+            soft = f" ({m.software})" if m.software else ""
+            out.append(f"- {m.peer}{soft}: {what}: {cell_text(m.reason)}")
+        out.append("")
+    if names:
+        out += peers_comparison(meta, names, rounds, others.get("balancing"))
+    out += peers_logchecks([r for r in rows if isinstance(r, PeerLogCheck)])
+    out += peers_traces(p, [r for r in rows if isinstance(r, PeerTrace)], names)
+    return out
+
+
+def peers_comparison(meta: Meta, names: list, rounds: list, balancing: Optional[list]) -> list:
+    ours = [r for r in balancing or [] if isinstance(r, Round)]
+    shared = [s for s in ordered(tuple(s.name for s in meta.shapes), {r.shape for r in ours})
+              if any(isinstance(r, Round) and r.shape == s for r in rounds)]
+    out = ["### Our variants for comparison", ""]
+    if balancing is None:
+        return out + ["The balancing study was not measured in this run, so there are no rows of ours to set "
+                      "beside the peers.", ""]
+    out += ["Each peer configuration's mechanism, the variant of ours built on the same one, and both "
+            f"rows' rounds within 2:1 over the shapes both measured ({', '.join(shared) or 'none'}); our "
+            "variant's rounds are its row in the balancing table above (this run, same probe, same "
+            "shapes).", "",
+            "| peer | its mechanism | our variant | peer within 2:1 | ours within 2:1 |",
+            "|---|---|---|---|---|"]
+    differ = []
+    for name in names:
+        mechanism, variant, difference = PEER_MECHANISMS.get(name, ("-", None, None))
+        if difference:
+            differ.append(f"- {name} and {variant}: {difference}.")
+        theirs = [r for r in rounds if isinstance(r, Round) and r.variant == name and r.shape in shared]
+        mine = [r for r in ours if r.variant == variant and r.shape in shared]
+        if variant is None:
+            ours_text = "-"
+        elif mine:
+            ours_text = within_text(mine)
+        else:
+            ours_text = "not in this run's balancing table"
+        out.append(f"| {cell_text(name)} | {cell_text(mechanism)} | {variant or '-'} | {within_text(theirs)} | "
+                   f"{ours_text} |")
+    out.append("")
+    if differ:
+        out += ["Where a peer and our variant differ:", ""] + differ + [""]
+    return out
+
+
+def peers_logchecks(checks: list) -> list:
+    if not checks:
+        return []
+    out = ["### nginx's access log against the probe", "",
+           "nginx logs `$pid` with every request. After each shape the log's requests per worker pid were "
+           "counted and set beside the probe's (its requests per worker in keepalive, one per connection "
+           "otherwise): the log is the ground truth the probe's counts must equal.", "",
+           "| peer | shapes where the log equals the probe | requests logged |", "|---|---|---|"]
+    peers = list(dict.fromkeys(c.peer for c in checks))
+    differ = []
+    for name in peers:
+        mine = [c for c in checks if c.peer == name]
+        logged = sum(n for c in mine for _, n in c.logged)
+        out.append(f"| {cell_text(name)} | {sum(c.equal for c in mine)} of {len(mine)} | {logged} |")
+        for c in mine:
+            if not c.equal:
+                differ.append(f"- {name}, {c.shape}: log " + (" ".join(f"{k}:{n}" for k, n in c.logged) or "none")
+                              + ", probe " + (" ".join(f"{k}:{n}" for k, n in c.probe) or "none") + ".")
+    out.append("")
+    equal = sum(c.equal for c in checks)
+    out.append(f"**What this shows.** The access log equals the probe in {equal} of "
+               f"{plural(len(checks), 'shape')}" + (":" if differ else "."))
+    out.append("")
+    if differ:
+        out += differ + [""]
+    return out
+
+
+def task_label(t: PeerTask, trace: PeerTrace) -> str:
+    """w0, w1 for a worker process (by the peer's worker order); tid N for a
+    thread (HAProxy answers thread numbers, which the tracer cannot map); pid N
+    for a process that is not a worker (Node's primary)."""
+    if trace.mode == "threads":
+        return f"tid {t.tid}"
+    if t.pid in trace.workers:
+        return f"w{trace.workers.index(t.pid)}"
+    return f"pid {t.pid}"
+
+
+def peers_traces(p: Optional[PeersParams], traces: list, names: list) -> list:
+    out = ["### Why each worker won (trace)", ""]
+    if not traces:
+        why = " (acceptlab-trace needs root)" if p is not None and not p.trace else ""
+        return out + [f"No trace was recorded for the peers in this run{why}.", ""]
+    out += ["`bin/acceptlab-trace --port` ran beside each peer once, across all its shapes, counting for every "
+            "task of the peer that waited or accepted: wakeups while blocked in epoll_wait or accept, accepts "
+            "won, and accepts lost to EAGAIN; beside them the probe's connections per worker over the same "
+            "shapes. w0, w1 are the peer's workers in order; a process that is not a worker is named by its "
+            "pid, a thread by its tid (HAProxy answers its thread number, which the tracer's tids do not "
+            "name, so there the two are not compared).", "",
+            "| peer | mode | wakeups | accepts won | lost (EAGAIN) | probe connections | accepts won = probe |",
+            "|---|---|---|---|---|---|---|"]
+    order = {n: i for i, n in enumerate(names)}
+    for t in sorted(traces, key=lambda t: (order.get(t.peer, len(order)), t.line)):
+        if t.error is not None:
+            out.append(f"| {cell_text(t.peer)} | {t.mode} | tracer failed: {cell_text(t.error)} | | | | |")
+            continue
+        tasks = list(t.tasks)
+        if t.mode == "process":  # every worker shown, 0 when the tracer saw nothing of it
+            seen = {x.pid for x in tasks}
+            tasks += [PeerTask(w, w, 0, 0, 0, 0) for w in t.workers if w not in seen]
+            tasks.sort(key=lambda x: (x.pid not in t.workers,
+                                      t.workers.index(x.pid) if x.pid in t.workers else x.pid, x.tid))
+
+        def per(field):
+            return ", ".join(f"{task_label(x, t)} {getattr(x, field)}" for x in tasks) or "-"
+        probe_label = (lambda k: f"thread {k}") if t.mode == "threads" else (
+            lambda k: f"w{t.workers.index(int(k))}" if k.isdigit() and int(k) in t.workers else f"pid {k}")
+        probe = ", ".join(f"{probe_label(k)} {n}" for k, n in t.probe) or "-"
+        if t.equal is None:
+            check = "not compared (thread numbers)"
+        elif t.equal:
+            check = "equal"
+        else:
+            others = [x for x in tasks if x.won and x.pid not in t.workers]
+            check = "differ" + (": " + ", ".join(f"pid {x.pid} accepted {x.won} and is not a worker"
+                                                 for x in others) if others else "")
+        out.append(f"| {cell_text(t.peer)} | {t.mode} | {per('wakeups')} | {per('won')} | {per('lost')} | "
+                   f"{probe} | {check} |")
+    out.append("")
+    compared = [t for t in traces if t.equal is not None]
+    out.append(f"**What this shows.** Accepts won per worker equal the probe's connections for "
+               f"{sum(t.equal for t in compared)} of {plural(len(compared), 'peer')} where both name pids; "
+               "where they differ the table says who accepted.")
+    out.append("")
+    return out
 
 
 # ---------------------------------------------------------------- placement
@@ -1891,12 +2451,16 @@ class Study:
     render: Callable[[Meta, list], list]
     check: Callable[[Path, list], None] = lambda path, rows: None
     is_round: Callable[[object], bool] = lambda row: True  # what the success line counts
+    absent: Optional[Callable[[Meta], list]] = None  # the section when the run has no such file
+    reads: tuple = ()  # studies (earlier in STUDIES) whose rows render() also gets, as a dict
 
 
 STUDIES = (
     Study("balancing", "balancing.jsonl", False, parse_balancing_row, render_balancing,
           check_balancing, lambda row: isinstance(row, Round)),
     Study("trace", "trace.jsonl", False, parse_trace_row, render_trace, is_round=lambda row: False),
+    Study("peers", "peers.jsonl", False, parse_peers_row, render_peers, check_peers,
+          is_round=lambda row: False, absent=render_peers_absent, reads=("balancing",)),
     Study("timeline", "timeline.jsonl", False, parse_timeline_row, render_timeline, is_round=lambda row: False),
     Study("placement", "placement.jsonl", False, parse_placement_row, render_placement,
           is_round=lambda row: isinstance(row, PlacementRun)),
@@ -1951,16 +2515,22 @@ def build_report(results_dir: Path, run: str) -> tuple:
     if not run_dir.is_dir():
         raise InputError(run_dir, None, f"run {run!r} not found: no such directory")
     meta = read_meta(run_dir)
-    sections, present, rounds = [], [], 0
+    sections, present, rounds, parsed = [], [], 0, {}
     for study in STUDIES:
         path = run_dir / study.filename
         if not study.required and not path.exists():
+            if study.absent:
+                sections += study.absent(meta)
             continue
         rows = read_jsonl(path, study.parse_row)
         study.check(path, rows)
         rounds += sum(study.is_round(r) for r in rows)
         present.append(study)
-        sections += study.render(meta, rows)
+        parsed[study.name] = rows
+        if study.reads:
+            sections += study.render(meta, rows, {name: parsed.get(name) for name in study.reads})
+        else:
+            sections += study.render(meta, rows)
     if not present:
         raise InputError(run_dir, None, "no study results in the run (expected one of "
                          + ", ".join(s.filename for s in STUDIES) + ")")

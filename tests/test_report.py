@@ -223,12 +223,13 @@ def test_run_without_any_study(results, tmp_path):
     """A run must hold at least one study's results: with every study file
     gone, exit 1 naming the run and the files expected."""
     for name in ("balancing", "respawn", "mutex_delay", "slowview", "cost", "payoff", "trace", "timeline", "models",
-                 "placement", "trace_overhead"):
+                 "placement", "trace_overhead", "peers"):
         (results / STAMP / (name + ".jsonl")).unlink()
     proc = run_in(tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"report: results/linux/{STAMP}: no study results in the run "
-                                  "(expected one of balancing.jsonl, trace.jsonl, timeline.jsonl, placement.jsonl"), proc.stderr
+                                  "(expected one of balancing.jsonl, trace.jsonl, peers.jsonl, timeline.jsonl, "
+                                  "placement.jsonl"), proc.stderr
 
 
 # ---------------------------------------------------------------- usage
@@ -286,3 +287,179 @@ def test_trace_row_that_contradicts_itself(results, tmp_path):
     assert_input_error(run_in(tmp_path), tmp_path,
                        f'report: results/linux/{STAMP}/trace.jsonl:1: "cross_check" "equal" disagrees with its '
                        "own counts")
+
+
+# ---------------------------------------------------------------- peers and the cost anchor
+
+
+def section(text, heading):
+    """The lines from `heading` up to the next heading of the same or a higher level."""
+    level = heading.split(" ")[0]
+    lines = text.split("\n")
+    start = lines.index(heading)
+    end = next((i for i in range(start + 1, len(lines))
+                if lines[i].startswith("#") and len(lines[i].split(" ")[0]) <= len(level)), len(lines))
+    return "\n".join(lines[start:end]).rstrip("\n") + "\n"
+
+
+def test_peers_rows_follow_meta_order_and_missing_peers_are_listed(results, tmp_path):
+    """The Peers table lists the measured peers in meta.json's order whatever
+    the file's (node-rr's rows come first there); a peer the software rejects
+    and a peer that did not start are listed with their reasons, not as rows."""
+    assert run_in(tmp_path).returncode == 0
+    peers = section((tmp_path / "linux.md").read_text(), "## Peers")
+    table = peers.split("### Our variants for comparison")[0]
+    names = [line.split(" | ")[0][2:] for line in table.splitlines() if line.startswith("| ")]
+    assert names == ["peer", "nginx-default", "nginx-multi-accept", "haproxy-mq-on", "haproxy-mq-off", "node-rr"]
+    assert "- haproxy-mq-fair (haproxy/2.6.12-1+deb12u4): unavailable: haproxy/2.6.12-1+deb12u4 rejects" in peers
+    assert "- node-none: failed: node-none exited with 1: Error: listen EADDRINUSE" in peers
+
+
+def test_run_without_peers_says_not_measured(results, tmp_path):
+    """An older run has no peers.jsonl: the report still builds, and its Peers
+    section says the peers were not measured in this run (the header does not
+    name the file)."""
+    (results / STAMP / "peers.jsonl").unlink()
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "linux.md").read_text()
+    assert section(text, "## Peers") == (
+        "## Peers\n\nNot measured in this run: it has no `peers.jsonl`. The campaign's `peers` study (or "
+        "`make peers` on its own) measures nginx, HAProxy and a Node.js cluster with the same probe.\n")
+    assert "`peers.jsonl`" not in text.split("\n")[2]
+
+
+def peers_line(results, kind, peer, shape=None):
+    """The 1-based line of the first peers.jsonl row of this kind, peer (and shape)."""
+    lines = (results / STAMP / "peers.jsonl").read_text().splitlines()
+    return next(i for i, l in enumerate(lines, 1) if json.loads(l)["kind"] == kind and json.loads(l)["peer"] == peer
+                and (shape is None or json.loads(l).get("shape") == shape))
+
+
+@pytest.mark.parametrize("kind,edit,message", [
+    ("logcheck", lambda r: dict(r, equal=not r["equal"]),
+     '"equal" disagrees with "log_counts" and "probe_counts"'),
+    ("trace", lambda r: dict(r, won_equals_probe=False),
+     '"won_equals_probe" disagrees with the tracer\'s and the probe\'s counts'),
+    ("round", lambda r: dict(r, kind="rounds"),
+     '"kind" must be one of round, trace, logcheck, unavailable, error, got "rounds"'),
+    ("unavailable", lambda r: {k: v for k, v in r.items() if k != "reason"}, 'missing required key "reason"'),
+])
+def test_peers_row_that_contradicts_itself(results, tmp_path, kind, edit, message):
+    """A peers row whose verdict disagrees with its own counts (the access-log
+    check, the tracer's cross-check), of an unknown kind, or without its
+    reason is a corrupt file: exit 1 naming file and line."""
+    line = peers_line(results, kind, "nginx-default" if kind != "unavailable" else "haproxy-mq-fair")
+    edit_jsonl_line(results / STAMP / "peers.jsonl", line, lambda l: json.dumps(edit(json.loads(l))) + "\n")
+    assert_input_error(run_in(tmp_path), tmp_path, f"report: results/linux/{STAMP}/peers.jsonl:{line}: {message}")
+
+
+def test_peers_duplicate_round(results, tmp_path):
+    """The same peer, shape and round twice is named with the line of the first."""
+    path = results / STAMP / "peers.jsonl"
+    line = peers_line(results, "round", "nginx-default", "ramp")
+    with open(path, "a") as f:
+        f.write(path.read_text().splitlines()[line - 1] + "\n")
+    total = len(path.read_text().splitlines())
+    assert_input_error(run_in(tmp_path), tmp_path, f"report: results/linux/{STAMP}/peers.jsonl:{total}: "
+                       f"round 1 of nginx-default ramp is already on line {line}")
+
+
+ANCHOR_ROWS = [  # (arm, mode, round, req/s or an error); bare's are the fixture's own
+    ("nginx", "keepalive", 1, 110000.0), ("nginx", "keepalive", 2, 125000.0),
+    ("nginx", "close", 1, 30000.0), ("nginx", "close", 2, "wrk exited 1: unable to connect to 127.0.0.1:40111"),
+    ("fdpass", "keepalive", 1, 96400.0), ("fdpass", "keepalive", 2, 100000.0),
+    ("fdpass", "close", 1, 27600.0), ("fdpass", "close", 2, 28700.0),
+]
+
+ANCHOR_EXPECTED = """\
+### Anchor: nginx
+
+What was measured: the same wrk runs against nginx (nginx/1.22.1: the peers' `nginx-default` configuration from \
+`probes/peers/peers.py`, the worker count of the cell, `access_log off`), started fresh for each run on a free port \
+and stopped after it, and alternated with the arms above in the same rounds. Per request, nginx parses it, matches \
+`location /` and answers `return 200 "$pid\\n"` (headers Server, Date, Content-Type, Content-Length and Connection, \
+the worker's pid as the body) and logs nothing; our server parses it and answers `GET /` with its fixed hello \
+(headers Content-Type, Content-Length, X-Worker and Connection) and keeps no log either. Each cell: req/s per round, \
+in round order; a ratio is ours over nginx's in the same round and mode (`-` where either is missing).
+
+| at 2 workers | Keep-alive (round 1, 2) | Connection: close (round 1, 2) |
+|---|---|---|
+| nginx | 110000 125000 | 30000 failed |
+| bare | 120500 118000 | 27000 28000 |
+| fdpass | 96400 100000 | 27600 28700 |
+| bare / nginx | 1.10 0.94 | 0.90 - |
+| fdpass / nginx | 0.88 0.80 | 0.92 - |
+
+- nginx, 2 workers, Connection: close: failed: round 2: wrk exited 1: unable to connect to 127.0.0.1:40111
+
+**What this shows.** The goal, our harness at least matching nginx on keep-alive with 2 workers (bare's req/s at \
+or above nginx's): met as measured: bare / nginx median 1.02 over 2 rounds (1.10, 0.94), 1 of 2 at or above 1. \
+Also at 2 workers: bare / nginx on `Connection: close`: median 0.90 over 1 round; fdpass / nginx on keep-alive: \
+median 0.84 over 2 rounds; fdpass / nginx on `Connection: close`: median 0.92 over 1 round.
+"""
+
+
+def add_anchor(results, rows=ANCHOR_ROWS):
+    """Appends anchor (and fdpass) runs to the fixture's cost.jsonl at 2 workers,
+    their ratio to bare as the campaign fills it, and the anchor to meta.json."""
+    path = results / STAMP / "cost.jsonl"
+    bare = {(r["mode"], r["round"]): r["requests_per_s"] for r in map(json.loads, path.read_text().splitlines())
+            if r["arm"] == "bare" and r["workers"] == 2 and "error" not in r}
+    with open(path, "a") as f:
+        for arm, mode, rnd, rps in rows:
+            row = {"arm": arm, "workers": 2, "mode": mode, "round": rnd}
+            if isinstance(rps, str):
+                row["error"] = rps
+            else:
+                row.update({"requests_per_s": rps, "requests": int(rps * 6), "duration_s": 6.0,
+                            "latency_ms": {"p50": 0.5, "p99": 4.0}, "errors": {"connect": 0, "read": 0},
+                            "ratio_to_bare": round(rps / bare[(mode, rnd)], 4), "time_wait_after": 10,
+                            "time_wait_sides": {"server": 1, "client": 1}})
+                if arm == "nginx":
+                    row.update({"peer": "nginx-default", "software": "nginx/1.22.1", "served_split": None})
+            f.write(json.dumps(row) + "\n")
+    meta = results / STAMP / "meta.json"
+    obj = json.loads(meta.read_text())
+    obj["parameters"]["cost"]["anchor"] = {"nginx": {
+        "peer": "nginx-default", "software": "nginx/1.22.1", "setting": "default", "access_log": "off",
+        "path": "/", "answer": 'return 200 "$pid\\n"', "config": "probes/peers/peers.py nginx_conf()"}}
+    meta.write_text(json.dumps(obj, indent=2))
+
+
+def test_cost_anchor_table(results, tmp_path):
+    """The anchor's subsection: nginx's req/s per round beside bare's and
+    fdpass's at 2 workers, the ratios ours/nginx per round (a failed nginx run
+    is "failed" and its ratios "-"), and whether the goal was met, judged from
+    the median of bare/nginx on keep-alive (here met by the median though one
+    round is below 1). nginx is not a row of the main cost tables."""
+    add_anchor(results)
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "linux.md").read_text()
+    got = section(text, "### Anchor: nginx")
+    if got != ANCHOR_EXPECTED:
+        diff = difflib.unified_diff(ANCHOR_EXPECTED.splitlines(keepends=True), got.splitlines(keepends=True))
+        pytest.fail("anchor section differs:\n" + "".join(diff), pytrace=False)
+    assert "| nginx |" not in section(text, "### Keep-alive") + section(text, "### Connection: close")
+    assert "| fdpass |" in section(text, "### Keep-alive")
+
+
+def test_cost_anchor_goal_not_met(results, tmp_path):
+    """When nginx out-serves bare on keep-alive in the median, the report says
+    the goal was not met (the verdict comes from the rows, not a constant)."""
+    rows = [("nginx", "keepalive", 1, 130000.0), ("nginx", "keepalive", 2, 119000.0)]
+    add_anchor(results, rows)
+    assert run_in(tmp_path).returncode == 0
+    got = section((tmp_path / "linux.md").read_text(), "### Anchor: nginx")
+    assert ("not met as measured: bare / nginx median 0.96 over 2 rounds (0.93, 0.99), 0 of 2 at or above 1."
+            in got), got
+
+
+def test_cost_without_anchor_says_not_measured(tmp_path):
+    """The fixture run's cost study ran our arms only: the anchor subsection
+    says so instead of a table."""
+    text = EXPECTED.read_text()
+    assert section(text, "### Anchor: nginx") == (
+        "### Anchor: nginx\n\nNot measured in this run: its cost study ran no server but ours (the campaign's "
+        "cost study runs nginx as the arm `nginx`).\n")
