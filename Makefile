@@ -157,8 +157,9 @@ bench: all
 
 # The peers (probes/peers/): nginx x4, HAProxy x3 and a Node.js cluster x2 on
 # loopback, measured by the probe (and traced as root) into
-# results/peers/<UTC stamp>/peers.jsonl. `peers.py deps` installs nginx and
-# haproxy when root; a peer that cannot be had is a row saying why.
+# results/peers/<UTC stamp>/peers.jsonl; `make measure` runs the same as its
+# peers study. `make deps` installs nginx and haproxy when root; a peer that
+# cannot be had is a row saying why.
 .PHONY: peers
 peers: all
 	$(Q)$(PYTHON) probes/peers/peers.py measure --out results/peers/$$(date -u +%Y%m%dT%H%M%SZ)
