@@ -243,3 +243,16 @@ def test_cost_anchor_runs_nginx_beside_our_arms(tmp_path):
     assert anchor["nginx"]["peer"] == "nginx-default" and anchor["nginx"]["access_log"] == "off"
     dirs = _peer_dirs(run / "raw")
     assert len(dirs) == 2 and not _running_in(dirs), "nginx outlived its run"
+
+
+def test_unknown_peer_or_bench_arm_exits_2():
+    """--peers and --bench-arms name what they accept: an unknown name is a
+    usage error (exit 2) naming the option, before anything is measured;
+    the anchor nginx is a valid cost arm."""
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "peers", "--peers", "apache"],
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 2 and "--peers apache: unknown" in res.stderr, res.stderr
+    assert "nginx-default" in res.stderr
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--bench-arms", "nginx,apache"],
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 2 and "--bench-arms apache: unknown" in res.stderr, res.stderr
