@@ -115,13 +115,30 @@ SHAPES = [
     {"name": "keepalive", "connections": 32, "requests": 4},
 ]
 STUDIES = ["balancing", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff",
-           "trace_overhead", "peers"]
+           "trace_overhead", "peers", "reload"]
 # respawn: (arm, migrate). The shared listener is the contrast: nothing queued
 # at a worker of its own, so nothing to reset.
 RESPAWN_ARMS = [("bare", False), ("reuseport", False), ("reuseport", True),
                 ("reuseport-bpf", False), ("reuseport-bpf", True)]
 RESPAWN_CONNECTIONS = 32
 RESPAWN_KILL_AFTER_S = 0.5  # the burst is connected and asking by then
+# reload: (arm, --reuseport-migrate, --spawn-workers). Every worker is
+# replaced (SIGHUP, twice) under a continuous keep-alive load and a
+# Connection: close load; wrk counts every failed request. The shared
+# listener never closes, and fdpass's leaver forwards what reaches it: both
+# must lose nothing. reuseport's old listener closes with its worker, and
+# what is queued there is reset unless tcp_migrate_req moves it.
+RELOAD_ARMS = [("bare", False, False), ("exclusive", False, False), ("exclusive-reorder", False, False),
+               ("lt", False, False), ("lt-yield", False, False), ("mutex", False, False),
+               ("mutex-strict", False, False), ("fdpass", False, False), ("fdpass", False, True),
+               ("reuseport", False, False), ("reuseport", True, False),
+               ("reuseport-bpf", False, False), ("reuseport-bpf", True, False)]
+QUICK_RELOAD_ARMS = [("bare", False, False), ("fdpass", False, True), ("reuseport", False, False)]
+RELOAD_SECONDS = 4                 # wrk -d of each load
+RELOAD_AT_S = [0.5, 1.5, 2.5, 3.5]  # a SIGHUP this long into the load (one reload each)
+RELOAD_KEEPALIVE_CONNECTIONS = 16
+RELOAD_CLOSE_CONNECTIONS = 32
+RELOAD_WAIT_S = 10                 # a reload must finish within this
 MUTEX_DELAYS_MS = [500, 50, 0]
 SLOWVIEW_ARMS = ["mutex", "mutex-strict", "fdpass"]
 SLOWVIEW_SLEEP_MS = 50
@@ -245,6 +262,14 @@ def meta_for(stamp, args):
             "respawn": {"arms": [{"arm": a, "migrate": m} for a, m in RESPAWN_ARMS],
                         "connections": RESPAWN_CONNECTIONS, "trials": args.rounds,
                         "kill_after_s": RESPAWN_KILL_AFTER_S},
+            "reload": {"arms": [{"arm": a, "migrate": m, "spawn": sp}
+                                for a, m, sp in (QUICK_RELOAD_ARMS if args.quick else RELOAD_ARMS)],
+                       "workers": 2, "seconds": RELOAD_SECONDS, "sighup_at_s": RELOAD_AT_S,
+                       "path": "/pid", "keepalive_connections": RELOAD_KEEPALIVE_CONNECTIONS,
+                       "close_connections": RELOAD_CLOSE_CONNECTIONS,
+                       "load": "wrk -t1 keep-alive and wrk -t1 -H 'Connection: close' at once; failed = "
+                               "wrk's connect + read + write + timeout errors + non-2xx answers",
+                       "netns": "each trial in a network namespace of its own (unshare -n)"},
             "mutex_delay": {"delays_ms": MUTEX_DELAYS_MS, "connections": 32, "rounds": args.rounds},
             "placement": {"arms": PLACEMENT_ARMS, "placements": placements(), "runs": PLACEMENT_RUNS,
                           "shapes": PLACEMENT_SHAPES, "round_gap_ms": PLACEMENT_ROUND_GAP_MS,
@@ -711,6 +736,85 @@ def respawn_trial(arm, migrate, raw_prefix):
             "rebind_ms": respawned["since_reap_ms"] if respawned else None}
 
 
+def reload_trial(arm, migrate, spawn, raw_prefix):
+    """One reload trial in this process's network namespace: wrk keep-alive
+    and wrk Connection: close on /pid for RELOAD_SECONDS, a SIGHUP at each
+    RELOAD_AT_S, each waited for ("reloaded"). Returns the row: requests and
+    wrk's errors per load, and what the reloads took."""
+    server_args = (list(ARMS[arm]) + (["--reuseport-migrate"] if migrate else [])
+                   + (["--spawn-workers"] if spawn else []))
+    with ServerRun(server_args, 2, raw_prefix, ARM_ENV.get(arm)) as (proc, ready, path):
+        port = ready["port"]
+        loads = {"keepalive": start_wrk(raw_prefix + "-keepalive", port, "/pid", RELOAD_KEEPALIVE_CONNECTIONS,
+                                        RELOAD_SECONDS, threads=1),
+                 "close": start_wrk(raw_prefix + "-close", port, "/pid", RELOAD_CLOSE_CONNECTIONS,
+                                    RELOAD_SECONDS, ["Connection: close"], threads=1)}
+        start, done, problem = time.monotonic(), [], None
+        try:
+            for generation, at in enumerate(RELOAD_AT_S, 1):
+                time.sleep(max(0.0, start + at - time.monotonic()))
+                os.kill(proc.pid, signal.SIGHUP)
+                deadline = time.monotonic() + RELOAD_WAIT_S
+                while not problem:
+                    events = server_events(proc)
+                    ended = [e for e in events if e.get("event") == "reloaded" and e.get("generation") == generation]
+                    failed = [e for e in events if e.get("event") == "reload_failed"]
+                    if ended:
+                        done.append(ended[0])
+                        break
+                    if failed:
+                        problem = "reload %d failed: %s" % (generation, failed[0].get("reason"))
+                    elif time.monotonic() > deadline:
+                        problem = "reload %d did not finish within %d s" % (generation, RELOAD_WAIT_S)
+                    elif not read_server_output(proc, 0.05):
+                        problem = "the server exited during reload %d" % generation
+            out = {mode: finish_wrk(w) for mode, w in loads.items()}
+        finally:
+            for w in loads.values():
+                if w.poll() is None:
+                    w.kill()
+                    w.communicate()
+        if problem:
+            raise StepFailed(problem)
+        replaced = [e for e in server_events(proc) if e.get("event") == "replaced"]
+    row = {"variant": arm, "migrate": migrate, "spawn": spawn, "reloads": len(done),
+           "replaced": len(replaced), "reload_ms": [round(e["ms"], 1) for e in done],
+           "seconds": RELOAD_SECONDS, "failed": 0}
+    for mode, res in out.items():
+        row[mode] = {"requests": res["requests"], "errors": res["errors"]}
+        row["failed"] += sum(res["errors"].values())
+    return row
+
+
+def reload_label(arm, migrate, spawn):
+    return arm + (" +migrate" if migrate else "") + (" +spawn" if spawn else "")
+
+
+def reload_steps(args, raw_dir):
+    for arm, migrate, spawn in (QUICK_RELOAD_ARMS if args.quick else RELOAD_ARMS):
+        if arm not in args.arms:
+            continue
+
+        def step(arm=arm, migrate=migrate, spawn=spawn):
+            prefix = os.path.join(raw_dir, "reload-%s%s%s" % (arm, "-migrate" if migrate else "",
+                                                              "-spawn" if spawn else ""))
+            if not is_root():
+                raise StepFailed("skipped: needs root (a network namespace of its own)")
+            # A fresh network namespace per trial, as respawn's: the migrate
+            # arm sets a per-namespace sysctl, and no trial inherits another's
+            # TIME_WAIT sockets.
+            cmd = ["unshare", "-n", PYTHON, os.path.abspath(__file__), "--reload-trial", arm,
+                   "--raw-prefix", prefix] + (["--migrate"] if migrate else []) + (["--spawn"] if spawn else [])
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=RELOAD_SECONDS + 2 * RELOAD_WAIT_S + 60)
+            if res.returncode != 0:
+                raise StepFailed("trial exited %d: %s" % (res.returncode, res.stderr.strip()[-300:]))
+            row = json.loads(res.stdout.strip().splitlines()[-1])
+            return [row], "%d reloads, %d failed of %d requests" % (
+                row["reloads"], row["failed"], row["keepalive"]["requests"] + row["close"]["requests"])
+        yield "%-17s reload" % reload_label(arm, migrate, spawn), step, {"variant": arm, "migrate": migrate,
+                                                                          "spawn": spawn}
+
+
 def respawn_steps(args, raw_dir):
     for arm, migrate in RESPAWN_ARMS:
         if arm not in args.arms:
@@ -872,17 +976,33 @@ def need_wrk():
 def run_wrk(prefix, port, path, connections, seconds, headers=()):
     """Runs wrk against 127.0.0.1:port, saves its command and verbatim output
     under raw/ (prefix.wrk.cmd, .wrk.txt, .wrk.stderr); returns parse_wrk's dict."""
-    cmd = [need_wrk(), "-t%d" % WRK_THREADS, "-c%d" % connections, "-d%ds" % seconds, "--latency",
+    return finish_wrk(start_wrk(prefix, port, path, connections, seconds, headers))
+
+
+def start_wrk(prefix, port, path, connections, seconds, headers=(), threads=WRK_THREADS):
+    """Starts wrk (see run_wrk) and returns it; finish_wrk waits for it."""
+    cmd = [need_wrk(), "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--latency",
            "--timeout", "%ds" % WRK_TIMEOUT_S]
     for h in headers:
         cmd += ["-H", h]
     cmd.append("http://127.0.0.1:%d%s" % (port, path))
     with open(prefix + ".wrk.cmd", "w") as f:
         f.write(shlex.join(cmd) + "\n")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.wrk = (prefix, seconds)
+    return proc
+
+
+def finish_wrk(proc):
+    """Waits for a wrk from start_wrk, saves its output, parses it."""
+    prefix, seconds = proc.wrk
     try:
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + WRK_SLACK_S)
-    except subprocess.TimeoutExpired:  # run() has killed it
+        out, err = proc.communicate(timeout=seconds + WRK_SLACK_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
         raise StepFailed("wrk did not finish within %d s" % (seconds + WRK_SLACK_S))
+    res = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     with open(prefix + ".wrk.txt", "w") as f:
         f.write(res.stdout)
     with open(prefix + ".wrk.stderr", "w") as f:
@@ -1454,6 +1574,7 @@ def peers_steps(args, raw_dir):
 STUDY_STEPS = {
     "balancing": balancing_steps,
     "respawn": respawn_steps,
+    "reload": reload_steps,
     "mutex_delay": mutex_delay_steps,
     "slowview": slowview_steps,
     "cost": cost_steps,
@@ -1531,7 +1652,9 @@ def main():
                     help="do not run bin/acceptlab-trace beside the balancing rounds and the peers "
                          "(it runs when root)")
     ap.add_argument("--respawn-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
+    ap.add_argument("--reload-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
     ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--spawn", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
     # wrk's -d for cost and payoff (tests use 1; the close gap is capped at it)
     ap.add_argument("--bench-rounds", type=int, metavar="N",
@@ -1543,11 +1666,15 @@ def main():
     args = ap.parse_args()
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
-    if args.respawn_trial:
+    if args.respawn_trial or args.reload_trial:
         # Runs inside `unshare -n`: bring loopback up, then one trial.
         subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
         try:
-            print(json.dumps(respawn_trial(args.respawn_trial, args.migrate, args.raw_prefix), sort_keys=True))
+            if args.respawn_trial:
+                row = respawn_trial(args.respawn_trial, args.migrate, args.raw_prefix)
+            else:
+                row = reload_trial(args.reload_trial, args.migrate, args.spawn, args.raw_prefix)
+            print(json.dumps(row, sort_keys=True))
         except StepFailed as e:
             die(str(e), 1)
         finally:

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PROG "acceptlab-server"
 #define DEFAULT_HANDOFF_POLICY HANDOFF_OPEN
@@ -281,7 +282,9 @@ int main(int argc, char **argv)
 		bad_arg("--spawn-workers: process mode only (threads are not exec'd; use --workers N)%s%s", "", "");
 	srv.cfg.argv = argv;
 	srv.nslots = srv.cfg.threads ? srv.cfg.workers : 2 * srv.cfg.workers;
+	/* A spawned worker ends as a forked one does, with _exit: what it
+	 * holds dies with the process (no exit-time leak report either). */
 	if (srv.cfg.spawn_workers && getenv("ACCEPTLAB_SPAWNED"))
-		return spawned_worker_run(&srv);
+		_exit(spawned_worker_run(&srv));
 	return srv.cfg.threads ? threads_run(&srv) : supervisor_run(&srv);
 }

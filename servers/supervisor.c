@@ -19,7 +19,8 @@
  * the old worker and lose what is queued there unless --reuseport-migrate.
  * "reloaded" is printed once every old worker has exited. A SIGHUP during a
  * reload asks for one more after it. If a new worker dies before serving,
- * the old one keeps its index and the reload stops there (reload_failed).
+ * the old one keeps its index and the reload ends there (reload_failed, no
+ * "reloaded"; the indexes already done keep their new workers).
  *
  * --spawn-workers: a worker is fork+exec of this binary with the same
  * arguments; what it inherits (listener, ready pipe, the variant's shared
@@ -446,8 +447,9 @@ static void reload_next(struct supervisor *s)
 		if (spawn(s, i, slot) < 0) {
 			emit_line(STDOUT_FILENO, "{\"event\":\"reload_failed\",\"index\":%d,\"reason\":\"fork: %s\"}",
 				  i, strerror(errno));
-			s->reload_index = w;
-			break;
+			s->reloading = 0; /* as for a new worker that dies before serving */
+			s->reload_again = 0;
+			return;
 		}
 		s->reload_new_slot = slot;
 		return;
@@ -502,9 +504,12 @@ static void reap(struct supervisor *s)
 		if (s->stopping || retired)
 			continue;
 		if (was_new) {
-			/* The old worker keeps the index; the reload stops here. */
+			/* The old worker keeps the index; the reload ends here
+			 * (a SIGHUP that came meanwhile is dropped: send another
+			 * to try again). */
 			s->reload_new_slot = -1;
-			s->reload_index = s->srv->cfg.workers;
+			s->reloading = 0;
+			s->reload_again = 0;
 			emit_line(STDOUT_FILENO,
 				  "{\"event\":\"reload_failed\",\"index\":%d,\"reason\":\"the new worker ended (%s) "
 				  "before serving\"}", i, how);

@@ -33,7 +33,12 @@ SERVING_PROCESS = VARIANTS + ["mutex", "mutex --accept-mutex-strict"]
 SERVING_THREADS = ([v + " --threads 2" for v in SERVING_PROCESS]
                    + ["bare --threads 2 --shared-epoll", "handoff --threads 2",
                       "handoff --threads 2 --handoff-policy written", "handoff --threads 2 --handoff-policy off"])
-SERVING = SERVING_PROCESS + SERVING_THREADS
+# --spawn-workers: every process arm again with its workers started by
+# fork+exec of the server binary (shared state passed by descriptor number).
+SERVING_SPAWN = [v + " --spawn-workers" for v in SERVING_PROCESS]
+SERVING = SERVING_PROCESS + SERVING_THREADS + SERVING_SPAWN
+# The SIGSTOP tests' arms: the variants, forked and spawned.
+STOPPABLE = VARIANTS + [v + " --spawn-workers" for v in VARIANTS]
 
 
 class Server:

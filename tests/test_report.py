@@ -78,7 +78,7 @@ def test_golden_output_matches_expected(tmp_path):
     proc = run_report("--results-dir", FIXTURE_RESULTS, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert proc.stdout == f"report: wrote {out} from run {STAMP} (106 rounds)\n"
+    assert proc.stdout == f"report: wrote {out} from run {STAMP} (109 rounds)\n"
     got, want = out.read_bytes(), EXPECTED.read_bytes()
     if got != want:
         diff = difflib.unified_diff(want.decode().splitlines(keepends=True),
@@ -103,7 +103,7 @@ def test_run_option_overrides_canonical(results, tmp_path):
     (results / "CANONICAL").write_text("20990101T000000Z\n")
     proc = run_in(tmp_path, "--run", STAMP)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (106 rounds)\n"
+    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (109 rounds)\n"
     assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
 
 
@@ -223,7 +223,7 @@ def test_run_without_any_study(results, tmp_path):
     """A run must hold at least one study's results: with every study file
     gone, exit 1 naming the run and the files expected."""
     for name in ("balancing", "respawn", "mutex_delay", "slowview", "cost", "payoff", "trace", "timeline", "models",
-                 "placement", "trace_overhead", "peers"):
+                 "placement", "trace_overhead", "peers", "reload"):
         (results / STAMP / (name + ".jsonl")).unlink()
     proc = run_in(tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
@@ -463,3 +463,26 @@ def test_cost_without_anchor_says_not_measured(tmp_path):
     assert section(text, "### Anchor: nginx") == (
         "### Anchor: nginx\n\nNot measured in this run: its cost study ran no server but ours (the campaign's "
         "cost study runs nginx as the arm `nginx`).\n")
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda r: dict(r, failed=0), '"failed" is 0, but the errors add up to 5'),
+    (lambda r: dict(r, reload_ms="fast"), '"reload_ms" must be a list of numbers >= 0'),
+    (lambda r: {k: v for k, v in r.items() if k != "close"}, 'missing required key "close"'),
+])
+def test_reload_row_that_contradicts_itself(results, tmp_path, edit, message):
+    """A reload row whose failed count is not the sum of its wrk errors, or
+    that lacks a load, is a corrupt file: exit 1 naming file and line (line 3
+    is reuseport's, with 5 errors)."""
+    edit_jsonl_line(results / STAMP / "reload.jsonl", 3, lambda l: json.dumps(edit(json.loads(l))) + "\n")
+    assert_input_error(run_in(tmp_path), tmp_path, f"report: results/linux/{STAMP}/reload.jsonl:3: {message}")
+
+
+def test_reload_absent(results, tmp_path):
+    """A run without reload.jsonl (older runs) says so in the Reload section."""
+    (results / STAMP / "reload.jsonl").unlink()
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "linux.md").read_text()
+    assert section(text, "## Reload") == (
+        "## Reload\n\nNot measured in this run: it has no `reload.jsonl` (the campaign's `reload` study writes it).\n")
