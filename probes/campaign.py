@@ -134,8 +134,8 @@ RELOAD_ARMS = [("bare", False, False), ("exclusive", False, False), ("exclusive-
                ("reuseport", False, False), ("reuseport", True, False),
                ("reuseport-bpf", False, False), ("reuseport-bpf", True, False)]
 QUICK_RELOAD_ARMS = [("bare", False, False), ("fdpass", False, True), ("reuseport", False, False)]
-RELOAD_SECONDS = 4                 # wrk -d of each load
-RELOAD_AT_S = [0.5, 1.5, 2.5, 3.5]  # a SIGHUP this long into the load (one reload each)
+RELOAD_SECONDS = 3                 # wrk -d of each load
+RELOAD_AT_S = [0.5, 1.1, 1.7, 2.3]  # a SIGHUP this long into the load (one reload each)
 RELOAD_KEEPALIVE_CONNECTIONS = 16
 RELOAD_CLOSE_CONNECTIONS = 32
 RELOAD_WAIT_S = 10                 # a reload must finish within this
@@ -147,7 +147,8 @@ SLOWVIEW_CONNECTIONS = 16
 WRK_THREADS = 2
 WRK_TIMEOUT_S = 2            # wrk's --timeout: a request slower than this counts as a timeout
 WRK_SLACK_S = 30             # wrk gets its duration plus this before it is killed
-BENCH_SECONDS = 3            # wrk -d per run in the campaign (make bench: 6, --bench-seconds)
+BENCH_SECONDS = 2            # wrk -d per run in the campaign (make bench: 6, --bench-seconds);
+                             # 2 s keeps the whole campaign within 10 minutes
 BENCH_QUICK_SECONDS = 2
 # The wrk studies run seconds per cell: the campaign's default keeps to the
 # arms the design notes compare so it fits in minutes; make bench runs every
@@ -1307,7 +1308,7 @@ PLACEMENT_SHAPES = [
     {"name": "burst", "connections": 32, "rounds_per_run": 1},
     {"name": "ramp", "connections": 32, "gap_ms": 5, "rounds_per_run": 1},
 ]
-PLACEMENT_RUNS = 5
+PLACEMENT_RUNS = 3            # runs per placement x arm x shape (3 keeps the campaign within 10 minutes)
 PLACEMENT_ROUND_GAP_MS = 10   # between rounds: every worker is back asleep
 NETNS_NET = ("10.231.0.1", "10.231.0.2")  # the server's veth end, the probe's (a /30 of our own)
 _hogs = []

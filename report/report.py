@@ -2134,17 +2134,19 @@ def parse_placement_row(obj: dict, line: int):
 
 def render_placement(meta: Meta, rows: list) -> list:
     out = ["## Placement: which worker wins is CPU placement", ""]
+    runs = [r for r in rows if isinstance(r, PlacementRun)]
+    n = max((r.run for r in runs), default=0)
+    oneshot = max((r.rounds for r in runs if r.shape == "oneshot"), default=10)
     out.append(
         "What was measured: the scheduling-stickiness note's experiment on this machine. Each placement "
         "pins (or not) the 2 workers and the probe, adds a CPU hog, or moves the probe into a network "
         "namespace of its own that reaches the server over a veth pair (off loopback's wake path). Per "
-        "placement and variant one server; the probe runs 5 runs of each shape with 10 ms between rounds: "
-        "oneshot is the note's probe (a run is 10 rounds of 8 sequential connections, each closed before "
-        "the next: 80 per run), burst 32 and ramp 32 (5 ms apart) are one round per run. Each cell holds the "
-        "5 runs' splits and, in brackets, in how many rounds both workers answered (of 50 for oneshot, of "
-        "5 otherwise).")
+        f"placement and variant one server; the probe runs {plural(n, 'run')} of each shape with 10 ms between "
+        f"rounds: oneshot is the note's probe (a run is {oneshot} rounds of 8 sequential connections, each closed "
+        f"before the next: {oneshot * 8} per run), burst 32 and ramp 32 (5 ms apart) are one round per run. Each "
+        f"cell holds the runs' splits and, in brackets, in how many rounds both workers answered (of "
+        f"{n * oneshot} for oneshot, of {n} otherwise).")
     out.append("")
-    runs = [r for r in rows if isinstance(r, PlacementRun)]
     if not runs:
         return out + ["No placement run was recorded.", ""]
     placements = list(dict.fromkeys(r.placement for r in runs))
