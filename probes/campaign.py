@@ -139,6 +139,7 @@ RELOAD_AT_S = [0.5, 1.1, 1.7, 2.3]  # a SIGHUP this long into the load (one relo
 RELOAD_KEEPALIVE_CONNECTIONS = 16
 RELOAD_CLOSE_CONNECTIONS = 32
 RELOAD_WAIT_S = 10                 # a reload must finish within this
+RELOAD_PATH = "/pid"
 MUTEX_DELAYS_MS = [500, 50, 0]
 SLOWVIEW_ARMS = ["mutex", "mutex-strict", "fdpass"]
 SLOWVIEW_SLEEP_MS = 50
@@ -266,7 +267,7 @@ def meta_for(stamp, args):
             "reload": {"arms": [{"arm": a, "migrate": m, "spawn": sp}
                                 for a, m, sp in (QUICK_RELOAD_ARMS if args.quick else RELOAD_ARMS)],
                        "workers": 2, "seconds": RELOAD_SECONDS, "sighup_at_s": RELOAD_AT_S,
-                       "path": "/pid", "keepalive_connections": RELOAD_KEEPALIVE_CONNECTIONS,
+                       "path": RELOAD_PATH, "keepalive_connections": RELOAD_KEEPALIVE_CONNECTIONS,
                        "close_connections": RELOAD_CLOSE_CONNECTIONS,
                        "load": "wrk -t1 keep-alive and wrk -t1 -H 'Connection: close' at once; failed = "
                                "wrk's connect + read + write + timeout errors + non-2xx answers",
@@ -746,9 +747,9 @@ def reload_trial(arm, migrate, spawn, raw_prefix):
                    + (["--spawn-workers"] if spawn else []))
     with ServerRun(server_args, 2, raw_prefix, ARM_ENV.get(arm)) as (proc, ready, path):
         port = ready["port"]
-        loads = {"keepalive": start_wrk(raw_prefix + "-keepalive", port, "/pid", RELOAD_KEEPALIVE_CONNECTIONS,
+        loads = {"keepalive": start_wrk(raw_prefix + "-keepalive", port, RELOAD_PATH, RELOAD_KEEPALIVE_CONNECTIONS,
                                         RELOAD_SECONDS, threads=1),
-                 "close": start_wrk(raw_prefix + "-close", port, "/pid", RELOAD_CLOSE_CONNECTIONS,
+                 "close": start_wrk(raw_prefix + "-close", port, RELOAD_PATH, RELOAD_CLOSE_CONNECTIONS,
                                     RELOAD_SECONDS, ["Connection: close"], threads=1)}
         start, done, problem = time.monotonic(), [], None
         try:

@@ -131,6 +131,23 @@ static void exec_worker(struct supervisor *s, int index, int slot)
 	_exit(127);
 }
 
+/* In the worker process (forked, or exec'd by --spawn-workers): runs worker
+ * index in slot; returns its exit status. */
+static int run_worker(const struct server *srv, int index, int slot, int listen_fd, int ready_fd)
+{
+	struct worker w;
+
+	memset(&w, 0, sizeof(w));
+	w.srv = srv;
+	w.index = index;
+	w.slot = slot;
+	w.pid = getpid();
+	w.tid = (pid_t)syscall(SYS_gettid);
+	w.listen_fd = listen_fd;
+	w.ready_fd = ready_fd;
+	return worker_run(&w);
+}
+
 /* Forks the worker for index i into slot. Returns 0, or -1 if fork failed. */
 static int spawn(struct supervisor *s, int i, int slot)
 {
@@ -141,7 +158,6 @@ static int spawn(struct supervisor *s, int i, int slot)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		struct worker w;
 		char err[ERRLEN];
 		sigset_t none;
 
@@ -169,15 +185,7 @@ static int spawn(struct supervisor *s, int i, int slot)
 		}
 		if (srv->cfg.spawn_workers)
 			exec_worker(s, i, slot);
-		memset(&w, 0, sizeof(w));
-		w.srv = srv;
-		w.index = i;
-		w.slot = slot;
-		w.pid = getpid();
-		w.tid = (pid_t)syscall(SYS_gettid);
-		w.listen_fd = srv->listen_fd;
-		w.ready_fd = s->ready_wr;
-		_exit(worker_run(&w));
+		_exit(run_worker(srv, i, slot, srv->listen_fd, s->ready_wr));
 	}
 	memset(&s->procs[slot], 0, sizeof(s->procs[slot]));
 	s->procs[slot].pid = pid;
@@ -196,7 +204,6 @@ static int other_slot(const struct supervisor *s, int i)
 int spawned_worker_run(struct server *srv)
 {
 	const char *env = getenv(SPAWN_ENV);
-	struct worker w;
 	int index, slot, listen_fd, ready_fd, port, consumed = 0, fds[MAX_SPAWN_FDS], n = 0;
 	char err[ERRLEN];
 	const char *p;
@@ -227,15 +234,7 @@ int spawned_worker_run(struct server *srv)
 		fprintf(stderr, "acceptlab-server: worker %d: --variant %s: %s\n", index, srv->cfg.variant->name, err);
 		return 1;
 	}
-	memset(&w, 0, sizeof(w));
-	w.srv = srv;
-	w.index = index;
-	w.slot = slot;
-	w.pid = getpid();
-	w.tid = (pid_t)syscall(SYS_gettid);
-	w.listen_fd = listen_fd;
-	w.ready_fd = ready_fd;
-	return worker_run(&w);
+	return run_worker(srv, index, slot, listen_fd, ready_fd);
 }
 
 void announce_ready(const struct server *srv, const struct worker_ready *recs, int n)
