@@ -162,6 +162,12 @@ struct worker {
 	int64_t accept_paused_until; /* accept() failed for want of fds: rest until then (ns), or 0 */
 	int rest_took_listener; /* that rest took the listener out: put it back after */
 	int ready_fd;        /* where the worker reports that it serves, or -1 */
+	/* Connections admitted in this pass whose first read waits until the
+	 * accept phase is over (worker.c: admit_flush), so a storm of new
+	 * connections cannot keep the worker accepting and serving them while
+	 * its open connections wait. */
+	int *fresh;          /* their fds */
+	int nfresh, fresh_cap;
 	void *vstate;        /* the variant's per-worker state */
 };
 

@@ -506,6 +506,39 @@ static int conn_writable(struct worker *w, struct conn *c)
 	return 0;
 }
 
+/* c's first read: the request often arrives with the handshake, so it is
+ * read (and answered) without waiting for epoll to report it.
+ * --shared-epoll: c is armed only after it, so no other thread is handed
+ * its event meanwhile. */
+static void first_read(struct worker *w, struct conn *c)
+{
+	struct epoll_event ev;
+
+	if (conn_readable(w, c) == 0 && shared(w)) {
+		ev.events = (c->writing ? EPOLLOUT : EPOLLIN) | EPOLLONESHOT;
+		ev.data.u64 = (uint64_t)c->fd;
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0)
+			conn_close(w, c);
+	}
+}
+
+/* Queues c's first read for admit_flush (or reads now if the list cannot grow). */
+static void fresh_push(struct worker *w, struct conn *c)
+{
+	if (w->nfresh == w->fresh_cap) {
+		int cap = w->fresh_cap ? 2 * w->fresh_cap : 64;
+		int *grown = realloc(w->fresh, (size_t)cap * sizeof(*grown));
+
+		if (!grown) {
+			first_read(w, c);
+			return;
+		}
+		w->fresh = grown;
+		w->fresh_cap = cap;
+	}
+	w->fresh[w->nfresh++] = c->fd;
+}
+
 void worker_admit(struct worker *w, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)fd };
@@ -530,11 +563,7 @@ void worker_admit(struct worker *w, int fd)
 		atomic_fetch_add(&t->open, 1);
 		w->open_conns++;
 		w->admitted++;
-		if (conn_readable(w, c) == 0) {
-			ev.events = (c->writing ? EPOLLOUT : EPOLLIN) | EPOLLONESHOT;
-			if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
-				conn_close(w, c);
-		}
+		fresh_push(w, c); /* read, then armed, by admit_flush */
 		return;
 	}
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -546,7 +575,28 @@ void worker_admit(struct worker *w, int fd)
 	w->conns[fd] = c;
 	w->open_conns++;
 	w->admitted++;
-	conn_readable(w, c); /* eager read: the request often arrives with the handshake */
+	fresh_push(w, c); /* read by admit_flush once the accept phase is over */
+}
+
+/* The first reads of the connections admitted since the last flush. They
+ * run after the accept phase, not inside it: accepting until EAGAIN while
+ * answering each new connection at once would let a steady stream of new
+ * connections keep the worker in its accept loop while its open keep-alive
+ * connections wait. */
+static void admit_flush(struct worker *w)
+{
+	for (int i = 0; i < w->nfresh; i++) {
+		int fd = w->fresh[i];
+		/* None if it closed since it was admitted; a later admit that got
+		 * the same fd is read twice, which costs one EAGAIN. (--shared-epoll:
+		 * only the thread serving a connection's event closes it, and these
+		 * are not armed yet, so each is here once.) */
+		struct conn *c = fd < w->nconns_cap ? w->conns[fd] : NULL;
+
+		if (c)
+			first_read(w, c);
+	}
+	w->nfresh = 0;
 }
 
 int worker_accept_one(struct worker *w, struct sockaddr_in *peer)
@@ -641,6 +691,7 @@ static void worker_begin_stop(struct worker *w, int retire)
 		if (w->srv->cfg.variant->leaving)
 			w->srv->cfg.variant->leaving(w);
 	}
+	admit_flush(w); /* what leaving admitted is answered, not closed unread below */
 	w->retiring = retire;
 	if (shared(w)) {
 		/* Every connection's read side ends; whichever thread serves
@@ -769,6 +820,7 @@ int worker_run(struct worker *w)
 			if (cap >= 0 && cap < timeout)
 				timeout = cap;
 		}
+		admit_flush(w); /* what pass_begin admitted (a hand-off queue) */
 		n = epoll_pwait(w->epfd, evs, 256, timeout, &during_wait);
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "acceptlab-server: worker %d: epoll_pwait: %s\n", w->index, strerror(errno));
@@ -794,6 +846,7 @@ int worker_run(struct worker *w)
 		}
 		if (v->after_accepts)
 			v->after_accepts(w);
+		admit_flush(w);
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 			struct conn *c;
@@ -809,6 +862,7 @@ int worker_run(struct worker *w)
 		}
 		if (v->pass_end)
 			v->pass_end(w);
+		admit_flush(w);
 
 		now = now_ns();
 		if (now >= next_sweep) {
@@ -827,5 +881,7 @@ int worker_run(struct worker *w)
 		  (unsigned long long)w->accepted,
 		  (unsigned long long)w->admitted, (unsigned long long)w->requests,
 		  (unsigned long long)w->accept_eagain, (unsigned long long)w->accept_errors);
+	free(w->fresh);
+	w->fresh = NULL;
 	return 0;
 }
