@@ -40,6 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import results_io  # noqa: E402  (report/results_io.py: the readers report.py uses too)
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "report" / "figures"
 
@@ -82,94 +85,40 @@ class FiguresError(Exception):
         return f"figures: {self}"
 
 
-class InputError(FiguresError):
-    """A problem with one input file; `line` is None when the whole file is at fault."""
+class InputError(results_io.InputError, FiguresError):
+    """A problem with one input file (results_io's, named as the figures')."""
 
-    def __init__(self, path: Path, line: Optional[int], message: str):
-        super().__init__(message)
-        self.path = path
-        self.line = line
-        self.message = message
-
-    def render(self) -> str:
-        where = shown(self.path) if self.line is None else f"{shown(self.path)}:{self.line}"
-        return f"figures: {where}: {self.message}"
+    program = "figures"
 
 
-class RowError(Exception):
-    """A row is not what a figure needs; the reader adds file:line."""
+# The readers report.py uses too (report/results_io.py); what they raise is
+# named as the figures' own InputError here.
+RowError = results_io.RowError
+json_kind = results_io.json_kind
+shown = results_io.shown
 
 
-def shown(path: Path) -> str:
-    """The path as a user should read it: relative to the current directory when under it."""
-    path = Path(path)
-    if path.is_absolute():
-        try:
-            return str(path.relative_to(Path.cwd()))
-        except ValueError:
-            return str(path)
-    return str(path)
+def _as_figures_input(call, *args):
+    try:
+        return call(*args)
+    except InputError:
+        raise
+    except results_io.InputError as e:
+        raise InputError(e.path, e.line, e.message) from None
 
 
 # ---------------------------------------------------------------- reading
 
 
 def read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, None, "cannot read: file does not exist") from None
-    except IsADirectoryError:
-        raise InputError(path, None, "cannot read: is a directory") from None
-    except OSError as e:
-        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError(path, data.count(b"\n", 0, e.start) + 1, "not valid UTF-8") from None
-
-
-def _reject_constant(name: str):
-    raise ValueError(f"non-standard JSON constant {name}")
-
-
-def json_kind(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
+    return _as_figures_input(results_io.read_text, path)
 
 
 def read_jsonl(path: Path, parse_row: Callable[[dict], object]) -> list:
     """parse_row(obj) for every non-blank line; a row it returns None for is skipped.
     Returns [(line number, parsed row)]."""
-    text = read_text(path)
-    rows = []
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line, parse_constant=_reject_constant)
-        except json.JSONDecodeError as e:
-            raise InputError(path, lineno, f"invalid JSON: {e.msg}") from None
-        except ValueError as e:
-            raise InputError(path, lineno, f"invalid JSON: {e}") from None
-        if not isinstance(obj, dict):
-            raise InputError(path, lineno, f"expected a JSON object, got {json_kind(obj)}")
-        try:
-            row = parse_row(obj)
-        except RowError as e:
-            raise InputError(path, lineno, str(e)) from None
-        if row is not None:
-            rows.append((lineno, row))
-    return rows
+    rows = _as_figures_input(results_io.read_jsonl, path, lambda obj, lineno: (lineno, parse_row(obj)))
+    return [(lineno, row) for lineno, row in rows if row is not None]
 
 
 def is_int(value) -> bool:
@@ -284,7 +233,7 @@ def read_meta(run_dir: Path) -> Meta:
         return Meta()
     text = read_text(path)
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = results_io.parse_json(text)
     except json.JSONDecodeError as e:
         raise InputError(path, e.lineno, f"invalid JSON: {e.msg}") from None
     except ValueError as e:

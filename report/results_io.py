@@ -1,0 +1,119 @@
+"""results_io.py: reading a measured run's files, shared by report.py and
+figures.py (and quicklook.py through figures.py): one set of errors naming
+FILE:LINE, one strict JSON reader (no NaN or Infinity), one JSON Lines
+reader. Each program prefixes the error with its own name (InputError.render).
+"""
+
+import json
+from pathlib import Path
+from typing import Callable, Optional
+
+
+class InputError(Exception):
+    """A problem with one input file; `line` is None when the whole file is at fault."""
+
+    program = "report"  # the name render() prefixes; figures.py's subclass says "figures"
+
+    def __init__(self, path: Path, line: Optional[int], message: str):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.message = message
+
+    def render(self) -> str:
+        where = shown(self.path) if self.line is None else f"{shown(self.path)}:{self.line}"
+        return f"{self.program}: {where}: {self.message}"
+
+
+class RowError(Exception):
+    """A row (or a meta.json field) is not what the program needs; the reader adds file:line."""
+
+    def __init__(self, message: str, key_path: tuple = ()):
+        super().__init__(message)
+        self.message = message
+        self.key_path = key_path  # where in meta.json, to find a line for the message
+
+
+def shown(path: Path) -> str:
+    """The path as a user should read it: relative to the current directory when under it."""
+    path = Path(path)
+    if path.is_absolute():
+        try:
+            return str(path.relative_to(Path.cwd()))
+        except ValueError:
+            return str(path)
+    return str(path)
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, None, "cannot read: file does not exist") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "cannot read: is a directory") from None
+    except OSError as e:
+        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
+
+
+def decode_utf8(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(path, data.count(b"\n", 0, e.start) + 1, "not valid UTF-8") from None
+
+
+def read_text(path: Path) -> str:
+    return decode_utf8(path, read_bytes(path))
+
+
+def _reject_constant(name: str):
+    # Python's json accepts NaN and Infinity; JSON does not, and a ratio of
+    # Infinity would slip past the "null when a worker got none" contract.
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def parse_json(text: str):
+    """json.loads without NaN/Infinity. Raises json.JSONDecodeError or ValueError."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def json_kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def read_jsonl(path: Path, parse_row: Callable[[dict, int], object]) -> list:
+    """parse_row(obj, lineno) for every non-blank line of a JSON Lines file, in
+    file order; a RowError it raises becomes an InputError naming the line."""
+    data = read_bytes(path)
+    rows = []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(path, lineno, "not valid UTF-8") from None
+        if not line.strip():
+            continue
+        try:
+            obj = parse_json(line)
+        except json.JSONDecodeError as e:
+            raise InputError(path, lineno, f"invalid JSON: {e.msg}") from None
+        except ValueError as e:
+            raise InputError(path, lineno, f"invalid JSON: {e}") from None
+        if not isinstance(obj, dict):
+            raise InputError(path, lineno, f"expected a JSON object, got {json_kind(obj)}")
+        try:
+            rows.append(parse_row(obj, lineno))
+        except RowError as e:
+            raise InputError(path, lineno, e.message) from None
+    return rows
