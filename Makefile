@@ -22,13 +22,13 @@ SERVER_SRC := servers/main.c servers/supervisor.c servers/threads.c servers/work
 # BPF programs the server loads (libbpf CO-RE skeletons, generated into build/).
 SERVER_BPF := reuseport_select
 SERVER_SKELS := $(patsubst %,build/%.skel.h,$(SERVER_BPF))
-SERVER_HDR := $(wildcard servers/*.h) $(wildcard ebpf/*.h) $(SERVER_SKELS)
+SERVER_HDR := $(wildcard servers/*.h) $(wildcard ebpf/*.h) $(SERVER_SKELS) common/cli.h
 SERVER_LIBS := -lbpf -lelf -lz -pthread
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf -Ibuild
 # The tracer (CO-RE): its types come from the running kernel's BTF.
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 PROBE_SRC := probes/probe.c probes/response.c
-PROBE_HDR := $(wildcard probes/*.h)
+PROBE_HDR := $(wildcard probes/*.h) common/cli.h
 
 BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
 # The mechanism models (models/): no HTTP, one file each.
@@ -60,7 +60,7 @@ build/vmlinux.h: | build
 
 build/acceptlab_trace.bpf.o: build/vmlinux.h
 
-bin/acceptlab-trace: ebpf/acceptlab_trace.c ebpf/acceptlab_trace.h build/acceptlab_trace.skel.h | bin
+bin/acceptlab-trace: ebpf/acceptlab_trace.c ebpf/acceptlab_trace.h common/cli.h build/acceptlab_trace.skel.h | bin
 	@echo "  CC      $@"
 	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf ebpf/acceptlab_trace.c -lbpf -lelf -lz -o $@
 
@@ -72,11 +72,11 @@ bin/acceptlab-probe: $(PROBE_SRC) $(PROBE_HDR) | bin
 	@echo "  CC      $@"
 	$(Q)$(CC) $(WARN) $(CFLAGS) $(PROBE_SRC) -lm -o $@
 
-bin/reuseport-model: models/reuseport_model.c | bin
+bin/reuseport-model: models/reuseport_model.c common/cli.h | bin
 	@echo "  CC      $@"
 	$(Q)$(CC) $(WARN) $(CFLAGS) $< -o $@
 
-bin/exclusive-model: models/exclusive_model.c | bin
+bin/exclusive-model: models/exclusive_model.c common/cli.h | bin
 	@echo "  CC      $@"
 	$(Q)$(CC) $(WARN) $(CFLAGS) $< -lm -o $@
 

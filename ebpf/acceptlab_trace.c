@@ -30,6 +30,7 @@
 #include "acceptlab_trace.skel.h"
 
 #define PROG "acceptlab-trace"
+#include "../common/cli.h"
 #define MAX_INODES 4096
 #define MAX_EVENTS (1 << 21)
 
@@ -101,18 +102,6 @@ static void die2(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	exit(2);
-}
-
-static long parse_long(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi)
-		die2("%s %s: expected an integer in %ld..%ld (see --help)", opt, s, lo, hi);
-	return v;
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)

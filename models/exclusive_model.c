@@ -85,6 +85,7 @@
 #include <unistd.h>
 
 #define PROG "exclusive-model"
+#include "../common/cli.h"
 #define MAX_PROCESSES 64
 #define MAX_CONNECTIONS 1000
 #define REPLY_TIMEOUT_MS 2000  /* a child must answer (registered / accepted) within this */
@@ -180,31 +181,6 @@ static void usage(FILE *f)
 		MAX_PROCESSES, MAX_CONNECTIONS);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2))) bad_arg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see --help)\n");
-	exit(2);
-}
-
-static long parse_long(const char *name, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi)
-		bad_arg("%s %s: expected an integer in %ld..%ld", name, s, lo, hi);
-	return v;
-}
-
-/* --order: a comma-separated permutation of 0..N-1 (N checked later). */
 static void parse_order(const char *s)
 {
 	char buf[1024], *tok, *save = NULL;

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #define PROG "reuseport-model"
+#include "../common/cli.h"
 #define MAX_LISTENERS 64
 #define MAX_CONNECTIONS 4096
 #define MAX_REPETITIONS 100000
@@ -102,18 +103,6 @@ static void usage(FILE *f)
 		SEED_PORT_LO + SEED_PORT_SPAN - 1);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2))) bad_arg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see --help)\n");
-	exit(2);
-}
-
 static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -124,18 +113,6 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
 	va_end(ap);
 	fprintf(stderr, "\n");
 	exit(1);
-}
-
-static long parse_long(const char *name, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi)
-		bad_arg("%s %s: expected an integer in %ld..%ld", name, s, lo, hi);
-	return v;
 }
 
 static void parse_args(int argc, char **argv)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #define PROG "acceptlab-probe"
+#include "../common/cli.h"
 #define MAX_WORKERS 256
 #define MAX_CONNECTIONS 20000
 #define ID_LEN 64
@@ -145,30 +146,6 @@ static void usage(FILE *f)
 		"winner's siblings did not answer all; 2 usage error.\n");
 }
 
-static void bad_arg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see --help)\n");
-	exit(2);
-}
-
-static int parse_int(const char *name, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi)
-		bad_arg("%s %s: expected an integer in %ld..%ld", name, s, lo, hi);
-	return (int)v;
-}
-
 static void parse_target(const char *s)
 {
 	const char *colon = strrchr(s, ':');
@@ -180,7 +157,7 @@ static void parse_target(const char *s)
 		bad_arg("--target %s: expected HOST:PORT", s);
 	memcpy(host, s, (size_t)(colon - s));
 	host[colon - s] = '\0';
-	port = parse_int("--target port", colon + 1, 1, 65535);
+	port = (int)parse_long("--target port", colon + 1, 1, 65535);
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_INET;
 	hints.ai_socktype = SOCK_STREAM;
@@ -890,11 +867,11 @@ int main(int argc, char **argv)
 			opt.shape = (enum shape)shape_set;
 			shape_set = 1;
 			break;
-		case 'n': conns_set = parse_int("--connections", optarg, 1, MAX_CONNECTIONS); break;
-		case 'r': rounds_set = parse_int("--rounds", optarg, 1, 100000); break;
-		case 'g': gap_set = parse_int("--gap-ms", optarg, 0, 600000); break;
-		case 'm': opt.requests = parse_int("--requests", optarg, 1, 100000); break;
-		case 'c': opt.pin = parse_int("--pin", optarg, 0, CPU_SETSIZE - 1); break;
+		case 'n': conns_set = (int)parse_long("--connections", optarg, 1, MAX_CONNECTIONS); break;
+		case 'r': rounds_set = (int)parse_long("--rounds", optarg, 1, 100000); break;
+		case 'g': gap_set = (int)parse_long("--gap-ms", optarg, 0, 600000); break;
+		case 'm': opt.requests = (int)parse_long("--requests", optarg, 1, 100000); break;
+		case 'c': opt.pin = (int)parse_long("--pin", optarg, 0, CPU_SETSIZE - 1); break;
 		case 'p':
 			if (optarg[0] != '/' || strpbrk(optarg, " \r\n") || strlen(optarg) > 256)
 				bad_arg("--path %s: expected an absolute path without spaces", optarg);
@@ -917,9 +894,9 @@ int main(int argc, char **argv)
 		}
 		case 'S': opt.stop_winner = 1; break;
 		case 'W': opt.workers_from = optarg; break;
-		case 'e': opt.expect_workers = parse_int("--expect-workers", optarg, 1, MAX_WORKERS); break;
-		case 'T': opt.timeout_ms = parse_int("--timeout-ms", optarg, 1, 3600000); break;
-		case 'G': opt.round_gap_ms = parse_int("--round-gap-ms", optarg, 0, 600000); break;
+		case 'e': opt.expect_workers = (int)parse_long("--expect-workers", optarg, 1, MAX_WORKERS); break;
+		case 'T': opt.timeout_ms = (int)parse_long("--timeout-ms", optarg, 1, 3600000); break;
+		case 'G': opt.round_gap_ms = (int)parse_long("--round-gap-ms", optarg, 0, 600000); break;
 		case 'j': opt.json = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':': bad_arg("%s: needs a value", argv[optind - 1]); break;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #define PROG "acceptlab-server"
+#include "../common/cli.h"
 #define DEFAULT_HANDOFF_POLICY HANDOFF_OPEN
 
 static void usage(FILE *f)
@@ -92,30 +93,6 @@ static void usage(FILE *f)
 		MAX_WORKERS, handoff_policy_name(DEFAULT_HANDOFF_POLICY));
 }
 
-static void bad_arg(const char *fmt, const char *a, const char *b)
-{
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, a, b);
-	fprintf(stderr, " (see --help)\n");
-	exit(2);
-}
-
-static int parse_int(const char *opt, const char *s, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi) {
-		char range[64];
-		snprintf(range, sizeof(range), "%ld..%ld", lo, hi);
-		fprintf(stderr, PROG ": %s %s: expected an integer in %s (see --help)\n", opt, s, range);
-		exit(2);
-	}
-	return (int)v;
-}
-
 /* The variant knobs given, and for each KNOB_* bit the first option that
  * set it (to name in the error if the variant does not read it). */
 struct knobs_given {
@@ -182,18 +159,18 @@ int main(int argc, char **argv)
 				bad_arg("%s: cannot be combined with %s", c == 'w' ? "--workers" : "--threads",
 					workers_opt);
 			workers_opt = c == 'w' ? "--workers" : "--threads";
-			srv.cfg.workers = parse_int(workers_opt, optarg, 1, MAX_WORKERS);
+			srv.cfg.workers = (int)parse_long(workers_opt, optarg, 1, MAX_WORKERS);
 			srv.cfg.threads = c == 't';
 			break;
 		case 'H': srv.cfg.host = optarg; break;
-		case 'p': srv.cfg.port = parse_int("--port", optarg, 0, 65535); break;
+		case 'p': srv.cfg.port = (int)parse_long("--port", optarg, 0, 65535); break;
 		case 'P': pin = optarg; break;
-		case 'i': srv.cfg.idle_timeout_s = parse_int("--idle-timeout", optarg, 1, 86400); break;
-		case 'e': srv.cfg.header_timeout_s = parse_int("--header-timeout", optarg, 1, 86400); break;
-		case 'r': respawn_limit = parse_int("--respawn-limit", optarg, 0, 4096); break;
-		case 'g': srv.cfg.stop_grace_ms = parse_int("--stop-grace-ms", optarg, 0, 3600000); break;
+		case 'i': srv.cfg.idle_timeout_s = (int)parse_long("--idle-timeout", optarg, 1, 86400); break;
+		case 'e': srv.cfg.header_timeout_s = (int)parse_long("--header-timeout", optarg, 1, 86400); break;
+		case 'r': respawn_limit = (int)parse_long("--respawn-limit", optarg, 0, 4096); break;
+		case 'g': srv.cfg.stop_grace_ms = (int)parse_long("--stop-grace-ms", optarg, 0, 3600000); break;
 		case 'D':
-			srv.cfg.accept_mutex_delay_ms = parse_int("--accept-mutex-delay", optarg, 0, 60000);
+			srv.cfg.accept_mutex_delay_ms = (int)parse_long("--accept-mutex-delay", optarg, 0, 60000);
 			note_knob(&knobs, KNOB_MUTEX, "--accept-mutex-delay");
 			break;
 		case 'X':
@@ -201,7 +178,7 @@ int main(int argc, char **argv)
 			note_knob(&knobs, KNOB_MUTEX, "--accept-mutex-strict");
 			break;
 		case 'C':
-			srv.cfg.worker_connections = parse_int("--worker-connections", optarg, 8, 1000000);
+			srv.cfg.worker_connections = (int)parse_long("--worker-connections", optarg, 8, 1000000);
 			note_knob(&knobs, KNOB_MUTEX, "--worker-connections");
 			break;
 		case 'M':
@@ -215,29 +192,29 @@ int main(int argc, char **argv)
 		case 'O': {
 			enum handoff_policy p;
 			if (handoff_policy_parse(optarg, &p) < 0)
-				bad_arg("--handoff-policy %s: expected written, open or off%s", optarg, "");
+				bad_arg("--handoff-policy %s: expected written, open or off", optarg);
 			srv.cfg.handoff_policy = (int)p;
 			note_knob(&knobs, KNOB_HANDOFF, "--handoff-policy");
 			break;
 		}
 		case 'Q':
-			srv.cfg.handoff_capacity = parse_int("--handoff-capacity", optarg, 1, 65536);
+			srv.cfg.handoff_capacity = (int)parse_long("--handoff-capacity", optarg, 1, 65536);
 			note_knob(&knobs, KNOB_HANDOFF, "--handoff-capacity");
 			break;
 		case 'T':
-			srv.cfg.steal_threshold = parse_int("--steal-threshold", optarg, 1, 1000000);
+			srv.cfg.steal_threshold = (int)parse_long("--steal-threshold", optarg, 1, 1000000);
 			note_knob(&knobs, KNOB_HANDOFF, "--steal-threshold");
 			break;
 		case 'x': srv.cfg.spawn_workers = 1; break;
 		case 'h': usage(stdout); return 0;
-		case ':': bad_arg("%s: needs a value%s", argv[optind - 1], ""); break;
-		default: bad_arg("%s: unknown option%s", argv[optind - 1], "");
+		case ':': bad_arg("%s: needs a value", argv[optind - 1]); break;
+		default: bad_arg("%s: unknown option", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		bad_arg("%s: unexpected argument%s", argv[optind], "");
+		bad_arg("%s: unexpected argument", argv[optind]);
 	if (!variant)
-		bad_arg("--variant: required%s%s", "", "");
+		bad_arg("--variant: required");
 	srv.cfg.variant = variant_find(variant);
 	if (!srv.cfg.variant) {
 		char names[512];
@@ -252,11 +229,9 @@ int main(int argc, char **argv)
 			srv.cfg.variant->modes & MODE_THREADS ? "threads mode only (--threads N)" :
 								"process mode only (--workers N)");
 	if (srv.cfg.shared_epoll && !srv.cfg.threads)
-		bad_arg("--shared-epoll: threads mode only (one epoll instance is shared within a process; use --threads N)%s%s",
-			"", "");
+		bad_arg("--shared-epoll: threads mode only (one epoll instance is shared within a process; use --threads N)");
 	if (srv.cfg.threads && respawn_limit >= 0)
-		bad_arg("--respawn-limit: does not apply to --threads (a thread that dies takes the process with it)%s%s",
-			"", "");
+		bad_arg("--respawn-limit: does not apply to --threads (a thread that dies takes the process with it)");
 	srv.cfg.respawn_hourly_limit = respawn_limit >= 0 ? respawn_limit : 10 * srv.cfg.workers;
 	/* Test knob: cap respawns (0: a killed worker stays dead). */
 	srv.cfg.respawn_hourly_limit = (int)env_knob("ACCEPTLAB_TEST_MAX_RESPAWNS", srv.cfg.respawn_hourly_limit,
@@ -267,19 +242,16 @@ int main(int argc, char **argv)
 
 		srv.cfg.npin = parse_cpu_list(pin, srv.cfg.pin_cpus, MAX_WORKERS, err, sizeof(err));
 		if (srv.cfg.npin < 0)
-			bad_arg("--pin-workers: %s%s", err, "");
+			bad_arg("--pin-workers: %s", err);
 		sched_getaffinity(0, sizeof(allowed), &allowed);
 		/* A spawned worker is already pinned to its own CPU: not checked. */
 		for (int i = 0; i < srv.cfg.npin && !getenv("ACCEPTLAB_SPAWNED"); i++) {
-			if (!CPU_ISSET(srv.cfg.pin_cpus[i], &allowed)) {
-				char cpu[16];
-				snprintf(cpu, sizeof(cpu), "%d", srv.cfg.pin_cpus[i]);
-				bad_arg("--pin-workers: CPU %s is not available to this process%s", cpu, "");
-			}
+			if (!CPU_ISSET(srv.cfg.pin_cpus[i], &allowed))
+				bad_arg("--pin-workers: CPU %d is not available to this process", srv.cfg.pin_cpus[i]);
 		}
 	}
 	if (srv.cfg.spawn_workers && srv.cfg.threads)
-		bad_arg("--spawn-workers: process mode only (threads are not exec'd; use --workers N)%s%s", "", "");
+		bad_arg("--spawn-workers: process mode only (threads are not exec'd; use --workers N)");
 	srv.cfg.argv = argv;
 	srv.nslots = srv.cfg.threads ? srv.cfg.workers : 2 * srv.cfg.workers;
 	/* A spawned worker ends as a forked one does, with _exit: what it
