@@ -256,6 +256,39 @@ def open_pid_requests(port, n):
     return conns
 
 
+def pids_answering(conns):
+    """Reads one /pid answer from each of conns (in order) and closes them all:
+    [pid or tid that answered, ...]."""
+    try:
+        return [int(read_response(c)[2]) for c in conns]
+    finally:
+        for c in conns:
+            c.close()
+
+
+def kill_group(proc):
+    """SIGKILLs a child started with start_new_session (its whole process
+    group) if it still runs, and reaps it."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=5)
+
+
+def killed_at_teardown(make):
+    """The body of a factory fixture: yields make, wrapped so every object it
+    made is .kill()ed at teardown, however the test ended."""
+    started = []
+
+    def factory(*a, **kw):
+        obj = make(*a, **kw)
+        started.append(obj)
+        return obj
+
+    yield factory
+    for obj in started:
+        obj.kill()
+
+
 def split_answered(conns, wait_s):
     """After wait_s, splits conns into ([pid that answered, ...], [sockets
     still waiting]); the answered ones are read and closed."""

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, get, open_pid_requests, read_response
+from conftest import ROOT, get, kill_group, killed_at_teardown, open_pid_requests, read_response
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 BPFTRACE = shutil.which("bpftrace")
@@ -88,23 +88,12 @@ class Child:
         return "\n".join(self.lines + out.split("\n")), err.decode()
 
     def kill(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=5)
+        kill_group(self.proc)
 
 
 @pytest.fixture
 def children():
-    started = []
-
-    def factory(cmd):
-        c = Child(cmd)
-        started.append(c)
-        return c
-
-    yield factory
-    for c in started:
-        c.kill()
+    yield from killed_at_teardown(Child)
 
 
 def bt_maps(out):

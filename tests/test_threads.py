@@ -10,7 +10,7 @@ import socket
 
 import pytest
 
-from conftest import get, open_pid_requests, read_response
+from conftest import get, open_pid_requests, pids_answering, read_response
 
 
 def tasks_of(pid):
@@ -131,12 +131,7 @@ def test_handoff_hands_off_and_loses_nothing(start_server, policy):
     the burst is done, every pushed connection has been popped (nothing left
     in a queue) and nothing was refused (capacity 64 > 32)."""
     s = start_server("handoff --threads 2", args=["--handoff-policy", policy])
-    conns = open_pid_requests(s.port, 32)
-    try:
-        answers = [int(read_response(c)[2]) for c in conns]
-    finally:
-        for c in conns:
-            c.close()
+    answers = pids_answering(open_pid_requests(s.port, 32))
     assert len(answers) == 32 and set(answers) <= set(s.pids)
     st = variant_state(s.port)
     assert st["policy"] == policy

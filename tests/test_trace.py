@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import PROBE, PYTHON, ROOT, get, open_pid_requests, read_response
+from conftest import PROBE, PYTHON, ROOT, get, kill_group, killed_at_teardown, open_pid_requests, pids_answering, read_response
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 FOREIGN = os.path.join(ROOT, "tests", "foreign_server.py")
@@ -45,23 +45,12 @@ class Trace:
         return [json.loads(l) for l in out.splitlines()]
 
     def kill(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=5)
+        kill_group(self.proc)
 
 
 @pytest.fixture
 def tracer():
-    started = []
-
-    def factory(*a, **kw):
-        t = Trace(*a, **kw)
-        started.append(t)
-        return t
-
-    yield factory
-    for t in started:
-        t.kill()
+    yield from killed_at_teardown(Trace)
 
 
 def workers_of(objs):
@@ -114,12 +103,7 @@ def test_fdpass_acceptor_differs_from_owner_but_totals_hold(start_server, tracer
     connections report is 16/16 (the hand-off), whatever the acceptor."""
     s = start_server("fdpass")
     t = tracer("--pgid", str(s.proc.pid))
-    conns = open_pid_requests(s.port, 32)
-    try:
-        answers = [int(read_response(c)[2]) for c in conns]
-    finally:
-        for c in conns:
-            c.close()
+    answers = pids_answering(open_pid_requests(s.port, 32))
     ws = workers_of(t.stop())
     assert sum(w["won"] for w in ws.values()) == 32
     assert sorted(answers.count(p) for p in s.pids) == [16, 16]
@@ -169,8 +153,7 @@ def test_port_finds_any_server(tmp_path, tracer):
         assert sum(won.values()) == 30
         assert {p: won.get(p, 0) for p in pids} == {p: answered.get(p, 0) for p in pids}
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=5)
+        kill_group(proc)
 
 
 @root_only
