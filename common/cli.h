@@ -1,6 +1,6 @@
 /* cli.h: the command-line pieces every acceptlab program shares (server,
- * probe, tracer, models): a usage error is one line on stderr naming the
- * bad argument, then exit 2. Header-only; define PROG (the program's name,
+ * probe, tracer, models): an error is one line on stderr starting with the
+ * program's name; a usage error names the bad argument and exits 2. Header-only; define PROG (the program's name,
  * a string literal) before including it. */
 #ifndef ACCEPTLAB_CLI_H
 #define ACCEPTLAB_CLI_H
@@ -14,17 +14,32 @@
 #error "define PROG, the program's name, before including common/cli.h"
 #endif
 
+/* "PROG: <message><tail>" on one line, then exit with status. */
+static inline void __attribute__((noreturn)) vdie(int status, const char *tail, const char *fmt, va_list ap)
+{
+	fprintf(stderr, PROG ": ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", tail);
+	exit(status);
+}
+
+/* "PROG: <message>" and exit with status (1 a runtime failure, 2 a usage
+ * error that needs no pointer to --help). */
+static inline void __attribute__((noreturn, format(printf, 2, 3))) die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie(status, "", fmt, ap);
+}
+
 /* "PROG: <message> (see --help)" and exit 2. */
 static inline void __attribute__((noreturn, format(printf, 1, 2))) bad_arg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see --help)\n");
-	exit(2);
+	vdie(2, " (see --help)", fmt, ap);
 }
 
 /* The value of option name (as the user wrote it, e.g. "--port") given as

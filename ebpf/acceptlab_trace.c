@@ -91,19 +91,6 @@ static void usage(FILE *f)
 		"  " PROG " --pgid 4321 --json --timeline\n");
 }
 
-static void die2(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die2(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(2);
-}
-
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level == LIBBPF_DEBUG && !env.verbose)
@@ -142,7 +129,7 @@ static void pids_of_pgid(int pgid)
 	struct dirent *de;
 
 	if (!d)
-		die2("/proc: %s", strerror(errno));
+		die(2, "/proc: %s", strerror(errno));
 	while ((de = readdir(d))) {
 		char path[300], buf[512], *p;
 		int pgrp = -1;
@@ -208,7 +195,7 @@ static void scan_fds(const unsigned long *inodes, const int *iports, int n, int 
 	struct dirent *de;
 
 	if (!d)
-		die2("/proc: %s", strerror(errno));
+		die(2, "/proc: %s", strerror(errno));
 	while ((de = readdir(d))) {
 		char path[64];
 		struct dirent *fe;
@@ -281,13 +268,13 @@ static void find_targets(void)
 	if (env.pgid) {
 		pids_of_pgid(env.pgid);
 		if (!env.npids)
-			die2("--pgid %d: no process in that process group", env.pgid);
+			die(2, "--pgid %d: no process in that process group", env.pgid);
 	}
 	if (env.port) {
 		n = listen_inodes(env.port, inodes, iports, MAX_INODES);
 		scan_fds(inodes, iports, n, 0, found_listener);
 		if (!env.npids)
-			die2("--port %d: no process listens on TCP port %d", env.port, env.port);
+			die(2, "--port %d: no process listens on TCP port %d", env.port, env.port);
 		return;
 	}
 	for (int i = 0; i < env.npids; i++) {
@@ -295,7 +282,7 @@ static void find_targets(void)
 		struct stat st;
 		snprintf(path, sizeof(path), "/proc/%d", env.pids[i]);
 		if (stat(path, &st) < 0)
-			die2("--pids: no process %d", env.pids[i]);
+			die(2, "--pids: no process %d", env.pids[i]);
 	}
 	/* The ports those processes listen on: their connections' ESTABLISHED. */
 	n = listen_inodes(0, inodes, iports, MAX_INODES);
@@ -311,10 +298,10 @@ static void ensure_tracefs(void)
 	    stat("/sys/kernel/debug/tracing/events/syscalls", &st) == 0)
 		return;
 	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
-		die2("tracefs is not mounted and mounting it at /sys/kernel/tracing failed (%s); "
+		die(2, "tracefs is not mounted and mounting it at /sys/kernel/tracing failed (%s); "
 		     "mount it: mount -t tracefs tracefs /sys/kernel/tracing", strerror(errno));
 	if (stat("/sys/kernel/tracing/events/syscalls", &st) < 0)
-		die2("tracefs has no syscall tracepoints (events/syscalls): this kernel lacks "
+		die(2, "tracefs has no syscall tracepoints (events/syscalls): this kernel lacks "
 		     "CONFIG_FTRACE_SYSCALLS");
 	fprintf(stderr, PROG ": mounted tracefs at /sys/kernel/tracing\n");
 }
@@ -625,33 +612,33 @@ int main(int argc, char **argv)
 			char *end;
 			env.duration_s = strtod(optarg, &end);
 			if (!*optarg || *end || !(env.duration_s > 0) || env.duration_s > 86400)
-				die2("--duration %s: expected seconds in (0, 86400] (see --help)", optarg);
+				die(2, "--duration %s: expected seconds in (0, 86400] (see --help)", optarg);
 			break;
 		}
 		case 'j': env.json = 1; break;
 		case 't': env.timeline = 1; break;
 		case 'v': env.verbose = 1; break;
 		case 'h': usage(stdout); return 0;
-		case ':': die2("%s: needs a value (see --help)", argv[optind - 1]);
-		default: die2("%s: unknown option (see --help)", argv[optind - 1]);
+		case ':': die(2, "%s: needs a value (see --help)", argv[optind - 1]);
+		default: die(2, "%s: unknown option (see --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		die2("%s: unexpected argument (see --help)", argv[optind]);
+		die(2, "%s: unexpected argument (see --help)", argv[optind]);
 	if (ntargets != 1)
-		die2("%s: give exactly one of --pids, --pgid, --port (see --help)",
+		die(2, "%s: give exactly one of --pids, --pgid, --port (see --help)",
 		     ntargets ? "--pids/--pgid/--port" : "targets");
 	if (pids_arg) {
 		char *copy = strdup(pids_arg), *tok, *save = NULL;
 		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 			if (add_pid((int)parse_long("--pids", tok, 1, INT_MAX)) < 0)
-				die2("--pids: more than %d processes", TRACE_MAX_TARGETS);
+				die(2, "--pids: more than %d processes", TRACE_MAX_TARGETS);
 		free(copy);
 		if (!env.npids)
-			die2("--pids %s: no pid given", pids_arg);
+			die(2, "--pids %s: no pid given", pids_arg);
 	}
 	if (geteuid() != 0)
-		die2("needs root (CAP_BPF and CAP_PERFMON) to load its tracing programs; run it as root");
+		die(2, "needs root (CAP_BPF and CAP_PERFMON) to load its tracing programs; run it as root");
 	find_targets();
 	ensure_tracefs();
 

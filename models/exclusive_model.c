@@ -299,12 +299,8 @@ static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt
 	va_list ap;
 
 	stop_children();
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
+	vdie(1, "", fmt, ap);
 }
 
 static void on_signal(int sig)

@@ -103,18 +103,6 @@ static void usage(FILE *f)
 		SEED_PORT_LO + SEED_PORT_SPAN - 1);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2))) fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
-}
-
 static void parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -552,7 +540,7 @@ static int run_network(void)
 	if (port < 0) {
 		if (opt.port)
 			bad_arg("--port %d: %s", opt.port, err);
-		fail("%s", err);
+		die(1, "%s", err);
 	}
 	if (!opt.json)
 		printf(PROG ": %d listeners on 127.0.0.1:%d%s, %d connections x %d repetitions, %s source "
