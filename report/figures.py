@@ -31,11 +31,9 @@ usage errors exit 2. matplotlib is imported only when drawing.
 import argparse
 import io
 import json
-import os
 import re
 import statistics
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -770,24 +768,7 @@ def render(draw, data) -> tuple:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Temp file in the same directory, then rename: readers see the old file or the new one."""
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
+    _as_figures_input(results_io.write_atomic, path, data)
 
 
 def plan(run_dir: Path, say: Callable[[str], None] = lambda line: None) -> dict:

@@ -18,11 +18,9 @@ and exit status 1; usage errors exit 2. Standard library only.
 import argparse
 import json
 import math
-import os
 import re
 import statistics
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -31,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures  # noqa: E402  (report/figures.py: the SVG figures)
 # The readers and errors report.py shares with figures.py (report/results_io.py).
 from results_io import (InputError, RowError, decode_utf8, json_kind, parse_json, read_bytes,  # noqa: E402
-                        read_jsonl, shown)
+                        read_jsonl, shown, write_atomic)
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / "results" / "linux"
@@ -2552,35 +2550,6 @@ def build_report(results_dir: Path, run: str) -> tuple:
     return "\n".join(lines) + "\n", rounds
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Temp file in the same directory, then rename: readers see the old file or the new one."""
-    directory = path.parent
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    except OSError as e:
-        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
-
 
 # ---------------------------------------------------------------- command line
 
@@ -2645,7 +2614,7 @@ def main(argv=None) -> int:
         # The figures sit beside the markdown they are linked from.
         drawn = figures.make_figures(args.results_dir / run, args.out.parent / "figures")
         text += render_figures(drawn)
-        write_atomic(args.out, text)
+        write_atomic(args.out, text.encode("utf-8"))
     except InputError as e:
         sys.stderr.write(e.render() + "\n")
         return 1

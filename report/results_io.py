@@ -5,6 +5,8 @@ reader. Each program prefixes the error with its own name (InputError.render).
 """
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -117,3 +119,34 @@ def read_jsonl(path: Path, parse_row: Callable[[dict, int], object]) -> list:
         except RowError as e:
             raise InputError(path, lineno, e.message) from None
     return rows
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Temp file in the same directory, then rename: readers see the old file or the new one
+    (with the old one's mode; a new one gets the umask's)."""
+    directory = path.parent
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    except OSError as e:
+        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise InputError(path, None, f"cannot write: {e.strerror or e}") from None
