@@ -1065,15 +1065,7 @@ def handoff_rate(port, seconds):
     shared page's event id, read through GET /variant after wrk), and per
     second. Empty for every other arm."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
-            s.sendall(b"GET /variant HTTP/1.1\r\nHost: campaign\r\nConnection: close\r\n\r\n")
-            data = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        state = json.loads(data.split(b"\r\n\r\n", 1)[1])
+        state = json.loads(peers.get_close(port, "/variant", 5).split(b"\r\n\r\n", 1)[1])
     except (OSError, ValueError, IndexError):
         return {}
     if not state.get("on") or "event_id" not in state:

@@ -228,18 +228,24 @@ def children(pid):
         return []
 
 
+def get_close(port, path, timeout):
+    """One GET path with Connection: close on 127.0.0.1:port: everything the
+    server sent until it closed. Raises OSError. (The campaign uses it too.)"""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(("GET %s HTTP/1.1\r\nHost: acceptlab\r\nConnection: close\r\n\r\n" % path).encode())
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                return data
+            data += chunk
+
+
 def ask(port, timeout=1.0):
     """One GET /peer-ready with Connection: close (not /pid, so the access
     log's /pid lines are the probe's alone); the first body line, or None."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-            s.sendall(b"GET /peer-ready HTTP/1.1\r\nHost: peer\r\nConnection: close\r\n\r\n")
-            data = b""
-            while True:
-                chunk = s.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
+        data = get_close(port, "/peer-ready", timeout)
     except OSError:
         return None
     head, _, body = data.partition(b"\r\n\r\n")
