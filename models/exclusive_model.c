@@ -526,11 +526,12 @@ static int rule_winner(void)
 	return -1;
 }
 
-/* --trigger eventfd: a "connection" is one write to the counter. */
-static void make_event(int efd, int k)
+/* Connection (or event) k's record, started just before it is made: no
+ * winner yet, no wake-up seen, the children idle now and the one the rule
+ * predicts. */
+static struct conn *conn_begin(int k)
 {
 	struct conn *c = &conns[k];
-	uint64_t one = 1;
 
 	memset(c, 0, sizeof(*c));
 	c->winner = -1;
@@ -542,6 +543,15 @@ static void make_event(int efd, int k)
 		if (children[i].idle)
 			c->idle[c->n_idle++] = i;
 	c->predicted = rule_winner();
+	return c;
+}
+
+/* --trigger eventfd: a "connection" is one write to the counter. */
+static void make_event(int efd, int k)
+{
+	struct conn *c = conn_begin(k);
+	uint64_t one = 1;
+
 	c->t_connect_start = now_ns();
 	if (write(efd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		fail("write eventfd: %s", strerror(errno));
@@ -580,7 +590,7 @@ static int make_connection(int port, int k)
 {
 	struct sockaddr_in sa, local;
 	socklen_t len = sizeof(local);
-	struct conn *c = &conns[k];
+	struct conn *c;
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -591,14 +601,7 @@ static int make_connection(int port, int k)
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sa.sin_port = htons((unsigned short)port);
-	memset(c, 0, sizeof(*c));
-	c->winner = -1;
-	for (int i = 0; i < n_children; i++)
-		c->wake_child_us[i] = NAN;
-	for (int i = 0; i < n_children; i++)
-		if (children[i].idle)
-			c->idle[c->n_idle++] = i;
-	c->predicted = rule_winner();
+	c = conn_begin(k);
 	/* On loopback the handshake, and the wake-up it causes, run inside connect(). */
 	c->t_connect_start = now_ns();
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
