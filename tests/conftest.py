@@ -266,6 +266,19 @@ def pids_answering(conns):
             c.close()
 
 
+def sequential_then_burst(port, sequential=40, burst=32):
+    """`sequential` connections asking /pid one at a time, then a burst of
+    `burst` held open until all have answered: {worker id: connections it
+    answered}."""
+    answered = {}
+    for _ in range(sequential):
+        who = int(get(port, "/pid")[2])
+        answered[who] = answered.get(who, 0) + 1
+    for who in pids_answering(open_pid_requests(port, burst)):
+        answered[who] = answered.get(who, 0) + 1
+    return answered
+
+
 def kill_group(proc):
     """SIGKILLs a child started with start_new_session (its whole process
     group) if it still runs, and reaps it."""

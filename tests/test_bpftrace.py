@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, get, kill_group, killed_at_teardown, open_pid_requests, read_response
+from conftest import ROOT, kill_group, killed_at_teardown, sequential_then_burst
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 BPFTRACE = shutil.which("bpftrace")
@@ -129,24 +129,6 @@ def stop_group(server):
         time.sleep(0.01)
 
 
-def traffic(port):
-    """40 sequential connections asking /pid, then a burst of 32 held open
-    until all have answered: {worker id: connections it answered}."""
-    answered = {}
-    for _ in range(40):
-        who = int(get(port, "/pid")[2])
-        answered[who] = answered.get(who, 0) + 1
-    conns = open_pid_requests(port, 32)
-    try:
-        for c in conns:
-            who = int(read_response(c)[2])
-            answered[who] = answered.get(who, 0) + 1
-    finally:
-        for c in conns:
-            c.close()
-    return answered
-
-
 def side_by_side(server, children, script):
     """Runs script and acceptlab-trace over the traffic; returns (bpftrace's
     maps, the tool's worker objects by tid, connections answered by id)."""
@@ -158,7 +140,7 @@ def side_by_side(server, children, script):
     assert json.loads(tr.wait_line(lambda l: l.startswith("{")))["type"] == "attached"
     os.killpg(server.proc.pid, signal.SIGCONT)
     time.sleep(0.1)  # every worker back asleep in epoll_pwait before the first connection
-    answered = traffic(server.port)
+    answered = sequential_then_burst(server.port)
     stop_group(server)
     bt_out, bt_err = bt.stop()
     tr_out, _ = tr.stop()

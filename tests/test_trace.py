@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from conftest import PROBE, PYTHON, ROOT, get, kill_group, killed_at_teardown, open_pid_requests, pids_answering, read_response
+from conftest import (PROBE, PYTHON, ROOT, get, kill_group, killed_at_teardown, open_pid_requests, pids_answering,
+                      sequential_then_burst)
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 FOREIGN = os.path.join(ROOT, "tests", "foreign_server.py")
@@ -76,15 +77,7 @@ def test_accepts_won_equal_connections_answered(start_server, tracer, variant):
     invents an accept. Every won accept ran on a CPU of this machine."""
     s = start_server(variant)
     t = tracer("--pgid", str(s.proc.pid))
-    answered = answered_by(s.port, 40)
-    conns = open_pid_requests(s.port, 32)
-    try:
-        for c in conns:
-            who = int(read_response(c)[2])
-            answered[who] = answered.get(who, 0) + 1
-    finally:
-        for c in conns:
-            c.close()
+    answered = sequential_then_burst(s.port)
     time.sleep(0.1)
     ws = workers_of(t.stop())
     won = {w["tid"]: w["won"] for w in ws.values()}
