@@ -199,7 +199,9 @@ int worker_accept_batch(struct worker *w, int max);
  * queue is empty or accept failed. */
 int worker_accept_one(struct worker *w, struct sockaddr_in *peer);
 
-/* The accept path's tail: takes ownership of connected socket fd. */
+/* The accept path's tail: takes ownership of connected socket fd. Its
+ * first read runs once the accept phase is over (after after_accepts), so
+ * call it from pass_woke, the accept phase, after_accepts or leaving. */
 void worker_admit(struct worker *w, int fd);
 
 /* bind_per_worker variants: binds and listens on the server's port with

@@ -820,7 +820,6 @@ int worker_run(struct worker *w)
 			if (cap >= 0 && cap < timeout)
 				timeout = cap;
 		}
-		admit_flush(w); /* what pass_begin admitted (a hand-off queue) */
 		n = epoll_pwait(w->epfd, evs, 256, timeout, &during_wait);
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "acceptlab-server: worker %d: epoll_pwait: %s\n", w->index, strerror(errno));
@@ -846,7 +845,7 @@ int worker_run(struct worker *w)
 		}
 		if (v->after_accepts)
 			v->after_accepts(w);
-		admit_flush(w);
+		admit_flush(w); /* every admit of the pass so far: pass_woke, accept phase, after_accepts */
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 			struct conn *c;
@@ -862,7 +861,6 @@ int worker_run(struct worker *w)
 		}
 		if (v->pass_end)
 			v->pass_end(w);
-		admit_flush(w);
 
 		now = now_ns();
 		if (now >= next_sweep) {
