@@ -291,6 +291,7 @@ static void maybe_announce(struct supervisor *s)
 }
 
 static void reload_next(struct supervisor *s);
+static void begin_reload(struct supervisor *s);
 
 /* The reload's new worker for index i serves: it becomes the index's worker
  * and the old one retires. */
@@ -413,9 +414,9 @@ static void reload_maybe_finish(struct supervisor *s)
 	s->reloading = 0;
 	emit_line(STDOUT_FILENO, "{\"event\":\"reloaded\",\"generation\":%d,\"replaced\":%d,\"ms\":%.3f}",
 		  s->generation, s->replaced, (double)(now_ns() - s->reload_started_ns) / 1e6);
-	if (s->reload_again && !s->stopping) {
+	if (s->reload_again) {
 		s->reload_again = 0;
-		kill(getpid(), SIGHUP); /* read from the signalfd like any other */
+		begin_reload(s); /* the SIGHUP that came during this one */
 	}
 }
 
