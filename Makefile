@@ -18,13 +18,13 @@ Q := @
 endif
 
 SERVER_SRC := servers/main.c servers/supervisor.c servers/threads.c servers/worker.c servers/http.c \
-	servers/net.c servers/util.c servers/fdpass.c servers/handoff.c servers/variants.c $(wildcard servers/variants/*.c)
+	servers/net.c servers/util.c servers/fdpass.c servers/handoff.c servers/load.c servers/variants.c $(wildcard servers/variants/*.c)
 # BPF programs the server loads (libbpf CO-RE skeletons, generated into build/).
-SERVER_BPF := reuseport_select
+SERVER_BPF := worker_load
 SERVER_SKELS := $(patsubst %,build/%.skel.h,$(SERVER_BPF))
 SERVER_HDR := $(wildcard servers/*.h) $(wildcard ebpf/*.h) $(SERVER_SKELS) common/cli.h
 SERVER_LIBS := -lbpf -lelf -lz -pthread
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf -Ibuild
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf -Ibuild
 # The tracer (CO-RE): its types come from the running kernel's BTF.
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 PROBE_SRC := probes/probe.c probes/response.c
@@ -58,7 +58,7 @@ build/vmlinux.h: | build
 	$(Q)test -r $(VMLINUX_BTF) || { echo "make: $(VMLINUX_BTF) is missing: this kernel has no BTF, the tracer cannot be built" >&2; exit 1; }
 	$(Q)bpftool btf dump file $(VMLINUX_BTF) format c > $@
 
-build/acceptlab_trace.bpf.o: build/vmlinux.h
+build/acceptlab_trace.bpf.o build/worker_load.bpf.o: build/vmlinux.h
 
 bin/acceptlab-trace: ebpf/acceptlab_trace.c ebpf/acceptlab_trace.h common/cli.h build/acceptlab_trace.skel.h | bin
 	@echo "  CC      $@"

@@ -3,7 +3,9 @@
 
 The variants that claim balance (fdpass, reuseport-bpf, and handoff with its
 default policy, open, in threads mode) run burst 32, ramp 32 and keepalive
-32 x 4, two rounds each, with 2 workers; every round
+32 x 4, two rounds each, with 2 workers: on a fresh server per shape; then
+back-to-back on one server (the shapes one after another, no pause between
+rounds); then the same beside two CPU hogs (stress-ng --cpu 2). Every round
 must be within 2:1 (max/min over the workers, a worker with none is
 infinite). The knob-off arms (fdpass with ACCEPTLAB_ACCEPT_SHARE=0, the bare
 race; handoff with --handoff-policy off, plain reuseport) are printed beside
@@ -36,6 +38,49 @@ def measure(server_args, env, shape, raw_dir, tag):
     with campaign.ServerRun(server_args, 2, prefix, env=env) as (_, ready, path):
         cmd = campaign.probe_cmd(ready["port"], shape, ROUNDS, path)
         return campaign.run_probe(prefix, cmd, ROUNDS)
+
+
+def measure_back_to_back(server_args, env, raw_dir, tag):
+    """ROUNDS rounds of every shape on ONE server, no pause between rounds or
+    shapes: {shape name: round rows}."""
+    out = {}
+    with campaign.ServerRun(server_args, 2, os.path.join(raw_dir, tag), env=env) as (_, ready, path):
+        for shape in campaign.SHAPES:
+            prefix = os.path.join(raw_dir, "%s-%s" % (tag, shape["name"]))
+            cmd = campaign.probe_cmd(ready["port"], shape, ROUNDS, path, extra=["--round-gap-ms", "0"])
+            out[shape["name"]] = campaign.run_probe(prefix, cmd, ROUNDS)
+    return out
+
+
+def gate_rounds(label, rows):
+    """Prints one gate line; returns (passed, failed)."""
+    ok = [within(r) for r in rows]
+    print("gate: %s %s  %s" % (label, " ".join(r["split"] for r in rows), "ok" if all(ok) else "OUTSIDE 2:1"),
+          flush=True)
+    return sum(ok), len(ok) - sum(ok)
+
+
+def run_back_to_back(variant, raw_dir, hogs):
+    """The back-to-back rounds, beside two CPU hogs when hogs: (passed, failed)."""
+    passed = failed = 0
+    when = "hogs" if hogs else "back-to-back"
+    try:
+        if hogs:
+            with campaign.StressHogs(2):
+                got = measure_back_to_back(campaign.ARMS[variant], campaign.ARM_ENV.get(variant), raw_dir,
+                                           "%s-%s" % (variant, when))
+        else:
+            got = measure_back_to_back(campaign.ARMS[variant], campaign.ARM_ENV.get(variant), raw_dir,
+                                       "%s-%s" % (variant, when))
+    except campaign.StepFailed as e:
+        print("gate: %-14s %-16s FAILED: %s" % (variant, when, e), flush=True)
+        return 0, 1
+    for shape in campaign.SHAPES:
+        label = "%-14s %-16s" % (variant, "%s %s" % (when, campaign.shape_label(shape)))
+        p, f = gate_rounds(label, got[shape["name"]])
+        passed += p
+        failed += f
+    return passed, failed
 
 
 def within(row):
@@ -93,11 +138,13 @@ def main():
                     failed += 1
                     print("gate: %s FAILED: %s" % (label, e), flush=True)
                     continue
-                ok = [within(r) for r in rows]
-                passed += sum(ok)
-                failed += len(ok) - sum(ok)
-                print("gate: %s %s  %s" % (label, " ".join(r["split"] for r in rows),
-                                           "ok" if all(ok) else "OUTSIDE 2:1"), flush=True)
+                p, f = gate_rounds(label, rows)
+                passed += p
+                failed += f
+            for hogs in (False, True):
+                p, f = run_back_to_back(variant, raw_dir, hogs)
+                passed += p
+                failed += f
         for name in [] if args.no_knob_off else [campaign.KNOB_OFF_OF[v] for v in variants
                                                   if v in campaign.KNOB_OFF_OF]:
             for shape in campaign.SHAPES:

@@ -69,6 +69,8 @@ def load_peers():
 
 
 peers = load_peers()
+sys.path.insert(0, os.path.join(ROOT, "probes"))
+import synflood  # noqa: E402  (raw SYNs, the perturbation study's flood)
 
 # An arm is a name in the tables and the server options that make it. An arm
 # whose options hold "--threads" runs in threads mode: start_server puts the
@@ -100,10 +102,19 @@ ARMS.update({
     "handoff-written": ["--variant", "handoff", "--threads", "--handoff-policy", "written"],
     "handoff-off": ["--variant", "handoff", "--threads", "--handoff-policy", "off"],
 })
+# The balancers with their load counted in user space (servers/load.h: what
+# runs without BPF), for the cost study alone: beside the kernel-counted arm
+# and the knob-off arm in the same rounds, they show what kernel accounting
+# costs. Not in the default --variants.
+USER_ACCOUNTING_ARMS = {"fdpass-user": ["--variant", "fdpass"],
+                        "handoff-user": ["--variant", "handoff", "--threads"]}
+ARMS.update(USER_ACCOUNTING_ARMS)
 # Environment an arm's server runs with (on top of the campaign's own).
-ARM_ENV = {"fdpass-off": {"ACCEPTLAB_ACCEPT_SHARE": "0"}, "fdpass-off-threads": {"ACCEPTLAB_ACCEPT_SHARE": "0"}}
+ARM_ENV = {"fdpass-off": {"ACCEPTLAB_ACCEPT_SHARE": "0"}, "fdpass-off-threads": {"ACCEPTLAB_ACCEPT_SHARE": "0"},
+           "fdpass-user": {"ACCEPTLAB_ACCOUNTING": "user"}, "handoff-user": {"ACCEPTLAB_ACCOUNTING": "user"}}
 # An arm and its knob-off arm (same binary, mechanism off): cost compares them.
-KNOB_OFF_OF = {"fdpass": "fdpass-off", "fdpass-threads": "fdpass-off-threads", "handoff": "handoff-off"}
+KNOB_OFF_OF = {"fdpass": "fdpass-off", "fdpass-threads": "fdpass-off-threads", "handoff": "handoff-off",
+               "fdpass-user": "fdpass-off", "handoff-user": "handoff-off"}
 # An arm and the same variant in the other mode: cost compares threads with
 # processes. handoff has no process mode; its knob-off arm is reuseport's.
 PROCESS_ARM_OF = {arm: arm[:-len("-threads")] for arm in ARMS if arm.endswith("-threads")}
@@ -114,8 +125,8 @@ SHAPES = [
     {"name": "ramp", "connections": 32, "gap_ms": 10},
     {"name": "keepalive", "connections": 32, "requests": 4},
 ]
-STUDIES = ["balancing", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview", "faults", "cost", "payoff",
-           "trace_overhead", "peers", "reload"]
+STUDIES = ["balancing", "perturbation", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview", "faults",
+           "cost", "payoff", "trace_overhead", "peers", "reload"]
 # respawn: (arm, migrate). The shared listener is the contrast: nothing queued
 # at a worker of its own, so nothing to reset.
 RESPAWN_ARMS = [("bare", False), ("reuseport", False), ("reuseport", True),
@@ -156,7 +167,8 @@ BENCH_QUICK_SECONDS = 2
 # arm. cost: the race and accept sharing (with its knob-off arm) in process
 # mode, the race and accept sharing in threads mode, and handoff with its
 # knob-off arm; payoff: the race and the balancers.
-COST_ARMS = ["bare", "fdpass-off", "fdpass", "bare-threads", "fdpass-threads", "handoff-off", "handoff", "nginx"]
+COST_ARMS = ["bare", "fdpass-off", "fdpass", "fdpass-user", "bare-threads", "fdpass-threads", "handoff-off", "handoff",
+             "handoff-user", "nginx"]
 # The cost anchor: an arm that is a server nobody here wrote, started from
 # the peers' configuration (probes/peers/peers.py) with its access log off,
 # since our server keeps no log: arm name -> peer configuration. It runs in
@@ -1456,6 +1468,206 @@ def placement_steps(args, raw_dir):
             yield "%-18s %-17s" % (p["name"], arm), step, {"placement": p["name"], "variant": arm}
 
 
+# ---- perturbation: the balancers outside the quiet lab --------------------
+
+# The balancing variants and their knob-off arms, at several worker counts,
+# each on ONE server whose rounds follow each other with no pause, under each
+# perturbation in turn. Rounds are 16 connections per worker. The target
+# (servers/load.h): within 17/15 at 2 workers, max - min <= 2 above.
+PERTURBATION_ARMS = ["fdpass", "fdpass-off", "reuseport-bpf", "reuseport", "handoff", "handoff-off"]
+BALANCING_TARGET_ARMS = {"fdpass", "reuseport-bpf", "handoff"}  # the knob-off arms are reported, not held
+PERTURBATION_WORKERS = [2, 4, 8]
+QUICK_PERTURBATION_ARMS = ["fdpass", "reuseport-bpf"]
+QUICK_PERTURBATION_WORKERS = [4]
+PERTURBATION_PER_WORKER = 16
+PERTURBATION_SHAPE_ARGS = {"burst": [], "ramp": ["--gap-ms", "1"], "keepalive": ["--requests", "3", "--gap-ms", "1"]}
+# (perturbation, [(shape, rounds), ...]): probe runs in order, each with
+# --round-gap-ms 0, one right after another.
+PERTURBATIONS = [
+    ("fresh", [("burst", 1)]),                      # the first burst, the moment the server says ready
+    ("back-to-back", [("burst", 3), ("ramp", 1), ("keepalive", 1), ("burst", 1)]),  # and the shapes mixed
+    ("hogs", [("burst", 2), ("keepalive", 1)]),      # stress-ng --cpu 2 running
+    ("synflood", [("burst", 1), ("burst", 1)]),      # 200 SYNs from a raw socket right before each run
+    ("tracer", [("burst", 2), ("keepalive", 1)]),    # bin/acceptlab-trace attached
+    ("stopped", [("burst", 1)]),                     # worker 1 SIGSTOPped for the first 300 ms (tracer on)
+]
+PERTURBATION_HOG_CPUS = 2
+PERTURBATION_FLOOD_SYNS = 200
+PERTURBATION_STOP_S = 0.3
+
+
+def within_target(counts, workers):
+    """One round against the target: 17/15 at 2 workers (16 per worker), max - min <= 2 above."""
+    ns = sorted(list(counts) + [0] * (workers - len(counts)), reverse=True)
+    if not ns:
+        return False
+    return ns[0] - ns[-1] <= 2
+
+
+def counter_sample(port, ready):
+    """Each worker's load as GET /variant shows it (less the SYNs still in
+    their window, given apart as syn_window), beside the truth: the server's
+    ESTABLISHED sockets from sock_diag (ss), per worker process in process
+    mode (the whole server in threads mode), plus the asking connection.
+    error: the largest difference (the total's, in threads mode). None for
+    an arm that keeps no counters."""
+    try:
+        data = peers.get_close(port, "/variant", 5)
+        head, _, body = data.partition(b"\r\n\r\n")
+        state = json.loads(body)
+        asker = int(re.search(rb"X-Worker: (\d+)", head).group(1))
+    except (OSError, ValueError, AttributeError):
+        return None
+    if "slots" not in state:
+        return None
+    n = len(ready["workers"])
+    counted, syn = [0] * n, 0
+    for slot in state["slots"]:
+        # SYNs steered and not yet established (reuseport-bpf) are counted
+        # by design until they are, or for under 1 s: reported apart.
+        counted[slot["index"]] += slot["load"] - slot.get("syn", 0)
+        syn += slot.get("syn", 0)
+    out = subprocess.run(["ss", "-tnpH", "state", "established", "( sport = :%d )" % port],
+                         capture_output=True, text=True).stdout
+    index_of = {w["pid"]: w["index"] for w in ready["workers"]}
+    threads = ready.get("mode") == "threads"
+    truth, total = [0] * n, 0
+    for line in out.splitlines():
+        total += 1
+        owners = {index_of[int(p)] for p in re.findall(r"pid=(\d+)", line) if int(p) in index_of}
+        if len(owners) == 1:
+            truth[owners.pop()] += 1
+    truth[asker] += 1
+    if threads:
+        return {"accounting": state.get("accounting"), "counted": counted, "truth": None, "syn_window": syn,
+                "error": abs(sum(counted) - total - 1)}
+    return {"accounting": state.get("accounting"), "counted": counted, "truth": truth, "syn_window": syn,
+            "error": max(abs(c - t) for c, t in zip(counted, truth))}
+
+
+class StressHogs:
+    """with StressHogs(n): stress-ng --cpu n for the block's length."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __enter__(self):
+        if not shutil.which("stress-ng"):
+            raise StepFailed("stress-ng is missing (make deps installs it)")
+        self.proc = subprocess.Popen(["stress-ng", "--cpu", str(self.n), "--quiet"], start_new_session=True,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _hogs.append(self.proc)
+        time.sleep(0.2)  # the hogs are on the CPUs before the first round
+        return self
+
+    def __exit__(self, *exc):
+        stop_hog(self.proc)
+        return False
+
+
+def perturbation_run(prefix, ready, path, shape_name, rounds, workers):
+    """One probe run of rounds x shape at 16 connections per worker, no pause between rounds."""
+    shape = {"name": shape_name, "connections": PERTURBATION_PER_WORKER * workers}
+    cmd = probe_cmd(ready["port"], shape, rounds, path,
+                    extra=["--round-gap-ms", "0"] + PERTURBATION_SHAPE_ARGS[shape_name])
+    return run_probe(prefix, cmd, rounds)
+
+
+def tracer_why(trace, ready):
+    """Per worker index, from the tracer: accepts won and wakeups."""
+    index_of = {w["tid"]: w["index"] for w in ready["workers"]}
+    per = {}
+    for t in (o for o in trace if o.get("type") == "worker"):
+        i = index_of.get(t["tid"])
+        if i is not None:
+            per[i] = {"won": t.get("won", 0), "wakeups": t.get("wakeups", 0)}
+    return [per.get(i, {"won": 0, "wakeups": 0}) for i in range(len(ready["workers"]))]
+
+
+def perturbation_steps(args, raw_dir):
+    arms = [a for a in (QUICK_PERTURBATION_ARMS if args.quick else PERTURBATION_ARMS) if a in args.arms]
+    for workers in (QUICK_PERTURBATION_WORKERS if args.quick else PERTURBATION_WORKERS):
+        for arm in arms:
+            def step(arm=arm, workers=workers):
+                prefix = os.path.join(raw_dir, "perturbation-%s-w%d" % (arm, workers))
+                rows = []
+                with ServerRun(ARMS[arm], workers, prefix, ARM_ENV.get(arm)) as (proc, ready, path):
+                    threads = ready.get("mode") == "threads"
+                    for name, runs in PERTURBATIONS:
+                        if name == "stopped" and threads:
+                            continue  # SIGSTOP stops every thread of the process
+                        rows += perturbation_one(args, prefix, proc, ready, path, workers, name, runs)
+                for r in rows:
+                    r.update({"variant": arm, "workers": workers, "mode": ready.get("mode", "process"),
+                              "target_held": arm in BALANCING_TARGET_ARMS})
+                bad = [r for r in rows if not r["within_target"]]
+                errs = [r["counter_error"] for r in rows if r.get("counter_error") is not None]
+                text = "%d of %d rounds within the target" % (len(rows) - len(bad), len(rows))
+                if bad:
+                    text += " (outside: %s)" % ", ".join("%s %s" % (r["perturbation"], r["split"]) for r in bad[:4])
+                if errs:
+                    text += "; counter error at most %d" % max(errs)
+                return rows, text
+            yield "%-14s %dw" % (arm, workers), step, {"variant": arm, "workers": workers, "perturbation": None}
+
+
+def perturbation_one(args, prefix, proc, ready, path, workers, name, runs):
+    """The probe runs of one perturbation: rows, one per round."""
+    rows, seq = [], 0
+    tracer = trace = None
+    hogs = StressHogs(PERTURBATION_HOG_CPUS) if name == "hogs" else None
+    if name in ("tracer", "stopped"):
+        if not is_root():
+            raise StepFailed("skipped: the tracer needs root")
+        tracer = Tracer(proc.pid, "%s-%s" % (prefix, name))
+    try:
+        if hogs:
+            hogs.__enter__()
+        for k, (shape, rounds) in enumerate(runs, 1):
+            run_prefix = "%s-%s-%d-%s" % (prefix, name, k, shape)
+            note = None
+            if name == "synflood":
+                if not is_root():
+                    raise StepFailed("skipped: a raw socket needs root")
+                synflood.flood("127.0.0.1", ready["port"], PERTURBATION_FLOOD_SYNS, first_port=20000 + 1000 * k)
+                note = "%d SYNs right before" % PERTURBATION_FLOOD_SYNS
+            timer = None
+            if name == "stopped":
+                victim = ready["workers"][1]["pid"]
+                os.kill(victim, signal.SIGSTOP)
+                timer = threading.Timer(PERTURBATION_STOP_S, os.kill, (victim, signal.SIGCONT))
+                timer.start()
+                note = "worker 1 SIGSTOPped for the first %d ms" % (PERTURBATION_STOP_S * 1000)
+            try:
+                got = perturbation_run(run_prefix, ready, path, shape, rounds, workers)
+            finally:
+                if timer:
+                    timer.cancel()
+                    os.kill(ready["workers"][1]["pid"], signal.SIGCONT)
+            sample = counter_sample(ready["port"], ready)
+            for r in got:
+                seq += 1
+                r = dict(r, perturbation=name, run=k, round=seq,
+                         within_target=within_target(list(r["counts"].values()), workers))
+                if note:
+                    r["note"] = note
+                if sample:
+                    r.update({"accounting": sample["accounting"], "counted": sample["counted"],
+                              "truth": sample["truth"], "counter_error": sample["error"],
+                              "syn_window": sample["syn_window"]})
+                rows.append(r)
+    finally:
+        if hogs:
+            hogs.__exit__()
+        if tracer:
+            trace = tracer.stop()
+    if trace is not None:
+        why = tracer_why(trace, ready)
+        for r in rows:
+            r["tracer"] = why  # over the perturbation's runs
+    return rows
+
+
 def stop_winner_run(prefix, ready, path, host, wrap, pin):
     """The fairness-free assertion: 10 x 8 oneshot rounds, then the probe
     SIGSTOPs the worker that answered most and runs them again: the other
@@ -1582,6 +1794,7 @@ STUDY_STEPS = {
     "models": models_steps,
     "trace_overhead": trace_overhead_steps,
     "peers": peers_steps,
+    "perturbation": perturbation_steps,
 }
 # Run once every step of a study is done (with the study's file path).
 STUDY_FINISH = {
@@ -1683,7 +1896,7 @@ def main():
     if args.platform != "linux":
         die("--platform %s: not supported; the supported platform is linux" % args.platform)
     if args.variants is None:
-        args.variants = ",".join(QUICK_ARMS if args.quick else ARMS)
+        args.variants = ",".join(QUICK_ARMS if args.quick else [a for a in ARMS if a not in USER_ACCOUNTING_ARMS])
     args.arms = [v for v in args.variants.split(",") if v]
     unknown = [v for v in args.arms if v not in ARMS]
     if unknown or not args.arms:
@@ -1693,7 +1906,8 @@ def main():
         args.cost_arms = args.payoff_arms = list(args.arms)
     elif args.bench_arms is None:
         args.cost_arms = [a for a in (QUICK_COST_ARMS if args.quick else COST_ARMS)
-                          if a in args.arms or a in ANCHOR_ARMS]
+                          if a in args.arms or a in ANCHOR_ARMS
+                          or (a in USER_ACCOUNTING_ARMS and ARMS[a][1] in {ARMS[b][1] for b in args.arms})]
         args.payoff_arms = [a for a in (QUICK_PAYOFF_ARMS if args.quick else PAYOFF_ARMS) if a in args.arms]
     else:
         named = [a for a in args.bench_arms.split(",") if a]

@@ -177,7 +177,11 @@ static int idlest_peer(struct handoff_pool *p, int exclude, int *load)
 		if (!usable)
 			continue;
 		l = depth;
-		if (p->policy == HANDOFF_OPEN) {
+		if (p->policy == HANDOFF_OPEN && p->load) {
+			int64_t counted = p->load(p->load_ctx, i);
+
+			l = counted > INT_MAX ? INT_MAX : counted < 0 ? 0 : (int)counted;
+		} else if (p->policy == HANDOFF_OPEN) {
 			int open = atomic_load_explicit(&p->open[i], memory_order_relaxed);
 
 			/* Saturate: a wild count must not wrap into "idle". */

@@ -71,6 +71,12 @@ struct handoff_pool {
 	enum handoff_policy policy;
 	int capacity;
 	int steal_threshold;
+	/* Optional (NULL after init): a worker's load as the server counts it
+	 * (load.h: held connections plus those queued to it). When set,
+	 * HANDOFF_OPEN compares load(load_ctx, i) instead of open[i] + queue
+	 * size. */
+	int64_t (*load)(void *load_ctx, int worker);
+	void *load_ctx;
 };
 
 /* Sets up num queues of capacity slots each, and open[] all 0. The queues

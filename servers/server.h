@@ -29,7 +29,8 @@ struct conn_table;
 /* One accept variant. Hooks may be NULL where marked optional. Those with an
  * err buffer return 0 on success or -1 with a one-line reason in err.
  *
- * A worker's loop pass runs: pass_begin (may cap the wait) -> epoll_wait ->
+ * A worker runs worker_start, then serving, then reports ready, then loops.
+ * A loop pass runs: pass_begin (may cap the wait) -> epoll_wait ->
  * the accept phase (listener_readable, variant_fd_ready) -> after_accepts ->
  * the connection phase (reads, writes, conn_closed) -> pass_end. */
 struct accept_variant {
@@ -48,6 +49,9 @@ struct accept_variant {
 	int (*before_fork)(struct server *srv, char *err, size_t errlen);
 	/* In the worker, after its epoll exists: register for new connections. */
 	int (*worker_start)(struct worker *w, char *err, size_t errlen);
+	/* Optional, once: the worker's loop runs next (called before it reports
+	 * ready, except under the ACCEPTLAB_TEST_ARM_GAP_MS hold). */
+	void (*serving)(struct worker *w);
 	/* Optional, before every epoll_wait: returns the longest the worker may
 	 * wait in ms, or -1 for no cap of its own. */
 	int (*pass_begin)(struct worker *w);
@@ -127,6 +131,10 @@ struct server {
 	int bound_port; /* the port actually bound (for --port 0) */
 	int nslots;     /* slots in use: 2 x workers in process mode, workers in threads mode */
 	void *vshared;  /* a variant's state made before fork (shared pages, BPF maps) */
+	/* The balancing variants' load accounting (load.h), "kernel" or
+	 * "user", set by before_fork; NULL for the others. The ready line
+	 * says it. */
+	const char *accounting;
 	struct conn_table *shared; /* --shared-epoll: the one epoll and connection table, or NULL */
 };
 
@@ -169,6 +177,22 @@ struct worker {
 	int *fresh;          /* their fds */
 	int nfresh, fresh_cap;
 	void *vstate;        /* the variant's per-worker state */
+	/* Optional, set by the variant (in memory its siblings map): the
+	 * harness keeps it around every request it answers (fdpass's busy
+	 * rule reads it). */
+	struct handler_clock *handler_clock;
+};
+
+/* Whether a worker is inside a request handler, and since when, so that a
+ * sibling can tell one stuck in a slow view from one merely late to run.
+ * Every field is read and written with relaxed __atomic operations. */
+struct handler_clock {
+	int64_t since;      /* the harness: when the handler now running began (now_ns); 0 between handlers */
+	int64_t last_ns;    /* the harness: how long the last handler took (wall clock) */
+	int64_t judged;     /* a sibling: the since of a handler it judged stuck (a slow view) */
+	int64_t slow_until; /* the harness, when a judged handler ends: until when the worker counts as
+			     * slow (as long again as that handler took: what it takes next waits behind
+			     * its next slow view) */
 };
 
 /* What a worker writes to the supervisor's ready pipe once it serves; one
@@ -201,8 +225,10 @@ int worker_accept_one(struct worker *w, struct sockaddr_in *peer);
 
 /* The accept path's tail: takes ownership of connected socket fd. Its
  * first read runs once the accept phase is over (after after_accepts), so
- * call it from pass_woke, the accept phase, after_accepts or leaving. */
-void worker_admit(struct worker *w, int fd);
+ * call it from pass_woke, the accept phase, after_accepts or leaving.
+ * Returns 0, or -1 if it could not be admitted (out of memory): fd is then
+ * closed and conn_closed is never called for it. */
+int worker_admit(struct worker *w, int fd);
 
 /* bind_per_worker variants: binds and listens on the server's port with
  * SO_REUSEPORT, joining the group, and sets w->listen_fd. 0 or -1 + err. */

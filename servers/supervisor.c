@@ -248,8 +248,10 @@ void announce_ready(const struct server *srv, const struct worker_ready *recs, i
 					off ? "," : "", recs[i].index, (int)recs[i].pid, (int)recs[i].tid,
 					recs[i].cpu);
 	emit_line(STDOUT_FILENO,
-		  "{\"event\":\"ready\",\"port\":%d,\"variant\":\"%s\",\"mode\":\"%s\",\"workers\":[%s]}",
-		  srv->bound_port, srv->cfg.variant->name, srv->cfg.threads ? "threads" : "process", buf);
+		  "{\"event\":\"ready\",\"port\":%d,\"variant\":\"%s\",\"mode\":\"%s\",%s%s%s\"workers\":[%s]}",
+		  srv->bound_port, srv->cfg.variant->name, srv->cfg.threads ? "threads" : "process",
+		  srv->accounting ? "\"accounting\":\"" : "", srv->accounting ? srv->accounting : "",
+		  srv->accounting ? "\"," : "", buf);
 }
 
 static void announce(struct supervisor *s)

@@ -118,10 +118,17 @@ int worker_listener_enable(struct worker *w, uint32_t events, int on)
 		return -1;
 	}
 	/* --shared-epoll: one registration serves every thread; the first
-	 * thread's ADD (or DEL) is everyone's. */
-	if (epoll_ctl(w->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, w->listen_fd, &ev) < 0 &&
-	    !(shared(w) && errno == (on ? EEXIST : ENOENT)))
-		return -1;
+	 * thread's ADD (or DEL) is everyone's. An ADD that finds another
+	 * thread's registration re-arms it with MOD, which checks readiness
+	 * anew: the listener is edge-triggered, and its last edge may have gone
+	 * to a thread that then failed to accept (EMFILE) while this one
+	 * rested, leaving a full queue that no new edge would ever report. */
+	if (epoll_ctl(w->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, w->listen_fd, &ev) < 0) {
+		if (!shared(w) || errno != (on ? EEXIST : ENOENT))
+			return -1;
+		if (on && epoll_ctl(w->epfd, EPOLL_CTL_MOD, w->listen_fd, &ev) < 0)
+			return -1;
+	}
 	w->listener_watched = on;
 	if (on)
 		w->listener_events = events;
@@ -307,7 +314,7 @@ static int path_is(const struct http_request *r, const char *p)
 }
 
 /* Answers one parsed request. */
-static void route(struct worker *w, struct conn *c, const struct http_request *r)
+static void route_request(struct worker *w, struct conn *c, const struct http_request *r)
 {
 	char body[128];
 	int n, ka = r->keep_alive && !w->stopping;
@@ -356,6 +363,27 @@ static void route(struct worker *w, struct conn *c, const struct http_request *r
 		n = snprintf(body, sizeof(body), "not found\n");
 		respond(w, c, 404, body, (size_t)n, ka);
 	}
+}
+
+/* Answers one parsed request, keeping the worker's handler clock (for the
+ * variant's busy rule) while it runs. */
+static void route(struct worker *w, struct conn *c, const struct http_request *r)
+{
+	struct handler_clock *hc = w->handler_clock;
+	int64_t since, end;
+
+	if (!hc) {
+		route_request(w, c, r);
+		return;
+	}
+	since = now_ns();
+	__atomic_store_n(&hc->since, since, __ATOMIC_RELAXED);
+	route_request(w, c, r);
+	end = now_ns();
+	__atomic_store_n(&hc->since, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&hc->last_ns, end - since, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&hc->judged, __ATOMIC_RELAXED) == since)
+		__atomic_store_n(&hc->slow_until, end + (end - since), __ATOMIC_RELAXED);
 }
 
 /* Parses and answers every complete request in c->in (pipelining). */
@@ -539,7 +567,7 @@ static void fresh_push(struct worker *w, struct conn *c)
 	w->fresh[w->nfresh++] = c->fd;
 }
 
-void worker_admit(struct worker *w, int fd)
+int worker_admit(struct worker *w, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)fd };
 	struct conn *c;
@@ -547,7 +575,7 @@ void worker_admit(struct worker *w, int fd)
 	if (conn_slot(w, fd) < 0 || !(c = calloc(1, sizeof(*c)))) {
 		close(fd);
 		w->accept_errors++;
-		return;
+		return -1;
 	}
 	net_nonblock(fd);
 	net_nodelay(fd);
@@ -564,18 +592,19 @@ void worker_admit(struct worker *w, int fd)
 		w->open_conns++;
 		w->admitted++;
 		fresh_push(w, c); /* read, then armed, by admit_flush */
-		return;
+		return 0;
 	}
 	if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		close(fd);
 		free(c);
 		w->accept_errors++;
-		return;
+		return -1;
 	}
 	w->conns[fd] = c;
 	w->open_conns++;
 	w->admitted++;
 	fresh_push(w, c); /* read by admit_flush once the accept phase is over */
+	return 0;
 }
 
 /* The first reads of the connections admitted since the last flush. They
@@ -729,24 +758,21 @@ static void sweep_idle(struct worker *w, int64_t now)
 
 /* ACCEPTLAB_TEST_ARM_GAP_MS=INDEX:MS holds worker INDEX for MS ms after it
  * is ready and before its loop starts (a slow application import), so
- * tests can see what siblings do with a worker that has not started. */
-static void hold_for_test(const struct worker *w)
+ * tests can see what siblings do with a worker that has not started.
+ * Returns the hold for w in ms (0: none). */
+static int test_hold_ms(const struct worker *w)
 {
 	const char *s = getenv("ACCEPTLAB_TEST_ARM_GAP_MS");
 	int index, ms;
 	char tail;
 
 	if (!s)
-		return;
+		return 0;
 	if (sscanf(s, "%d:%d%c", &index, &ms, &tail) != 2 || index < 0 || ms < 0 || ms > 600000) {
 		fprintf(stderr, "acceptlab-server: ACCEPTLAB_TEST_ARM_GAP_MS=%s: expected INDEX:MS\n", s);
 		_exit(2);
 	}
-	if (index == w->index) {
-		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
-	}
+	return index == w->index ? ms : 0;
 }
 
 int worker_run(struct worker *w)
@@ -757,6 +783,7 @@ int worker_run(struct worker *w)
 	sigset_t during_wait;
 	char err[ERRLEN];
 	int64_t next_sweep, stop_deadline = 0;
+	int hold_ms;
 	int stop_sig = w->srv->cfg.threads ? SIGUSR1 : SIGTERM;
 
 	memset(&sa, 0, sizeof(sa));
@@ -795,13 +822,26 @@ int worker_run(struct worker *w)
 		fprintf(stderr, "acceptlab-server: worker %d: %s\n", w->index, err);
 		return 1;
 	}
+	/* The worker serves from here: its loop runs next. A variant learns it
+	 * before the ready record, so a burst sent the moment the server says
+	 * ready finds every worker a candidate; with the test hold it learns
+	 * it only after the hold (a worker that said ready but has not started). */
+	hold_ms = test_hold_ms(w);
+	if (!hold_ms && v->serving)
+		v->serving(w);
 	if (w->ready_fd >= 0) {
 		struct worker_ready r = { .index = w->index, .slot = w->slot, .pid = w->pid, .tid = w->tid };
 		format_affinity(r.cpu, sizeof(r.cpu));
 		if (write(w->ready_fd, &r, sizeof(r)) != sizeof(r))
 			return 1; /* the supervisor is gone */
 	}
-	hold_for_test(w);
+	if (hold_ms) {
+		struct timespec ts = { hold_ms / 1000, (long)(hold_ms % 1000) * 1000000 };
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		if (v->serving)
+			v->serving(w);
+	}
 
 	next_sweep = now_ns() + (int64_t)SWEEP_INTERVAL_MS * 1000000;
 	for (;;) {

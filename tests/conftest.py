@@ -1,11 +1,14 @@
 """Shared helpers for acceptlab's tests: start a server on port 0 and always
 stop it (its whole process group) however the test ends; talk raw HTTP."""
 
+import ctypes
 import json
+import mmap
 import os
 import select
 import signal
 import socket
+import struct
 import subprocess
 import time
 
@@ -319,3 +322,84 @@ def split_answered(conns, wait_s):
 
 def run_probe(*args, timeout=60):
     return subprocess.run([PROBE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+# The balancing variants' load records (ebpf/worker_load.h, struct
+# load_slot): __s64 held, inflight; __u64 syn[8]; __u32 live, gen. A SYN
+# counts while its bucket's epoch is within the window.
+LOAD_SLOT = struct.Struct("<qq8QII")
+LOAD_MAX_SLOTS = 128  # MAX_SLOTS in servers/server.h: two slots per worker index
+SYN_EPOCH_SHIFT = 27
+SYN_WINDOW = 6
+BPF_MAP_TYPE_ARRAY = 2
+BPF_F_MMAPABLE = 0x400
+SYS_PIDFD_GETFD = 438  # x86_64 and the generic table alike
+
+
+def _fdinfo(pid, name):
+    try:
+        with open("/proc/%d/fdinfo/%s" % (pid, name)) as f:
+            return {k.strip(): v.strip() for k, v in (l.split(":", 1) for l in f.read().splitlines() if ":" in l)}
+    except OSError:
+        return {}
+
+
+class LoadRecords:
+    """A running server's load records, mapped read-only without a
+    connection that would count itself: the BPF slots map (kernel
+    accounting) or the acceptlab-load memfd (user accounting) that process
+    pid (the supervisor, or the process in threads mode) holds, copied out
+    with pidfd_getfd(2). Needs root (or the same user and ptrace rights)."""
+
+    def __init__(self, pid):
+        fdnum = None
+        for name in os.listdir("/proc/%d/fd" % pid):
+            try:
+                target = os.readlink("/proc/%d/fd/%s" % (pid, name))
+            except OSError:
+                continue
+            info = _fdinfo(pid, name) if target == "anon_inode:bpf-map" else {}
+            if (target.startswith("/memfd:acceptlab-load")
+                    or (info.get("map_type") == str(BPF_MAP_TYPE_ARRAY)
+                        and info.get("value_size") == str(LOAD_SLOT.size)
+                        and info.get("max_entries") == str(LOAD_MAX_SLOTS)
+                        and int(info.get("map_flags", "0"), 16) & BPF_F_MMAPABLE)):
+                fdnum = int(name)
+                break
+        assert fdnum is not None, "process %d holds no load records" % pid
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        pidfd = os.pidfd_open(pid)
+        try:
+            fd = libc.syscall(ctypes.c_long(SYS_PIDFD_GETFD), ctypes.c_long(pidfd),
+                              ctypes.c_long(fdnum), ctypes.c_long(0))
+            if fd < 0:
+                err = ctypes.get_errno()
+                raise OSError(err, "pidfd_getfd: " + os.strerror(err))
+        finally:
+            os.close(pidfd)
+        try:
+            self.mm = mmap.mmap(fd, LOAD_SLOT.size * LOAD_MAX_SLOTS, mmap.MAP_SHARED, mmap.PROT_READ)
+        finally:
+            os.close(fd)
+
+    def slots(self, n):
+        """[{held, inflight, syn, live, gen, load}, ...] for the first n
+        slots; load as the server computes it (held + inflight + the SYNs
+        in the window)."""
+        now = time.monotonic_ns() >> SYN_EPOCH_SHIFT  # CLOCK_MONOTONIC, as bpf_ktime_get_ns
+        out = []
+        for i in range(n):
+            held, inflight, *rest = LOAD_SLOT.unpack_from(self.mm, i * LOAD_SLOT.size)
+            syn = sum(v & 0xffffffff for v in rest[:8] if (now - (v >> 32)) & 0xffffffff < SYN_WINDOW)
+            out.append({"held": held, "inflight": inflight, "syn": syn, "live": rest[8], "gen": rest[9],
+                        "load": held + inflight + syn})
+        return out
+
+    def by_index(self, workers, slots_per_index=2):
+        """Each worker index's load, summed over its slots."""
+        rows = self.slots(workers * slots_per_index)
+        return [sum(rows[i + k * workers]["load"] for k in range(slots_per_index)) for i in range(workers)]
+
+    def close(self):
+        self.mm.close()

@@ -55,12 +55,13 @@ def probe_burst(s, tmp_path, connections=32, rounds=1, extra=()):
 
 
 def wait_parked(s, index, timeout=2.0):
+    """Waits until worker index reads SERVING (-2) in the shared page."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if share_state(s.port)["lines"][index]["state"] == -2:
+        if share_state(s.port)["slots"][index]["state"] == -2:
             return
         time.sleep(0.01)
-    raise AssertionError("worker %d never parked: %r" % (index, share_state(s.port)))
+    raise AssertionError("worker %d never serving: %r" % (index, share_state(s.port)))
 
 
 @pytest.mark.parametrize("shape,extra", [
@@ -68,13 +69,10 @@ def wait_parked(s, index, timeout=2.0):
 def test_exact_balance(start_server, tmp_path, shape, extra):
     """The target the note sets: every round of burst 32, ramp 32 and
     keepalive 32 is 16/16 or 17/15, and no keep-alive connection is ever
-    answered by two workers."""
+    answered by two workers. The first round is sent the moment the server
+    says ready: a worker is a candidate before it reports ready (its
+    serving hook), so a fresh server's first burst is no exception."""
     s = start_server("fdpass")
-    # A worker reports ready before its loop's first pass, and siblings
-    # skip it until that pass (NOT_STARTED): let both reach it, or the
-    # first burst can go 19/13 to the one that did.
-    wait_parked(s, 0)
-    wait_parked(s, 1)
     ready = tmp_path / "ready.json"
     ready.write_text(json.dumps(s.ready) + "\n")
     res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", shape, "--json", "--rounds", "3",
@@ -121,8 +119,8 @@ def test_fault1_worker_not_started_is_not_picked(start_server, tmp_path):
            elapsed_ms=round(took * 1000, 1))
     assert res.returncode == 0, res.stderr
     assert rnd["counts"][str(s.pids[0])] == 32 and took < 1.0, (rnd["split"], took)
-    assert state["lines"][1]["state"] == 0, "worker 1 should still read NOT_STARTED"
-    assert state["lines"][1]["pending"] == 0 and state["passed"] == 0, state
+    assert state["slots"][1]["state"] == 0, "worker 1 should still read NOT_STARTED"
+    assert state["slots"][1]["inflight"] == 0 and state["passed"] == 0, state
 
 
 def test_fault2_sigterm_during_the_hold(start_server):
@@ -154,7 +152,7 @@ def test_fault3_killed_parked_worker_is_not_picked(start_server, tmp_path):
                                                              rnd["unanswered"]))
     assert res.returncode == 0, res.stderr
     assert rnd["counts"][str(s.pids[0])] == 32 and rnd["unanswered"] == 0
-    assert share_state(s.port)["lines"][1]["state"] == -1
+    assert share_state(s.port)["slots"][1]["state"] == -1
 
 
 def test_fault4_handoffs_queued_to_a_dead_worker_are_closed(start_server):
@@ -198,7 +196,7 @@ def test_fault4_handoffs_queued_to_a_dead_worker_are_closed(start_server):
            last_close_ms=round(max(closes) * 1000, 1), queued=len(waiting))
     assert max(closes) < 1.0
     assert s.wait_for("handoffs_closed", index=1)["closed"] == len(waiting)
-    assert share_state(s.port)["lines"][1]["pending"] == 0
+    assert share_state(s.port)["slots"][1]["inflight"] == 0
 
 
 @pytest.mark.parametrize("target", ["worker", "server"])
@@ -265,10 +263,11 @@ while time.monotonic() < end:
 
 
 def test_fault7_pending_never_drifts(start_server, tmp_path):
-    """Fault 7 (pending raised before the send, taken subtracted by the
-    replacement): 10,000 connections over 3 workers while workers are
-    SIGKILLed at random and respawned; once idle, every live worker's pending
-    and taken read 0, and every worker is back."""
+    """Fault 7 (inflight raised before the send, a reaped worker's count
+    restarted): 10,000 connections over 3 workers while workers are
+    SIGKILLed at random and respawned; once idle, every slot's inflight
+    reads 0, nothing is held but the connection asking (/variant), and
+    every worker is back."""
     s = start_server("fdpass", workers=3, args=["--respawn-limit", "1000"])
     stop = threading.Event()
     kills = []
@@ -301,18 +300,78 @@ def test_fault7_pending_never_drifts(start_server, tmp_path):
     state = share_state(s.port)
     print("fault 7: %d connections, %d answered, %d workers killed, %d hand-offs"
           % (summary["answered"] + summary["unanswered"], summary["answered"], len(kills), state["event_id"]))
-    drift = [(l["slot"], l["pending"], l["taken"]) for l in state["lines"] if l["pending"] or l["taken"]]
+    drift = [(l["slot"], l["inflight"], l["held"]) for l in state["slots"] if l["inflight"] or l["held"]]
     record("7 10,000 connections over 3 workers, random SIGKILLs and respawns",
-           "every live worker's pending and taken return to 0 when idle",
-           "%d workers killed, %d hand-offs; idle pending/taken: %s"
-           % (len(kills), state["event_id"], "all 0" if not drift else drift))
-    assert len(state["lines"]) == 6, "two slots per index (a reload's new worker takes the other)"
-    for line in state["lines"]:
-        assert (line["pending"], line["taken"]) == (0, 0), state
+           "every slot's inflight returns to 0 when idle, nothing held but the asking connection",
+           "%d workers killed, %d hand-offs; idle (slot, inflight, held) not 0: %s"
+           % (len(kills), state["event_id"], drift or "none"))
+    assert len(state["slots"]) == 6, "two slots per index (a reload's new worker takes the other)"
+    assert sum(l["held"] for l in state["slots"]) == 1, state  # this request's connection
+    for line in state["slots"]:
+        assert line["inflight"] == 0, state
         if line["slot"] >= 3:
             # no reload here: the second slots were never used
             assert line["state"] == 0, state
             continue
-        # parked, or (the worker answering this request) inside a pass:
-        # never left or not started once every respawn is back
-        assert line["state"] == -2 or line["state"] > 0, state
+        # serving: never left or not started once every respawn is back
+        assert line["state"] == -2, state
+
+
+def wait_in_handler(s, index, over_ms, timeout=5.0):
+    """Waits until worker index has been inside one handler for over over_ms
+    (its handler clock, as /variant shows it); returns its slot line."""
+    deadline = time.monotonic() + timeout
+    while True:
+        line = share_state(s.port)["slots"][index]
+        if line["in_handler_ms"] > over_ms:
+            return line
+        assert time.monotonic() < deadline, "worker %d never in a handler over %d ms: %r" % (index, over_ms, line)
+        time.sleep(0.005)
+
+
+@pytest.mark.parametrize("path,over_ms", [("/sleep?ms=1500", 2), ("/work?us=1500000", 20)])
+def test_busy_rule_skips_a_slow_view(start_server, tmp_path, path, over_ms):
+    """The busy rule's first half: a worker inside one handler for over 2 ms
+    and asleep there (a slow view blocking inline), or for over 20 ms even
+    running (CPU-bound), is given nothing: a burst of 32 is answered 32 of
+    32 by the other worker while it is still in there, so none waits for it.
+    (The rule is waited on, not slept on: /variant shows the handler's age.)"""
+    s = start_server("fdpass")
+    busy = open_pid_requests(s.port, 2)  # one per worker (the pick alternates on an idle server)
+    owner = {int(read_response(c)[2]): c for c in busy}
+    assert set(owner) == set(s.pids), owner
+    owner[s.pids[1]].sendall(("GET %s HTTP/1.1\r\nHost: t\r\n\r\n" % path).encode())
+    line = wait_in_handler(s, 1, over_ms)
+    res, (rnd,), _ = probe_burst(s, tmp_path, extra=["--timeout-ms", "1000"])
+    still = share_state(s.port)["slots"][1]
+    record("busy rule: worker 1 in %s" % path, "burst 32 answered by worker 0 while worker 1 is still inside",
+           "%s; worker 1 in its handler %.0f ms before, %.0f ms after" % (rnd["split"], line["in_handler_ms"],
+                                                                          still["in_handler_ms"]))
+    assert res.returncode == 0, res.stderr
+    assert rnd["counts"][str(s.pids[0])] == 32, rnd
+    assert still["in_handler_ms"] > line["in_handler_ms"], "the handler ended before the burst was answered"
+    for c in busy:
+        c.close()
+
+
+def test_busy_rule_does_not_skip_a_late_worker(start_server, tmp_path):
+    """The busy rule's other half: a worker that is merely not running (here
+    SIGSTOPped between requests, as a long preemption would leave it) is not
+    in a slow view, so it keeps its share: a burst of 32 is split 16/16, the
+    16 handed to it wait in its channel and are all answered once it runs."""
+    s = start_server("fdpass")
+    os.kill(s.pids[1], signal.SIGSTOP)
+    try:
+        while proc_state(s.pids[1]) != "T":
+            time.sleep(0.005)
+        conns = open_pid_requests(s.port, 32)
+        deadline = time.monotonic() + 5
+        while share_state(s.port)["slots"][1]["inflight"] < 16:  # all handed over, waiting
+            assert time.monotonic() < deadline, share_state(s.port)
+            time.sleep(0.01)
+    finally:
+        os.kill(s.pids[1], signal.SIGCONT)
+    answers = [int(read_response(c)[2]) for c in conns]
+    for c in conns:
+        c.close()
+    assert sorted(answers.count(p) for p in s.pids) == [16, 16], answers

@@ -78,7 +78,7 @@ def test_golden_output_matches_expected(tmp_path):
     proc = run_report("--results-dir", FIXTURE_RESULTS, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert proc.stdout == f"report: wrote {out} from run {STAMP} (109 rounds)\n"
+    assert proc.stdout == f"report: wrote {out} from run {STAMP} (160 rounds)\n"
     got, want = out.read_bytes(), EXPECTED.read_bytes()
     if got != want:
         diff = difflib.unified_diff(want.decode().splitlines(keepends=True),
@@ -103,7 +103,7 @@ def test_run_option_overrides_canonical(results, tmp_path):
     (results / "CANONICAL").write_text("20990101T000000Z\n")
     proc = run_in(tmp_path, "--run", STAMP)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (109 rounds)\n"
+    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (160 rounds)\n"
     assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
 
 
@@ -222,14 +222,14 @@ def test_meta_wrong_type(results, tmp_path):
 def test_run_without_any_study(results, tmp_path):
     """A run must hold at least one study's results: with every study file
     gone, exit 1 naming the run and the files expected."""
-    for name in ("balancing", "respawn", "mutex_delay", "slowview", "cost", "payoff", "trace", "timeline", "models",
-                 "placement", "trace_overhead", "peers", "reload"):
+    for name in ("balancing", "perturbation", "respawn", "mutex_delay", "slowview", "cost", "payoff", "trace",
+                 "timeline", "models", "placement", "trace_overhead", "peers", "reload"):
         (results / STAMP / (name + ".jsonl")).unlink()
     proc = run_in(tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"report: results/linux/{STAMP}: no study results in the run "
-                                  "(expected one of balancing.jsonl, trace.jsonl, peers.jsonl, timeline.jsonl, "
-                                  "placement.jsonl"), proc.stderr
+                                  "(expected one of balancing.jsonl, perturbation.jsonl, trace.jsonl, peers.jsonl, "
+                                  "timeline.jsonl, placement.jsonl"), proc.stderr
 
 
 # ---------------------------------------------------------------- usage
@@ -486,3 +486,35 @@ def test_reload_absent(results, tmp_path):
     text = (tmp_path / "linux.md").read_text()
     assert section(text, "## Reload") == (
         "## Reload\n\nNot measured in this run: it has no `reload.jsonl` (the campaign's `reload` study writes it).\n")
+
+
+def test_perturbation_duplicate_round(results, tmp_path):
+    """A perturbation round that appears twice is a corrupt file: exit 1
+    naming the line of the second."""
+    path = results / STAMP / "perturbation.jsonl"
+    first = path.read_text().splitlines(keepends=True)[0]
+    with path.open("a") as f:
+        f.write(first)
+    lines = len(path.read_text().splitlines())
+    obj = json.loads(first)
+    assert_input_error(run_in(tmp_path), tmp_path,
+                       f"report: results/linux/{STAMP}/perturbation.jsonl:{lines}: round {obj['round']} of "
+                       f"{obj['variant']} x{obj['workers']} {obj['perturbation']} is already on line 1")
+
+
+def test_perturbation_unknown_kind(results, tmp_path):
+    """A perturbation the report does not know is named, with the ones it does."""
+    path = results / STAMP / "perturbation.jsonl"
+    edit_jsonl_line(path, 1, lambda l: l.replace('"perturbation": "fresh"', '"perturbation": "gremlins"'))
+    proc = run_in(tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert '"perturbation" must be one of fresh, back-to-back, hogs, synflood, tracer, stopped' in proc.stderr
+    assert "gremlins" in proc.stderr
+
+
+def test_perturbation_absent(results, tmp_path):
+    """A run without perturbation.jsonl says the study was not measured."""
+    (results / STAMP / "perturbation.jsonl").unlink()
+    assert run_in(tmp_path).returncode == 0
+    text = (tmp_path / "linux.md").read_text()
+    assert "## Balance under perturbation\n\nNot measured in this run" in text

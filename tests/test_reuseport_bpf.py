@@ -1,6 +1,7 @@
 """Tests for the reuseport-bpf variant: per-worker SO_REUSEPORT listeners
-steered by an sk_reuseport BPF program (ebpf/reuseport_select.bpf.c) to the
-live worker with the fewest open connections.
+steered by an sk_reuseport BPF program (ebpf/worker_load.bpf.c) to the
+live worker with the least load (servers/load.h: held connections plus SYNs
+steered to it and not yet established).
 
 What they pin down: the program steers by load (a preloaded worker gets
 nothing), it counts its own assignments at SYN time so a burst splits evenly,
@@ -8,20 +9,17 @@ closes are subtracted (checked both by what new connections do and by reading
 the load array itself), a dead worker is never chosen, and without the
 privilege to load BPF the server says so and exits 2.
 
-The load array is read without bpftool: the supervisor holds the
-worker_slots map (BPF_F_MMAPABLE) open, so the test copies that fd out of it
-with pidfd_getfd(2) and maps the page read-only, seeing what the program and
-the workers see.
+The load records are read without bpftool (and without a connection that
+would count itself): the supervisor holds the slots map (BPF_F_MMAPABLE)
+open, so the test copies that fd out of it with pidfd_getfd(2) and maps the
+page read-only, seeing what the program and the workers see.
 """
 
-import ctypes
 import json
-import mmap
 import os
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import tempfile
 import time
@@ -29,7 +27,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import SERVER, get, run_probe
+from conftest import SERVER, LoadRecords, get, run_probe
 
 VARIANT = "reuseport-bpf"
 PRELOAD_ENV = "ACCEPTLAB_TEST_PRELOAD"
@@ -37,12 +35,7 @@ PRELOAD_ENV = "ACCEPTLAB_TEST_PRELOAD"
 needs_root = pytest.mark.skipif(os.geteuid() != 0,
                                 reason="loading the sk_reuseport BPF program needs root (CAP_BPF)")
 
-# struct worker_slot in ebpf/reuseport_select.h: __s64 load; __u32 live; __u32 pad.
-SLOT = struct.Struct("<qII")
 MAX_SLOTS = 128  # MAX_SLOTS in servers/server.h: two slots per worker index
-BPF_MAP_TYPE_ARRAY = 2
-BPF_F_MMAPABLE = 0x400
-SYS_PIDFD_GETFD = 438  # x86_64 and the generic table alike
 
 
 def write_ready(tmp_path, ready):
@@ -60,61 +53,24 @@ def probe_rounds(port, ready_file, *args):
     return res.returncode, rounds, summary, res.stderr
 
 
-class Slots:
-    """The worker_slots map of a running server, mapped read-only."""
-
-    def __init__(self, supervisor_pid):
-        fdnum = None
-        fdinfo = "/proc/%d/fdinfo" % supervisor_pid
-        for name in os.listdir(fdinfo):
-            try:
-                with open(os.path.join(fdinfo, name)) as f:
-                    info = dict(l.split(":", 1) for l in f.read().splitlines() if ":" in l)
-            except OSError:
-                continue
-            info = {k.strip(): v.strip() for k, v in info.items()}
-            if (info.get("map_type") == str(BPF_MAP_TYPE_ARRAY)
-                    and info.get("value_size") == str(SLOT.size)
-                    and info.get("max_entries") == str(MAX_SLOTS)
-                    and int(info.get("map_flags", "0"), 16) & BPF_F_MMAPABLE):
-                fdnum = int(name)
-                break
-        assert fdnum is not None, "the supervisor holds no worker_slots map"
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.syscall.restype = ctypes.c_long
-        pidfd = os.pidfd_open(supervisor_pid)
-        try:
-            fd = libc.syscall(ctypes.c_long(SYS_PIDFD_GETFD), ctypes.c_long(pidfd),
-                              ctypes.c_long(fdnum), ctypes.c_long(0))
-            if fd < 0:
-                err = ctypes.get_errno()
-                raise OSError(err, "pidfd_getfd: " + os.strerror(err))
-        finally:
-            os.close(pidfd)
-        try:
-            self.mm = mmap.mmap(fd, mmap.PAGESIZE, mmap.MAP_SHARED, mmap.PROT_READ)
-        finally:
-            os.close(fd)
+class Slots(LoadRecords):
+    """The slots map of a running server (conftest.LoadRecords)."""
 
     def read(self, n):
         """[(load, live), ...] for the first n slots."""
-        return [SLOT.unpack_from(self.mm, i * SLOT.size)[:2] for i in range(n)]
+        return [(r["load"], r["live"]) for r in self.slots(n)]
 
     def loads(self, n):
         return [load for load, _ in self.read(n)]
 
     def wait_loads(self, expected, timeout=3.0):
-        """Waits until the loads equal expected (workers process closes
-        asynchronously); returns the last value seen."""
+        """Waits until the loads equal expected; returns the last value seen."""
         deadline = time.monotonic() + timeout
         while True:
             got = self.loads(len(expected))
             if got == expected or time.monotonic() > deadline:
                 return got
             time.sleep(0.02)
-
-    def close(self):
-        self.mm.close()
 
 
 def open_held(port, n):

@@ -9,41 +9,49 @@
  *    old one it replaces never share a line or a channel).
  *  - Channels: before the fork, one non-blocking SOCK_DGRAM socketpair per
  *    slot (64 KB buffers); a worker reads its slot's, every worker holds
- *    every send end. The supervisor keeps every read end: a respawn inherits its
- *    index's channel, and on giving up it can close what was queued there.
+ *    every send end. The supervisor keeps every read end: a respawn inherits
+ *    its index's channel, and on giving up it can close what was queued there.
+ *  - Loads (load.h, one accounting for every balancing variant): a slot's
+ *    load is the connections its worker holds whose peer has not closed
+ *    them, plus those handed to it and not yet admitted. With BPF the kernel
+ *    uncounts a connection the moment it leaves ESTABLISHED; without, the
+ *    worker does when it closes it. Every decision is counted at once (the
+ *    target's inflight is raised before the send), so siblings deciding at
+ *    the same moment see each other's choices, not a view published at the
+ *    end of a pass.
  *  - The shared page (a memfd mapped MAP_SHARED before the fork, so it
  *    survives --spawn-workers' exec): word 0 an event id (bumped on every
  *    hand-off), word 1 a rotation counter, and one cache line per slot:
- *    state, active, pending, taken.
+ *    state, tid, and the worker's handler clock (server.h).
  *    state: NOT_STARTED (0, what a fresh page holds before anything writes),
- *    PARKED (-2), LEFT (-1), or while inside a loop pass the pass's start
- *    time in ns. active: open connections, published at the end of every
- *    pass. pending: connections passed to it and not yet retired. taken:
- *    what it has received and not yet retired.
- *  - The pick: least active + pending, ties to the acceptor, scanning from a
- *    rotating start (over indexes) so equal siblings take turns; a sibling that has left,
- *    has not started, or has been inside one pass for over 2 ms (a slow view
- *    running inline) is skipped. The acceptor counts itself live (its open
- *    connections, including those kept earlier in this pass), or every tie
- *    in a burst it drains in one pass would go to it.
- *  - The hand-off: raise the target's pending BEFORE sending, read its state
- *    again and keep the connection if it has left; on any send failure take
- *    pending back and keep it. Nothing is ever dropped.
- *  - Admission through the accept path's own tail (worker_admit); pending
- *    and taken are retired at the end of the pass that admitted, right after
- *    the new active is published.
- *  - Leaving: store LEFT, then drain while pending less received is above 0;
- *    a worker that has left forwards what its channel delivers to a sibling
- *    that has not, admitting only when none is left. The sender's "raise,
- *    then read state" and the leaver's "store LEFT, then read pending" are
- *    each a write before a read (sequentially consistent atomics), so at
- *    least one side sees the other.
+ *    SERVING (-2, from just before it reports ready) or LEFT (-1).
+ *  - The pick: least load, ties to the acceptor, siblings scanned from a
+ *    rotating start (over indexes) so equal siblings take turns. A sibling
+ *    that has left or not started is skipped, and so is one in a slow view
+ *    (slow_view below): inside one request handler for over 2 ms and asleep
+ *    there (blocking inline: its scheduler state, read from /proc, is S or
+ *    D), or for over 20 ms whatever its state, or asleep in one right after
+ *    a handler that took over 2 ms, or just out of a slow one. A sibling that is merely preempted, or busy with a long pass
+ *    of short requests, is not skipped: it serves what it is given as soon
+ *    as it runs. An acceptor just out of a slow view keeps nothing a
+ *    sibling can take.
+ *  - The hand-off: raise the target's inflight BEFORE sending, read its
+ *    state again and keep the connection if it has left; on any send failure
+ *    take the credit back and keep it. Nothing is ever dropped.
+ *  - Admission: the worker that serves a connection counts it as its own
+ *    (load_admit) and hands it to the accept path's tail (worker_admit).
+ *  - Leaving: store LEFT, then drain while inflight is above 0; a worker
+ *    that has left forwards what its channel delivers to a sibling that has
+ *    not, admitting only when none is left. The sender's "raise, then read
+ *    state" and the leaver's "store LEFT, then read inflight" are each a
+ *    write before a read (sequentially consistent atomics), so at least one
+ *    side sees the other.
  *  - The supervisor marks a reaped worker LEFT before deciding on a respawn
- *    (a sender that picked it before the reap refuses after); a replacement
- *    marks its index NOT_STARTED first and subtracts its predecessor's taken
- *    from pending; when the supervisor gives up on an index it takes each
- *    queued connection off the dead worker's channel and closes it (within
- *    250 ms), retiring pending.
+ *    (a sender that picked it before the reap refuses after) and restarts
+ *    its slot's count (what it held died with it); a replacement marks its
+ *    slot NOT_STARTED first; when the supervisor gives up on an index it
+ *    takes each queued connection off the dead worker's channel and closes
+ *    it (within 250 ms), lowering inflight.
  *  - One worker pays nothing: with --workers 1 the mechanism is off.
  *    ACCEPTLAB_ACCEPT_SHARE=0 gives the knob-off arm (the bare race) in the
  *    same binary.
@@ -53,12 +61,14 @@
  * leaving race); ACCEPTLAB_TEST_NO_PICK=1 disables the pick (every acceptor
  * keeps what it accepts), a broken build for proving the gate can fail.
  * ACCEPTLAB_TEST_ARM_GAP_MS and ACCEPTLAB_TEST_MAX_RESPAWNS are the
- * harness's (worker.c, main.c).
+ * harness's (worker.c, main.c); ACCEPTLAB_ACCOUNTING is load.h's.
  */
 #include "../server.h"
 #include "../fdpass.h"
+#include "../load.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -72,15 +82,18 @@
 
 #define STATE_NOT_STARTED 0
 #define STATE_LEFT (-1)
-#define STATE_PARKED (-2)
-#define BUSY_PASS_NS 2000000LL    /* inside one pass longer than this: skipped */
+#define STATE_SERVING (-2)
+#define STUCK_ASLEEP_NS 2000000LL  /* inside one handler this long and asleep there: skipped */
+#define STUCK_ANY_NS 20000000LL    /* inside one handler this long, whatever its state: skipped */
 #define CHANNEL_BUF (64 * 1024)
 #define LEAVE_DRAIN_MS 2000       /* a leaver waits this long at most for in-flight hand-offs */
 #define GIVE_UP_DRAIN_MS 250      /* the supervisor's drain of a dead worker's channel */
 
 struct share_line {
-	_Atomic int64_t state, active, pending, taken;
-	int64_t pad[4];
+	_Atomic int64_t state;
+	_Atomic int64_t tid;
+	struct handler_clock clock; /* the harness keeps it (w->handler_clock); pickers judge it */
+	int64_t pad[3];
 } __attribute__((aligned(64)));
 
 struct share_page {
@@ -97,6 +110,7 @@ struct share {
 	int nslots;       /* lines and channels: one per worker slot */
 	int page_fd;      /* the memfd the page is mapped from (--spawn-workers passes it) */
 	struct share_page *page;
+	struct load_account *load;
 	int chan_recv[MAX_SLOTS];
 	int chan_send[MAX_SLOTS];
 	int test_send_gap_ms;
@@ -107,8 +121,6 @@ struct share {
 struct share_worker {
 	struct share *sh;
 	struct share_line *me;
-	int64_t taken_this_pass;
-	int started; /* PARKED written once the loop runs */
 	int left;
 	uint64_t passed, received, forwarded;
 };
@@ -147,6 +159,10 @@ static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
 
 	if (!sh->on)
 		return 0;
+	sh->load = load_open(srv, 0, err, errlen);
+	if (!sh->load)
+		return -1;
+	srv->accounting = load_accounting(sh->load);
 	/* A memfd rather than an anonymous mapping: the same page survives
 	 * --spawn-workers' exec. */
 	sh->page_fd = memfd_create("acceptlab-fdpass", MFD_CLOEXEC);
@@ -171,16 +187,66 @@ static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
 	return 0;
 }
 
-/* The load a sibling publishes, or -1 if it must not be picked. */
-static int64_t sibling_load(const struct share_line *l, int64_t now)
+/* 1 if thread tid is asleep (S) or in uninterruptible wait (D). */
+static int thread_asleep(pid_t tid)
 {
-	int64_t st = atomic_load(&l->state);
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
 
-	if (st == STATE_LEFT || st == STATE_NOT_STARTED)
-		return -1;
-	if (st > 0 && now - st > BUSY_PASS_NS)
-		return -1; /* stuck in one pass: a slow view running inline */
-	return atomic_load(&l->active) + atomic_load(&l->pending);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+/* The busy rule: slot's worker is in a slow view (a handler blocking inline)
+ * and what it is given now would wait behind it:
+ *  - inside one handler for over 2 ms and asleep there, or for over 20 ms
+ *    whatever its state;
+ *  - inside a handler for less, asleep there, when its last handler took
+ *    over 2 ms (a worker whose handlers block: the next slow view has begun);
+ *  - just out of a handler judged slow, for as long again as that one took
+ *    (the next one may follow at once).
+ * A worker merely preempted, or late to run its loop, is not in a slow
+ * view: it is runnable, not asleep, and serves what it is given once it
+ * runs. The verdict is written into the worker's clock, so each handler is
+ * read from /proc at most once and the worker knows afterwards that it was
+ * slow. */
+static int slow_view(const struct share_line *l, int64_t now)
+{
+	struct handler_clock *hc = (struct handler_clock *)&l->clock;
+	int64_t since, age;
+
+	if (now < __atomic_load_n(&hc->slow_until, __ATOMIC_RELAXED))
+		return 1;
+	since = __atomic_load_n(&hc->since, __ATOMIC_RELAXED);
+	if (!since)
+		return 0;
+	if (__atomic_load_n(&hc->judged, __ATOMIC_RELAXED) == since)
+		return 1;
+	age = now - since;
+	if (age <= STUCK_ASLEEP_NS && __atomic_load_n(&hc->last_ns, __ATOMIC_RELAXED) <= STUCK_ASLEEP_NS)
+		return 0;
+	if (age <= STUCK_ANY_NS && !thread_asleep((pid_t)atomic_load(&l->tid)))
+		return 0; /* running or runnable: it will be out of the handler soon */
+	__atomic_store_n(&hc->judged, since, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* 1 if sibling slot may be given a connection now. */
+static int sibling_takes(struct share_worker *sw, int slot, int64_t now)
+{
+	const struct share_line *l = &sw->sh->page->line[slot];
+
+	return atomic_load(&l->state) == STATE_SERVING && !slow_view(l, now);
 }
 
 /* The least-loaded worker for a new connection: the acceptor itself unless a
@@ -197,18 +263,18 @@ static int share_pick(struct worker *w, struct share_worker *sw, int include_sel
 
 	if (include_self) {
 		best = w->slot;
-		/* Live: what it holds now, including what it kept this pass, plus
-		 * hand-offs to it not yet received. */
-		best_load = w->open_conns + atomic_load(&sw->me->pending) - atomic_load(&sw->me->taken);
+		/* Just out of a slow view: any sibling that takes is better. */
+		best_load = now < __atomic_load_n(&sw->me->clock.slow_until, __ATOMIC_RELAXED) ?
+				    INT64_MAX - 1 : load_of(sh->load, w->slot);
 	}
 	for (int k = 0; k < n * per; k++) {
 		int i = (start + k / per) % n + (k % per) * n; /* index, then its other slot */
 		int64_t load;
 
-		if (i == w->slot)
+		if (i == w->slot || !sibling_takes(sw, i, now))
 			continue;
-		load = sibling_load(&sh->page->line[i], now);
-		if (load >= 0 && load < best_load) {
+		load = load_of(sh->load, i);
+		if (load < best_load) {
 			best = i;
 			best_load = load;
 		}
@@ -216,31 +282,43 @@ static int share_pick(struct worker *w, struct share_worker *sw, int include_sel
 	return best;
 }
 
-/* Hands fd to worker t. Returns 0 if it went (our reference closed), -1 if
- * the caller must keep it. */
+/* Hands fd, already credited to worker t, to it. Returns 0 if it went (our
+ * reference closed), -1 if the caller must keep it (and take the credit back). */
 static int share_handoff(struct share_worker *sw, int t, int fd, const struct sockaddr_in *peer)
 {
 	struct share *sh = sw->sh;
-	struct share_line *l = &sh->page->line[t];
 
-	atomic_fetch_add(&l->pending, 1); /* before the send: never below what is in flight */
-	if (atomic_load(&l->state) == STATE_LEFT) {
-		atomic_fetch_sub(&l->pending, 1);
-		return -1;
-	}
+	if (atomic_load(&sh->page->line[t].state) == STATE_LEFT)
+		return -1; /* left after the pick: the credit raised first tells the leaver to wait */
 	if (sh->test_send_gap_ms) {
 		struct timespec ts = { sh->test_send_gap_ms / 1000, (long)(sh->test_send_gap_ms % 1000) * 1000000 };
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 	}
-	if (fdpass_send(sh->chan_send[t], fd, peer, sizeof(*peer)) < 0) {
-		atomic_fetch_sub(&l->pending, 1);
+	if (fdpass_send(sh->chan_send[t], fd, peer, sizeof(*peer)) < 0)
 		return -1;
-	}
 	close(fd);
 	atomic_fetch_add(&sh->page->event_id, 1);
 	sw->passed++;
 	return 0;
+}
+
+/* fd, credited to w, is w's to serve. */
+static void share_admit(struct worker *w, struct share_worker *sw, int fd)
+{
+	load_admit(sw->sh->load, w->slot, fd);
+	if (worker_admit(w, fd) < 0)
+		load_closed(sw->sh->load, w->slot); /* closed unserved */
+}
+
+/* Tries to hand fd to t (credited first); 0 if it went, -1 (credit back) if not. */
+static int share_give(struct share_worker *sw, int t, int fd, const struct sockaddr_in *peer)
+{
+	load_credit(sw->sh->load, t, 1);
+	if (share_handoff(sw, t, fd, peer) == 0)
+		return 0;
+	load_credit(sw->sh->load, t, -1);
+	return -1;
 }
 
 static void share_route(struct worker *w, int fd, const struct sockaddr_in *peer)
@@ -248,30 +326,32 @@ static void share_route(struct worker *w, int fd, const struct sockaddr_in *peer
 	struct share_worker *sw = w->vstate;
 	int t;
 
-	if (!sw->sh->on || sw->sh->test_no_pick) {
+	if (!sw->sh->on) {
 		worker_admit(w, fd);
 		return;
 	}
-	t = share_pick(w, sw, 1);
-	if (t == w->slot || share_handoff(sw, t, fd, peer) < 0)
-		worker_admit(w, fd);
+	t = sw->sh->test_no_pick ? w->slot : share_pick(w, sw, 1);
+	if (t != w->slot && share_give(sw, t, fd, peer) == 0)
+		return;
+	load_credit(sw->sh->load, w->slot, 1);
+	share_admit(w, sw, fd);
 }
 
-/* A connection that came through our channel: admit it, or, once we have
- * left, forward it to a sibling that has not (admitting only if none). */
+/* A connection that came through our channel (credited to us): admit it,
+ * or, once we have left, forward it to a sibling that has not (admitting
+ * only if none is). */
 static void share_received(struct worker *w, struct share_worker *sw, int fd, const struct sockaddr_in *peer)
 {
-	atomic_fetch_add(&sw->me->taken, 1);
-	sw->taken_this_pass++;
 	sw->received++;
 	if (sw->left) {
 		int t = share_pick(w, sw, 0);
-		if (t >= 0 && share_handoff(sw, t, fd, peer) == 0) {
+		if (t >= 0 && share_give(sw, t, fd, peer) == 0) {
+			load_credit(sw->sh->load, w->slot, -1); /* it is t's now */
 			sw->forwarded++;
 			return;
 		}
 	}
-	worker_admit(w, fd);
+	share_admit(w, sw, fd);
 }
 
 /* Drains our channel until it is empty. */
@@ -288,17 +368,6 @@ static void share_drain_channel(struct worker *w)
 			share_received(w, sw, fd, &peer);
 }
 
-/* Publishes active, then retires what this pass admitted from the channel. */
-static void share_publish(struct worker *w, struct share_worker *sw)
-{
-	atomic_store(&sw->me->active, w->open_conns);
-	if (sw->taken_this_pass) {
-		atomic_fetch_sub(&sw->me->pending, sw->taken_this_pass);
-		atomic_fetch_sub(&sw->me->taken, sw->taken_this_pass);
-		sw->taken_this_pass = 0;
-	}
-}
-
 static int fdpass_start(struct worker *w, char *err, size_t errlen)
 {
 	struct share *sh = w->srv->vshared;
@@ -313,11 +382,11 @@ static int fdpass_start(struct worker *w, char *err, size_t errlen)
 	w->vstate = sw;
 	if (sh->on) {
 		sw->me = &sh->page->line[w->slot];
-		/* First act: not started (the supervisor wrote LEFT at the reap),
-		 * and what a predecessor received but never retired comes off. */
+		/* First act: not started (the supervisor wrote LEFT at the reap). */
 		atomic_store(&sw->me->state, STATE_NOT_STARTED);
-		atomic_fetch_sub(&sw->me->pending, atomic_exchange(&sw->me->taken, 0));
-		atomic_store(&sw->me->active, 0);
+		atomic_store(&sw->me->tid, w->tid);
+		memset(&sw->me->clock, 0, sizeof(sw->me->clock));
+		w->handler_clock = &sw->me->clock;
 		/* A worker process drops its siblings' read ends (the
 		 * supervisor keeps them); threads share one fd table. */
 		for (int i = 0; i < sh->nslots && !w->srv->cfg.threads; i++)
@@ -331,24 +400,13 @@ static int fdpass_start(struct worker *w, char *err, size_t errlen)
 	return worker_watch_listener(w, EPOLLIN | EPOLLET, err, errlen);
 }
 
-static int fdpass_pass_begin(struct worker *w)
-{
-	struct share_worker *sw = w->vstate;
-
-	if (sw->sh->on && !sw->started) {
-		sw->started = 1; /* the loop runs: siblings may pick us now */
-		if (!sw->left)
-			atomic_store(&sw->me->state, STATE_PARKED);
-	}
-	return -1;
-}
-
-static void fdpass_pass_woke(struct worker *w)
+/* The loop runs next: siblings may pick us now. */
+static void fdpass_serving(struct worker *w)
 {
 	struct share_worker *sw = w->vstate;
 
 	if (sw->sh->on && !sw->left)
-		atomic_store(&sw->me->state, now_ns());
+		atomic_store(&sw->me->state, STATE_SERVING);
 }
 
 static void fdpass_readable(struct worker *w)
@@ -365,40 +423,36 @@ static void fdpass_channel_ready(struct worker *w)
 	share_drain_channel(w);
 }
 
-static void fdpass_pass_end(struct worker *w)
+static void fdpass_conn_closed(struct worker *w)
 {
 	struct share_worker *sw = w->vstate;
 
-	if (!sw->sh->on)
-		return;
-	share_publish(w, sw);
-	if (!sw->left)
-		atomic_store(&sw->me->state, STATE_PARKED);
+	if (sw->sh->on)
+		load_closed(sw->sh->load, w->slot);
 }
 
 static void fdpass_leaving(struct worker *w)
 {
 	struct share_worker *sw = w->vstate;
 	int chan;
-	int64_t deadline;
+	int64_t deadline, inflight = 0;
 
 	if (!sw->sh->on)
 		return;
 	sw->left = 1;
-	atomic_store(&sw->me->state, STATE_LEFT); /* then read pending: the handshake */
+	atomic_store(&sw->me->state, STATE_LEFT); /* then read inflight: the handshake */
 	chan = sw->sh->chan_recv[w->slot];
 	deadline = now_ns() + (int64_t)LEAVE_DRAIN_MS * 1000000;
 	for (;;) {
 		struct pollfd pfd = { .fd = chan, .events = POLLIN };
 
 		share_drain_channel(w);
-		share_publish(w, sw);
-		if (atomic_load(&sw->me->pending) - atomic_load(&sw->me->taken) <= 0)
+		inflight = load_inflight(sw->sh->load, w->slot);
+		if (inflight <= 0)
 			break;
 		if (now_ns() > deadline) {
 			fprintf(stderr, "acceptlab-server: worker %d: leaving with %lld hand-offs announced "
-				"but not received\n", w->index,
-				(long long)(atomic_load(&sw->me->pending) - atomic_load(&sw->me->taken)));
+				"but not received\n", w->index, (long long)inflight);
 			break;
 		}
 		poll(&pfd, 1, 10); /* a sender between its raise and its send */
@@ -410,23 +464,23 @@ static void fdpass_reaped(struct server *srv, int slot, pid_t pid)
 	struct share *sh = srv->vshared;
 
 	(void)pid;
-	if (sh->on) /* before any respawn decision: senders that read it now refuse */
-		atomic_store(&sh->page->line[slot].state, STATE_LEFT);
+	if (!sh->on)
+		return;
+	/* Before any respawn decision: senders that read it now refuse. */
+	atomic_store(&sh->page->line[slot].state, STATE_LEFT);
+	__atomic_store_n(&sh->page->line[slot].clock.since, 0, __ATOMIC_RELAXED);
+	load_slot_restart(sh->load, slot); /* what it held died with it */
 }
 
-/* No replacement will read index's channel: close what is queued there,
+/* No replacement will read slot's channel: close what is queued there,
  * running the leaver's half of the handshake for the dead worker. */
 static void fdpass_given_up(struct server *srv, int slot)
 {
 	struct share *sh = srv->vshared;
-	struct share_line *l;
-	int64_t deadline, drained = 0, dead_taken;
+	int64_t deadline, drained = 0;
 
 	if (!sh->on)
 		return;
-	l = &sh->page->line[slot];
-	dead_taken = atomic_exchange(&l->taken, 0);
-	atomic_fetch_sub(&l->pending, dead_taken);
 	deadline = now_ns() + (int64_t)GIVE_UP_DRAIN_MS * 1000000;
 	for (;;) {
 		struct sockaddr_in peer;
@@ -436,12 +490,12 @@ static void fdpass_given_up(struct server *srv, int slot)
 		if (fd >= 0) {
 			close(fd); /* never read: a client that retries loses nothing */
 			drained++;
-			atomic_fetch_sub(&l->pending, 1);
+			load_credit(sh->load, slot, -1);
 			continue;
 		}
 		if (errno == EBADMSG)
 			continue;
-		if (atomic_load(&l->pending) <= 0 || now_ns() > deadline)
+		if (load_inflight(sh->load, slot) <= 0 || now_ns() > deadline)
 			break;
 		{
 			struct pollfd pfd = { .fd = sh->chan_recv[slot], .events = POLLIN };
@@ -449,8 +503,7 @@ static void fdpass_given_up(struct server *srv, int slot)
 		}
 	}
 	emit_line(STDOUT_FILENO, "{\"event\":\"handoffs_closed\",\"index\":%d,\"slot\":%d,\"closed\":%lld}",
-		  slot % sh->workers, slot,
-		  (long long)drained);
+		  slot % sh->workers, slot, (long long)drained);
 }
 
 static int fdpass_describe(struct worker *w, char *buf, size_t len)
@@ -464,16 +517,24 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 			       (unsigned long long)sw->passed, (unsigned long long)sw->received,
 			       (unsigned long long)sw->forwarded);
 	if (sh->on && off < len) {
-		off += (size_t)snprintf(buf + off, len - off, ",\"event_id\":%lld,\"rotation\":%lld,\"lines\":[",
-					(long long)atomic_load(&sh->page->event_id),
+		off += (size_t)snprintf(buf + off, len - off,
+					",\"accounting\":\"%s\",\"event_id\":%lld,\"rotation\":%lld,\"slots\":[",
+					load_accounting(sh->load), (long long)atomic_load(&sh->page->event_id),
 					(long long)atomic_load(&sh->page->rotation));
 		for (int i = 0; i < sh->nslots && off < len; i++) {
 			const struct share_line *l = &sh->page->line[i];
-			off += (size_t)snprintf(buf + off, len - off,
-						"%s{\"slot\":%d,\"state\":%lld,\"active\":%lld,\"pending\":%lld,\"taken\":%lld}",
-						i ? "," : "", i, (long long)atomic_load(&l->state),
-						(long long)atomic_load(&l->active), (long long)atomic_load(&l->pending),
-						(long long)atomic_load(&l->taken));
+
+			int64_t since = __atomic_load_n(&l->clock.since, __ATOMIC_RELAXED);
+
+			off += (size_t)snprintf(buf + off, len - off, "%s{\"slot\":%d,\"index\":%d,\"state\":%lld,"
+						"\"in_handler_ms\":%.3f,\"slow_view\":%s,", i ? "," : "", i,
+						i % sh->workers, (long long)atomic_load(&l->state),
+						since ? (double)(now_ns() - since) / 1e6 : 0.0,
+						slow_view(l, now_ns()) ? "true" : "false");
+			if (off < len)
+				off += (size_t)load_describe(sh->load, i, buf + off, len - off);
+			if (off < len)
+				off += (size_t)snprintf(buf + off, len - off, "}");
 		}
 		if (off < len)
 			off += (size_t)snprintf(buf + off, len - off, "]");
@@ -483,7 +544,8 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 	return off < len ? (int)off : (int)len - 1;
 }
 
-/* --spawn-workers: the page's memfd, then every slot's read and send end. */
+/* --spawn-workers: the page's memfd, every slot's read and send end, then
+ * the load accounting's descriptors. */
 static int fdpass_spawn_fds(const struct server *srv, int *fds, int max)
 {
 	const struct share *sh = srv->vshared;
@@ -496,17 +558,18 @@ static int fdpass_spawn_fds(const struct server *srv, int *fds, int max)
 		fds[n++] = sh->chan_recv[i];
 		fds[n++] = sh->chan_send[i];
 	}
-	return n;
+	return n + load_spawn_fds(sh->load, fds + n, max - n);
 }
 
 static int fdpass_spawn_import(struct server *srv, const int *fds, int n, char *err, size_t errlen)
 {
 	struct share *sh = share_init(srv);
+	int own = 1 + 2 * sh->nslots;
 
 	if (!sh->on)
 		return 0;
-	if (n != 1 + 2 * sh->nslots) {
-		snprintf(err, errlen, "expected %d inherited descriptors, got %d", 1 + 2 * sh->nslots, n);
+	if (n < own) {
+		snprintf(err, errlen, "expected at least %d inherited descriptors, got %d", own, n);
 		return -1;
 	}
 	sh->page_fd = fds[0];
@@ -514,6 +577,9 @@ static int fdpass_spawn_import(struct server *srv, const int *fds, int n, char *
 		sh->chan_recv[i] = fds[1 + 2 * i];
 		sh->chan_send[i] = fds[2 + 2 * i];
 	}
+	sh->load = load_import(srv, 0, fds + own, n - own, err, errlen);
+	if (!sh->load)
+		return -1;
 	return share_map_page(sh, err, errlen);
 }
 
@@ -523,11 +589,10 @@ const struct accept_variant variant_fdpass = {
 		     "over SCM_RIGHTS (ACCEPTLAB_ACCEPT_SHARE=0: the bare race)",
 	.before_fork = fdpass_before_fork,
 	.worker_start = fdpass_start,
-	.pass_begin = fdpass_pass_begin,
-	.pass_woke = fdpass_pass_woke,
+	.serving = fdpass_serving,
 	.listener_readable = fdpass_readable,
 	.variant_fd_ready = fdpass_channel_ready,
-	.pass_end = fdpass_pass_end,
+	.conn_closed = fdpass_conn_closed,
 	.leaving = fdpass_leaving,
 	.worker_reaped = fdpass_reaped,
 	.worker_given_up = fdpass_given_up,

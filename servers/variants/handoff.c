@@ -9,26 +9,32 @@
  *  - One bounded queue per thread (handoff.c: a ring under a pthread mutex
  *    that refuses when full and never blocks) and one eventfd per thread to
  *    wake it (VARIANT_TAG, edge-triggered).
+ *  - Loads (load.h, one accounting for every balancing variant): a thread's
+ *    load is the connections it holds whose peer has not closed them (with
+ *    BPF the kernel uncounts one the moment it leaves ESTABLISHED), plus
+ *    those queued to it, counted before the push.
  *  - For each accepted connection the policy (--handoff-policy) picks a
- *    target with handoff_choose_target(local thread, its open connections):
+ *    target with handoff_choose_target(local thread, its load):
  *      written: the note's rule as written: the peer with the shortest
  *               queue, when the local load exceeds that queue's depth by
  *               --steal-threshold;
- *      open:    the same, with the peer's load taken as its open
- *               connections plus its queue (the corrected arm);
+ *      open:    the same, with the peer's load taken as the server counts it
+ *               (load.h) instead of its queue alone (the corrected arm);
  *      off:     never (plain reuseport, the knob-off arm).
  *    A refused push (full or closed queue) keeps the connection here.
  *  - The owner drains its queue at the top of every loop pass and whenever
  *    its eventfd fires (read the eventfd first, then drain, so a push that
- *    lands after the drain also leaves the eventfd set), admitting each
- *    connection through the accept path's tail (worker_admit).
- *  - Each thread publishes its open-connection count in the pool after every
- *    admit and close (the open policy reads it).
+ *    lands after the drain also leaves the eventfd set), counting each
+ *    connection as its own (load_admit) and admitting it through the accept
+ *    path's tail (worker_admit).
+ *  - Each thread also publishes its open-connection count in the pool after
+ *    every admit and close (GET /variant shows it).
  *  - Leaving: the queue is closed (later pushes refuse), then what is queued
  *    is pushed to a peer that has not left, or admitted here when none is.
  */
 #include "../server.h"
 #include "../handoff.h"
+#include "../load.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -41,6 +47,7 @@
 
 struct ho_shared {
 	struct handoff_pool pool;
+	struct load_account *load;
 	int wake[MAX_WORKERS];
 };
 
@@ -51,6 +58,12 @@ struct ho_worker {
 
 static struct ho_shared the_shared;
 
+/* The pool's view of a thread's load (threads mode: slot = index). */
+static int64_t thread_load(void *ctx, int worker)
+{
+	return load_of(ctx, worker);
+}
+
 static int handoff_before_fork(struct server *srv, char *err, size_t errlen)
 {
 	struct ho_shared *sh = &the_shared;
@@ -60,6 +73,12 @@ static int handoff_before_fork(struct server *srv, char *err, size_t errlen)
 		snprintf(err, errlen, "handoff pool: %s", strerror(errno));
 		return -1;
 	}
+	sh->load = load_open(srv, 0, err, errlen);
+	if (!sh->load)
+		return -1;
+	sh->pool.load = thread_load;
+	sh->pool.load_ctx = sh->load;
+	srv->accounting = load_accounting(sh->load);
 	for (int i = 0; i < srv->cfg.workers; i++) {
 		sh->wake[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (sh->wake[i] < 0) {
@@ -103,9 +122,14 @@ static int handoff_start(struct worker *w, char *err, size_t errlen)
 	return worker_watch_listener(w, EPOLLIN | EPOLLET, err, errlen);
 }
 
+/* fd, credited to w, is w's to serve. */
 static void admit(struct worker *w, int fd)
 {
-	worker_admit(w, fd);
+	struct load_account *la = state_of(w)->sh->load;
+
+	load_admit(la, w->index, fd);
+	if (worker_admit(w, fd) < 0)
+		load_closed(la, w->index); /* closed unserved */
 	publish_open(w);
 }
 
@@ -131,6 +155,18 @@ static void wake(struct ho_shared *sh, int target)
 	}
 }
 
+/* Queues fd for target, credited to it first; 1 if it went, 0 (credit back) if refused. */
+static int give(struct ho_shared *sh, int target, int fd)
+{
+	load_credit(sh->load, target, 1);
+	if (handoff_try(&sh->pool, target, fd)) {
+		wake(sh, target);
+		return 1;
+	}
+	load_credit(sh->load, target, -1);
+	return 0;
+}
+
 static void handoff_pass_woke(struct worker *w)
 {
 	drain(w);
@@ -153,21 +189,23 @@ static void handoff_readable(struct worker *w)
 	int fd;
 
 	while ((fd = worker_accept_one(w, NULL)) >= 0) {
-		int target = handoff_choose_target(pool, w->index, w->open_conns);
+		int64_t mine = load_of(st->sh->load, w->index);
+		int target = handoff_choose_target(pool, w->index, mine > 1000000000 ? 1000000000 : (int)mine);
 
-		if (target >= 0 && handoff_try(pool, target, fd)) {
+		if (target >= 0 && give(st->sh, target, fd)) {
 			st->handed++;
-			wake(st->sh, target);
 			continue;
 		}
 		if (target >= 0)
 			st->kept_refused++;
+		load_credit(st->sh->load, w->index, 1);
 		admit(w, fd);
 	}
 }
 
 static void handoff_conn_closed(struct worker *w)
 {
+	load_closed(state_of(w)->sh->load, w->index);
 	publish_open(w);
 }
 
@@ -184,9 +222,14 @@ static void handoff_leaving(struct worker *w)
 
 			for (int k = 1; k < pool->num && !sent; k++) {
 				int peer = (w->index + k) % pool->num;
+
+				load_credit(st->sh->load, peer, 1);
 				if (handoff_queue_push(&pool->q[peer], fds[i])) {
+					load_credit(st->sh->load, w->index, -1); /* the peer's now */
 					wake(st->sh, peer);
 					sent = 1;
+				} else {
+					load_credit(st->sh->load, peer, -1);
 				}
 			}
 			if (!sent)
@@ -201,24 +244,30 @@ static void handoff_leaving(struct worker *w)
 
 static int handoff_describe(struct worker *w, char *buf, size_t len)
 {
-	struct handoff_pool *pool = &state_of(w)->sh->pool;
+	struct ho_shared *sh = state_of(w)->sh;
+	struct handoff_pool *pool = &sh->pool;
 	size_t off;
 
 	off = (size_t)snprintf(buf, len,
 			       "{\"variant\":\"handoff\",\"policy\":\"%s\",\"capacity\":%d,\"steal_threshold\":%d,"
-			       "\"workers\":[",
-			       handoff_policy_name(pool->policy), pool->capacity, pool->steal_threshold);
+			       "\"accounting\":\"%s\",\"worker\":%d,\"slot\":%d,\"slots\":[",
+			       handoff_policy_name(pool->policy), pool->capacity, pool->steal_threshold,
+			       load_accounting(sh->load), w->index, w->slot);
 	for (int i = 0; i < pool->num && off < len; i++) {
 		struct handoff_queue *q = &pool->q[i];
 
 		pthread_mutex_lock(&q->mu);
 		off += (size_t)snprintf(buf + off, len - off,
-					"%s{\"index\":%d,\"open\":%d,\"queued\":%d,\"pushes\":%llu,\"pops\":%llu,"
-					"\"refused\":%llu,\"closed\":%d}",
-					i ? "," : "", i, atomic_load(&pool->open[i]), q->count,
+					"%s{\"slot\":%d,\"index\":%d,\"open\":%d,\"queued\":%d,\"pushes\":%llu,\"pops\":%llu,"
+					"\"refused\":%llu,\"closed\":%d,",
+					i ? "," : "", i, i, atomic_load(&pool->open[i]), q->count,
 					(unsigned long long)q->pushes, (unsigned long long)q->pops,
 					(unsigned long long)q->refused, q->closed);
 		pthread_mutex_unlock(&q->mu);
+		if (off < len)
+			off += (size_t)load_describe(sh->load, i, buf + off, len - off);
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "}");
 	}
 	if (off < len)
 		off += (size_t)snprintf(buf + off, len - off, "]}\n");

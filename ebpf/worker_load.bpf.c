@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* worker_load.bpf.c: the kernel side of the balancing variants' load
+ * accounting (servers/load.c), and reuseport-bpf's steering by it.
+ *
+ * A worker's load is the connections it holds whose peer has not closed
+ * them, plus those in flight to it. User space cannot see a peer's FIN or
+ * RST until the worker reads it, so the kernel counts:
+ *
+ *  - count_state (tp_btf/inet_sock_set_state) runs in softirq at every TCP
+ *    state change. A connection tagged with an owner slot (the conn_owner
+ *    socket storage) stops counting in that slot's `held` the moment it
+ *    leaves ESTABLISHED: the peer's FIN (-> CLOSE_WAIT), its RST (-> CLOSE),
+ *    or our own close (-> FIN_WAIT1). Tags come from two places:
+ *      - the worker that admits a connection creates its tag (servers/
+ *        load.c, a map update by fd with BPF_NOEXIST). A connection of ours
+ *        (local port targ_port in netns targ_netns) that leaves ESTABLISHED
+ *        before it has a tag gets a marker (slot 0) here instead; the
+ *        worker's create then fails and it does not count a connection that
+ *        has already gone. Whichever create comes first wins (both take the
+ *        storage's lock), so a connection is counted exactly when the
+ *        kernel will also see it leave.
+ *      - a per-worker listener's tag (reuseport-bpf) is cloned to every
+ *        child it accepts (BPF_F_CLONE); the child starts counting for the
+ *        listener's slot the moment it is established, before any worker
+ *        has accepted it.
+ *    A tag carries its slot's generation: one the slot has moved past (its
+ *    worker was replaced) no longer counts.
+ *  - select_least_loaded (sk_reuseport, reuseport-bpf only) picks the live
+ *    slot with the least load for each SYN and counts the SYN in that
+ *    slot's current time bucket; the SYN stops counting when its connection
+ *    is established (count_state finds it again by its 4-tuple) or when its
+ *    bucket leaves the window (under 1 s: request sockets that die, from a
+ *    flood or a client that gave up, pass no state change to uncount them).
+ *    A pure ACK that reaches the listener lookup (a syncookie's) goes to the
+ *    slot its SYN was steered to.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+
+#include "worker_load.h"
+
+#define TCP_ESTABLISHED 1
+#define TCP_SYN_RECV 3
+#define PROTO_TCP 6
+#define ETH_P_IPV4 0x0800
+#define TCP_FLAGS_OFFSET 13
+#define TCP_FLAG_SYN 0x02
+#define TCP_FLAG_RST 0x04
+#define TCP_FLAG_ACK 0x10
+#define CAS_TRIES 8
+
+#define MAX_SLOTS WORKER_LOAD_MAX_SLOTS
+#define MAX_INDEXES WORKER_LOAD_MAX_INDEXES
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by user space before load. */
+const volatile __u32 targ_workers = 1;          /* worker indexes */
+const volatile __u32 targ_slots_per_worker = 1; /* 2 in process mode, 1 in threads mode */
+const volatile __u32 targ_port = 0;             /* our port, host order */
+const volatile __u32 targ_netns = 0;            /* our network namespace's inode */
+const volatile bool targ_steer = false;         /* reuseport-bpf: SYNs are steered and counted */
+
+/* slot -> its load; mmapped by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct load_slot);
+} slots SEC(".maps");
+
+/* socket -> its owner (struct conn_tag). */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_CLONE);
+	__type(key, int);
+	__type(value, struct conn_tag);
+} conn_owner SEC(".maps");
+
+/* reuseport-bpf: a SYN's 4-tuple -> the slot and epoch it was counted in.
+ * LRU: entries of handshakes that never completed are simply evicted (their
+ * counts expire with their bucket). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct syn_key);
+	__type(value, struct syn_seen);
+} syn_owner SEC(".maps");
+
+/* reuseport-bpf: slot -> that worker's listening socket. */
+struct {
+	__uint(type, BPF_MAP_TYPE_REUSEPORT_SOCKARRAY);
+	__uint(max_entries, MAX_SLOTS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} worker_listeners SEC(".maps");
+
+/* reuseport-bpf: where the next scan starts, so equal loads take turns. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} tie_rotation SEC(".maps");
+
+static __always_inline __u32 epoch_now(void)
+{
+	return (__u32)(bpf_ktime_get_ns() >> SYN_EPOCH_SHIFT);
+}
+
+/* Counts one SYN in s's bucket for epoch, restarting the bucket if it
+ * still holds an older epoch's count. */
+static __always_inline void syn_add(struct load_slot *s, __u32 epoch)
+{
+	__u64 *b = &s->syn[epoch % SYN_BUCKETS];
+
+	for (int i = 0; i < CAS_TRIES; i++) {
+		__u64 old = *(volatile __u64 *)b;
+		__u64 new = (__u32)(old >> 32) == epoch ? old + 1 : ((__u64)epoch << 32) | 1;
+
+		if (__sync_val_compare_and_swap(b, old, new) == old)
+			return;
+	}
+}
+
+/* Uncounts a SYN counted at epoch, unless its bucket has moved on. */
+static __always_inline void syn_sub(struct load_slot *s, __u32 epoch)
+{
+	__u64 *b = &s->syn[epoch % SYN_BUCKETS];
+
+	for (int i = 0; i < CAS_TRIES; i++) {
+		__u64 old = *(volatile __u64 *)b;
+
+		if ((__u32)(old >> 32) != epoch || (__u32)old == 0)
+			return;
+		if (__sync_val_compare_and_swap(b, old, old - 1) == old)
+			return;
+	}
+}
+
+/* SYNs counted in the window that ends at epoch now. */
+static __always_inline __s64 syn_window(const struct load_slot *s, __u32 now)
+{
+	__s64 sum = 0;
+
+#pragma unroll
+	for (int i = 0; i < SYN_BUCKETS; i++) {
+		__u64 v = *(volatile const __u64 *)&s->syn[i];
+
+		if (now - (__u32)(v >> 32) < SYN_WINDOW)
+			sum += (__u32)v;
+	}
+	return sum;
+}
+
+/* ---- steering (reuseport-bpf) ---------------------------------------- */
+
+enum segment { SEG_OTHER, SEG_NEW, SEG_ACK };
+
+static __always_inline enum segment segment_kind(struct sk_reuseport_md *md)
+{
+	__u8 *data = md->data, *data_end = md->data_end, flags;
+
+	if (md->migrating_sk)
+		return SEG_NEW;
+	if (md->ip_protocol != PROTO_TCP || data + TCP_FLAGS_OFFSET + 1 > data_end)
+		return SEG_OTHER;
+	flags = data[TCP_FLAGS_OFFSET] & (TCP_FLAG_SYN | TCP_FLAG_ACK | TCP_FLAG_RST);
+	if (flags == TCP_FLAG_SYN)
+		return SEG_NEW;
+	if (flags == TCP_FLAG_ACK)
+		return SEG_ACK;
+	return SEG_OTHER;
+}
+
+/* The segment's 4-tuple (IPv4 only); 1, or 0 if it cannot be read. */
+static __always_inline int segment_tuple(struct sk_reuseport_md *md, struct syn_key *k)
+{
+	__u8 *data = md->data, *data_end = md->data_end;
+	__u32 addrs[2];
+
+	if (md->eth_protocol != bpf_htons(ETH_P_IPV4) || data + 4 > data_end)
+		return 0;
+	/* saddr, daddr: bytes 12..19 of the IPv4 header */
+	if (bpf_skb_load_bytes_relative(md, 12, addrs, sizeof(addrs), BPF_HDR_START_NET))
+		return 0;
+	k->remote_addr = addrs[0];
+	k->local_addr = addrs[1];
+	k->remote_port = *(__u16 *)data;
+	k->local_port = *(__u16 *)(data + 2);
+	k->pad = 0;
+	return 1;
+}
+
+/* Finds the live slot with the least load, scanning the indexes from start
+ * (each index's slots in turn), leaving out slot skip (MAX_SLOTS: none).
+ * Rotating over indexes, not slots, keeps the turns even when half the
+ * slots are unused. Returns 1 and sets *best, or 0. */
+static __always_inline int pick_least_loaded(__u32 n, __u32 start, __u32 skip, __u32 now, __u32 *best)
+{
+	__s64 best_load = 0;
+	int found = 0;
+
+	for (__u32 k = 0; k < MAX_INDEXES; k++) {
+		__u32 i;
+
+		if (k >= n)
+			break;
+		i = start + k;
+		if (i >= n)
+			i -= n;
+		for (__u32 g = 0; g < 2; g++) {
+			__u32 sl = i + g * n;
+			struct load_slot *s;
+			__s64 load;
+
+			if (g >= targ_slots_per_worker)
+				break;
+			if (sl == skip)
+				continue;
+			s = bpf_map_lookup_elem(&slots, &sl);
+			if (!s || !*(volatile __u32 *)&s->live)
+				continue;
+			load = *(volatile __s64 *)&s->held + *(volatile __s64 *)&s->inflight + syn_window(s, now);
+			if (!found || load < best_load) {
+				found = 1;
+				*best = sl;
+				best_load = load;
+			}
+		}
+	}
+	return found;
+}
+
+SEC("sk_reuseport")
+int select_least_loaded(struct sk_reuseport_md *md)
+{
+	__u32 zero = 0, n = targ_workers, start, best = 0, now, *rotation;
+	enum segment kind = segment_kind(md);
+	struct syn_seen *seen, record;
+	struct load_slot *s;
+	struct syn_key key;
+	int have_key;
+
+	if (kind == SEG_OTHER || n == 0)
+		return SK_PASS;
+	have_key = !md->migrating_sk && segment_tuple(md, &key);
+	if (kind == SEG_ACK) {
+		/* No request socket (syncookies): the connection is made now, at
+		 * the listener its SYN was steered to. */
+		if (have_key && (seen = bpf_map_lookup_elem(&syn_owner, &key)))
+			bpf_sk_select_reuseport(md, &worker_listeners, &seen->slot, 0);
+		return SK_PASS;
+	}
+	if (n > MAX_INDEXES)
+		n = MAX_INDEXES;
+	rotation = bpf_map_lookup_elem(&tie_rotation, &zero);
+	if (!rotation)
+		return SK_PASS;
+	start = __sync_fetch_and_add(rotation, 1) % n;
+	now = epoch_now();
+
+	if (!pick_least_loaded(n, start, MAX_SLOTS, now, &best))
+		return SK_PASS; /* no live worker: the kernel's hash decides */
+	if (bpf_sk_select_reuseport(md, &worker_listeners, &best, 0) != 0) {
+		/* The chosen listener has left the sockarray: its worker is dying
+		 * and not yet reaped. Try the next best once; if that fails too,
+		 * SK_PASS lets the hash pick, uncounted until established. */
+		__u32 dying = best;
+
+		if (!pick_least_loaded(n, start, dying, now, &best) ||
+		    bpf_sk_select_reuseport(md, &worker_listeners, &best, 0) != 0)
+			return SK_PASS;
+	}
+	s = bpf_map_lookup_elem(&slots, &best);
+	if (!s)
+		return SK_PASS;
+	syn_add(s, now);
+	if (have_key) {
+		record.slot = best;
+		record.epoch = now;
+		bpf_map_update_elem(&syn_owner, &key, &record, BPF_ANY);
+	}
+	return SK_PASS;
+}
+
+/* ---- counting (every balancing variant) ------------------------------- */
+
+static __always_inline struct load_slot *slot_of(const struct conn_tag *tag)
+{
+	__u32 sl = tag->slot - 1;
+	struct load_slot *s = bpf_map_lookup_elem(&slots, &sl);
+
+	return s && s->gen == tag->gen ? s : NULL;
+}
+
+/* A connection of ours: our port in our network namespace. */
+static __always_inline int ours(const struct sock *sk)
+{
+	if (!targ_port || sk->__sk_common.skc_num != targ_port)
+		return 0;
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == targ_netns;
+}
+
+/* reuseport-bpf: the SYN of this new connection no longer counts. */
+static __always_inline void retire_syn(const struct sock *sk)
+{
+	struct syn_seen *seen;
+	struct load_slot *s;
+	struct syn_key key = {
+		.local_addr = sk->__sk_common.skc_rcv_saddr,
+		.remote_addr = sk->__sk_common.skc_daddr,
+		.local_port = bpf_htons(sk->__sk_common.skc_num),
+		.remote_port = sk->__sk_common.skc_dport,
+	};
+
+	seen = bpf_map_lookup_elem(&syn_owner, &key);
+	if (!seen)
+		return;
+	s = bpf_map_lookup_elem(&slots, &seen->slot);
+	if (s)
+		syn_sub(s, seen->epoch);
+	bpf_map_delete_elem(&syn_owner, &key);
+}
+
+static __always_inline int established(struct sock *sk)
+{
+	struct conn_tag *tag;
+	struct load_slot *s;
+
+	if (targ_steer)
+		retire_syn(sk);
+	tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+	if (!tag || !tag->listener)
+		return 0;
+	/* A child of a per-worker listener, its tag cloned from the
+	 * listener's: it counts for that slot from now. */
+	tag->listener = 0;
+	s = slot_of(tag);
+	if (!s)
+		return 0;
+	tag->counted = 1;
+	__sync_fetch_and_add(&s->held, 1);
+	return 0;
+}
+
+static __always_inline int left_established(struct sock *sk)
+{
+	struct conn_tag *tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+	struct load_slot *s;
+
+	if (!tag) {
+		if (!ours(sk))
+			return 0;
+		/* Gone before any worker tagged it: a marker, so the worker's
+		 * create fails. If the worker's create won, this is its tag. */
+		tag = bpf_sk_storage_get(&conn_owner, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+		if (!tag)
+			return 0;
+	}
+	if (!tag->slot || !tag->counted)
+		return 0;
+	tag->counted = 0;
+	s = slot_of(tag);
+	if (s)
+		__sync_fetch_and_add(&s->held, -1);
+	return 0;
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(count_state, struct sock *sk, int oldstate, int newstate)
+{
+	if (sk->sk_protocol != PROTO_TCP)
+		return 0;
+	if (oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED)
+		return established(sk);
+	if (oldstate == TCP_ESTABLISHED)
+		return left_established(sk);
+	return 0;
+}

@@ -1,0 +1,82 @@
+/* worker_load.h: the types ebpf/worker_load.bpf.c (kernel side) and
+ * servers/load.c (user side) share: what one worker slot's load is made of,
+ * and the tag a connection carries. Fixed-width types only: both compilers
+ * must lay them out identically. */
+#ifndef ACCEPTLAB_WORKER_LOAD_H
+#define ACCEPTLAB_WORKER_LOAD_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Slots in the maps; must equal MAX_SLOTS in servers/server.h (the user
+ * side checks at compile time): two per worker index, so a reload's new
+ * worker has an entry of its own while the old one still serves. */
+#define WORKER_LOAD_MAX_SLOTS 128
+/* Worker indexes: index i has slot i and, in process mode, slot i + workers. */
+#define WORKER_LOAD_MAX_INDEXES 64
+
+/* SYNs steered to a slot (reuseport-bpf) count until their connection is
+ * established, or until they expire: a SYN whose handshake never completes
+ * (a flood, a client that gave up, a SYN-ACK answered by RST) leaves no
+ * state change behind to uncount it. They are counted in time buckets of
+ * 2^SYN_EPOCH_SHIFT ns (134 ms); the load includes the buckets of the last
+ * SYN_WINDOW epochs, so a SYN stops counting between 671 and 805 ms after it
+ * arrived: well inside the 1 s the design allows, and longer than any
+ * handshake that is still going to complete before its SYN-ACK is resent. */
+#define SYN_EPOCH_SHIFT 27
+#define SYN_BUCKETS 8
+#define SYN_WINDOW 6
+
+/* One worker slot's load, in a BPF_F_MMAPABLE array (kernel accounting) or
+ * a shared memfd page (user accounting) that every process maps. The load
+ * the balancers compare is held + inflight + the SYN window. */
+struct load_slot {
+	/* Connections the slot's worker holds whose peer has not closed them.
+	 * Kernel accounting: raised when a connection is tagged as the slot's
+	 * (by the worker as it admits it, or by the kernel for a child of the
+	 * slot's listener as it is established) and lowered by the kernel the
+	 * moment a tagged connection leaves ESTABLISHED (the peer's FIN or
+	 * RST, or our own close). User accounting: raised at admission,
+	 * lowered when the worker closes the connection. */
+	__s64 held;
+	/* Connections decided for the slot and not yet admitted by its worker:
+	 * handed over (fdpass: in its channel; handoff: in its queue). Raised
+	 * by the sender before it sends, lowered by the receiver once it has
+	 * admitted (or by the sender if the send fails). */
+	__s64 inflight;
+	/* reuseport-bpf: SYNs steered here and not yet established, per epoch
+	 * bucket (epoch % SYN_BUCKETS): (epoch << 32) | count. */
+	__u64 syn[SYN_BUCKETS];
+	/* reuseport-bpf: 1 once the worker's listener is in the sockarray; 0
+	 * before, once it stops taking connections, and after it is reaped. */
+	__u32 live;
+	/* Bumped whenever a new worker takes the slot (and when one is reaped):
+	 * a tag of an older generation no longer counts here. */
+	__u32 gen;
+};
+
+/* A connection's tag, in the conn_owner socket storage. */
+struct conn_tag {
+	__u32 slot;     /* owner slot + 1; 0: a marker (left ESTABLISHED before anyone owned it) */
+	__u32 gen;      /* the owner slot's generation when tagged */
+	__u32 counted;  /* 1 while it counts in its slot's held */
+	__u32 listener; /* 1: a per-worker listener's tag, cloned to each child it accepts */
+};
+
+/* The 4-tuple of a SYN, to find its steering decision again when its
+ * connection is established. Network byte order, as on the wire. */
+struct syn_key {
+	__u32 local_addr;
+	__u32 remote_addr;
+	__u16 local_port;
+	__u16 remote_port;
+	__u32 pad;
+};
+
+struct syn_seen {
+	__u32 slot;
+	__u32 epoch;
+};
+
+#endif

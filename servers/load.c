@@ -1,0 +1,392 @@
+/* load.c: the balancing variants' load accounting (load.h), kernel or user.
+ *
+ * Kernel accounting loads ebpf/worker_load.bpf.c: count_state is attached
+ * here (the link lives in the supervisor, so as long as the server does);
+ * the sk_reuseport program is loaded only for reuseport-bpf, which attaches
+ * it to its group (load_join). User accounting maps a memfd page with the
+ * same records. Either way every process of the server (forked, or exec'd
+ * with the descriptors) maps the records MAP_SHARED and updates them with
+ * atomic operations, never a syscall, except for the tag a kernel-accounted
+ * connection gets at admission (one map update by fd). */
+#include "load.h"
+#include "server.h"
+#include "worker_load.h"
+#include "worker_load.skel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+_Static_assert(WORKER_LOAD_MAX_SLOTS == MAX_SLOTS, "ebpf/worker_load.h and servers/server.h disagree on slots");
+_Static_assert(WORKER_LOAD_MAX_INDEXES == MAX_WORKERS, "ebpf/worker_load.h and servers/server.h disagree on workers");
+_Static_assert(sizeof(struct load_slot) % 8 == 0, "an mmapped BPF array's elements are 8-byte aligned");
+
+struct load_account {
+	int kernel;
+	int steer;
+	struct worker_load_bpf *skel; /* the supervisor's (NULL in an exec'd worker) */
+	struct bpf_link *link;
+	int slots_fd, owner_fd, listeners_fd, prog_fd; /* kernel */
+	int page_fd;                                   /* user */
+	struct load_slot *slots;
+	size_t slots_len;
+	char note[ERRLEN]; /* why user accounting, when kernel was wanted but could not be had */
+};
+
+/* libbpf's last warning, kept for the error line instead of being printed
+ * (the server's errors are one line each). */
+static char libbpf_last[ERRLEN];
+
+__attribute__((format(printf, 2, 0)))
+static int libbpf_keep_last(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	size_t n;
+
+	if (level != LIBBPF_WARN)
+		return 0;
+	vsnprintf(libbpf_last, sizeof(libbpf_last), fmt, ap);
+	n = strlen(libbpf_last);
+	while (n && (libbpf_last[n - 1] == '\n' || libbpf_last[n - 1] == ' '))
+		libbpf_last[--n] = '\0';
+	return 0;
+}
+
+static size_t slots_bytes(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return (MAX_SLOTS * sizeof(struct load_slot) + (size_t)page - 1) & ~((size_t)page - 1);
+}
+
+static int map_slots(struct load_account *la, int fd, char *err, size_t errlen)
+{
+	la->slots_len = slots_bytes();
+	la->slots = mmap(NULL, la->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (la->slots == MAP_FAILED) {
+		snprintf(err, errlen, "mmap of the load records: %s", strerror(errno));
+		la->slots = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int open_user(struct load_account *la, char *err, size_t errlen)
+{
+	la->kernel = 0;
+	/* A memfd rather than an anonymous mapping: the same page survives
+	 * --spawn-workers' exec. */
+	la->page_fd = memfd_create("acceptlab-load", MFD_CLOEXEC);
+	if (la->page_fd < 0 || ftruncate(la->page_fd, (off_t)slots_bytes()) < 0) {
+		snprintf(err, errlen, "memfd for the load records: %s", strerror(errno));
+		return -1;
+	}
+	return map_slots(la, la->page_fd, err, errlen);
+}
+
+static int open_kernel(struct load_account *la, const struct server *srv, unsigned flags, char *err, size_t errlen)
+{
+	struct worker_load_bpf *skel;
+	struct stat st;
+	int rc;
+
+	libbpf_set_print(libbpf_keep_last);
+	skel = worker_load_bpf__open();
+	if (!skel) {
+		snprintf(err, errlen, "opening the BPF object (worker_load): %s", strerror(errno));
+		return -1;
+	}
+	skel->rodata->targ_workers = (__u32)srv->cfg.workers;
+	skel->rodata->targ_slots_per_worker = (__u32)(srv->nslots / srv->cfg.workers);
+	skel->rodata->targ_port = (__u32)srv->bound_port;
+	if (stat("/proc/self/ns/net", &st) == 0)
+		skel->rodata->targ_netns = (__u32)st.st_ino;
+	skel->rodata->targ_steer = (flags & LOAD_STEER) != 0;
+	if (!(flags & LOAD_STEER)) {
+		bpf_program__set_autoload(skel->progs.select_least_loaded, false);
+		bpf_map__set_max_entries(skel->maps.syn_owner, 1);
+	} else if (flags & LOAD_MIGRATE) {
+		/* The kernel then asks the program (not only its hash) where a
+		 * closing listener's requests go: the same selection. */
+		bpf_program__set_expected_attach_type(skel->progs.select_least_loaded,
+						      BPF_SK_REUSEPORT_SELECT_OR_MIGRATE);
+	}
+	rc = worker_load_bpf__load(skel);
+	if (rc) {
+		int e = rc < 0 ? -rc : errno;
+
+		if (e == EPERM || e == EACCES)
+			snprintf(err, errlen, "needs root (CAP_BPF) to load its BPF programs (%s)", strerror(e));
+		else
+			snprintf(err, errlen, "loading the BPF object (worker_load): %s%s%.160s", strerror(e),
+				 libbpf_last[0] ? "; libbpf: " : "", libbpf_last);
+		worker_load_bpf__destroy(skel);
+		return -1;
+	}
+	la->link = bpf_program__attach(skel->progs.count_state);
+	if (!la->link) {
+		snprintf(err, errlen, "attaching to tp_btf/inet_sock_set_state: %s", strerror(errno));
+		worker_load_bpf__destroy(skel);
+		return -1;
+	}
+	la->skel = skel;
+	la->kernel = 1;
+	la->slots_fd = bpf_map__fd(skel->maps.slots);
+	la->owner_fd = bpf_map__fd(skel->maps.conn_owner);
+	la->listeners_fd = bpf_map__fd(skel->maps.worker_listeners);
+	la->prog_fd = la->steer ? bpf_program__fd(skel->progs.select_least_loaded) : -1;
+	return map_slots(la, la->slots_fd, err, errlen);
+}
+
+/* Reads LOAD_ACCOUNTING_ENV: 'k', 'u', or 0 (unset); -1 + err if malformed. */
+static int wanted(char *err, size_t errlen)
+{
+	const char *v = getenv(LOAD_ACCOUNTING_ENV);
+
+	if (!v)
+		return 0;
+	if (strcmp(v, "kernel") == 0)
+		return 'k';
+	if (strcmp(v, "user") == 0)
+		return 'u';
+	snprintf(err, errlen, LOAD_ACCOUNTING_ENV "=%s: expected kernel or user", v);
+	return -1;
+}
+
+struct load_account *load_open(const struct server *srv, unsigned flags, char *err, size_t errlen)
+{
+	struct load_account *la = calloc(1, sizeof(*la));
+	int want = wanted(err, errlen);
+
+	if (!la || want < 0) {
+		if (!la)
+			snprintf(err, errlen, "out of memory");
+		free(la);
+		return NULL;
+	}
+	la->steer = (flags & LOAD_STEER) != 0;
+	la->page_fd = la->slots_fd = la->owner_fd = la->listeners_fd = la->prog_fd = -1;
+	if (want == 'u' && (flags & LOAD_NEED_KERNEL)) {
+		snprintf(err, errlen, LOAD_ACCOUNTING_ENV "=user: this variant counts in the kernel only");
+		free(la);
+		return NULL;
+	}
+	if (want != 'u') {
+		char why[ERRLEN];
+
+		if (open_kernel(la, srv, flags, why, sizeof(why)) == 0)
+			return la;
+		if (want == 'k' || (flags & LOAD_NEED_KERNEL) || la->kernel) {
+			snprintf(err, errlen, "%s", why);
+			free(la);
+			return NULL;
+		}
+		snprintf(la->note, sizeof(la->note), "kernel accounting unavailable: %.200s", why);
+	}
+	if (open_user(la, err, errlen) < 0) {
+		free(la);
+		return NULL;
+	}
+	return la;
+}
+
+const char *load_accounting(const struct load_account *la)
+{
+	return la->kernel ? "kernel" : "user";
+}
+
+const char *load_note(const struct load_account *la)
+{
+	return la->note[0] ? la->note : NULL;
+}
+
+int load_spawn_fds(const struct load_account *la, int *fds, int max)
+{
+	int n = 0;
+
+	if (!la->kernel) {
+		if (max >= 1)
+			fds[n++] = la->page_fd;
+		return n;
+	}
+	if (max < 4)
+		return 0;
+	fds[n++] = la->slots_fd;
+	fds[n++] = la->owner_fd;
+	fds[n++] = la->listeners_fd;
+	if (la->steer)
+		fds[n++] = la->prog_fd;
+	return n;
+}
+
+struct load_account *load_import(const struct server *srv, unsigned flags, const int *fds, int n, char *err,
+				 size_t errlen)
+{
+	struct load_account *la = calloc(1, sizeof(*la));
+	int steer = (flags & LOAD_STEER) != 0;
+
+	(void)srv;
+	if (!la) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	la->steer = steer;
+	la->page_fd = la->slots_fd = la->owner_fd = la->listeners_fd = la->prog_fd = -1;
+	if (n == 1) {
+		la->page_fd = fds[0];
+	} else if (n == 3 + steer) {
+		la->kernel = 1;
+		la->slots_fd = fds[0];
+		la->owner_fd = fds[1];
+		la->listeners_fd = fds[2];
+		la->prog_fd = steer ? fds[3] : -1;
+	} else {
+		snprintf(err, errlen, "expected 1 (user) or %d (kernel) load accounting descriptors, got %d",
+			 3 + steer, n);
+		free(la);
+		return NULL;
+	}
+	if (map_slots(la, la->kernel ? la->slots_fd : la->page_fd, err, errlen) < 0) {
+		free(la);
+		return NULL;
+	}
+	return la;
+}
+
+void load_slot_restart(struct load_account *la, int slot)
+{
+	struct load_slot *s = &la->slots[slot];
+
+	/* Generation first: a decrement for a connection of the old worker
+	 * that the kernel is making right now no longer applies. */
+	__atomic_add_fetch(&s->gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->held, 0, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < SYN_BUCKETS; i++)
+		__atomic_store_n(&s->syn[i], 0, __ATOMIC_SEQ_CST);
+}
+
+void load_credit(struct load_account *la, int slot, int delta)
+{
+	__atomic_add_fetch(&la->slots[slot].inflight, delta, __ATOMIC_SEQ_CST);
+}
+
+void load_admit(struct load_account *la, int slot, int fd)
+{
+	struct load_slot *s = &la->slots[slot];
+
+	if (la->kernel) {
+		struct conn_tag tag = {
+			.slot = (__u32)slot + 1,
+			.gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST),
+			.counted = 1,
+		};
+
+		/* Fails (EEXIST) if the kernel left a marker: the connection left
+		 * ESTABLISHED before this, so it does not count. */
+		if (bpf_map_update_elem(la->owner_fd, &fd, &tag, BPF_NOEXIST) == 0)
+			__atomic_add_fetch(&s->held, 1, __ATOMIC_SEQ_CST);
+	} else {
+		__atomic_add_fetch(&s->held, 1, __ATOMIC_SEQ_CST);
+	}
+	/* After the raise: a reader never sees the connection in neither. */
+	__atomic_sub_fetch(&s->inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+void load_closed(struct load_account *la, int slot)
+{
+	if (!la->kernel)
+		__atomic_sub_fetch(&la->slots[slot].held, 1, __ATOMIC_SEQ_CST);
+}
+
+static uint32_t epoch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns()'s clock */
+	return (uint32_t)(((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) >> SYN_EPOCH_SHIFT);
+}
+
+static int64_t syn_window(const struct load_slot *s)
+{
+	uint32_t now = epoch_now();
+	int64_t sum = 0;
+
+	for (int i = 0; i < SYN_BUCKETS; i++) {
+		uint64_t v = __atomic_load_n(&s->syn[i], __ATOMIC_RELAXED);
+
+		if (now - (uint32_t)(v >> 32) < SYN_WINDOW)
+			sum += (uint32_t)v;
+	}
+	return sum;
+}
+
+int64_t load_of(const struct load_account *la, int slot)
+{
+	const struct load_slot *s = &la->slots[slot];
+
+	return __atomic_load_n(&s->held, __ATOMIC_SEQ_CST) + __atomic_load_n(&s->inflight, __ATOMIC_SEQ_CST) +
+	       (la->steer ? syn_window(s) : 0);
+}
+
+int64_t load_inflight(const struct load_account *la, int slot)
+{
+	return __atomic_load_n(&la->slots[slot].inflight, __ATOMIC_SEQ_CST);
+}
+
+int load_join(struct load_account *la, int slot, int listen_fd, char *err, size_t errlen)
+{
+	struct load_slot *s = &la->slots[slot];
+	__u32 key = (__u32)slot, fd = (__u32)listen_fd;
+	struct conn_tag tag = {
+		.slot = (__u32)slot + 1,
+		.gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST),
+		.listener = 1,
+	};
+
+	if (setsockopt(listen_fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_EBPF, &la->prog_fd, sizeof(la->prog_fd)) < 0) {
+		snprintf(err, errlen, "setsockopt(SO_ATTACH_REUSEPORT_EBPF): %s", strerror(errno));
+		return -1;
+	}
+	if (bpf_map_update_elem(la->listeners_fd, &key, &fd, BPF_ANY) < 0) {
+		snprintf(err, errlen, "putting the listener in the worker_listeners sockarray: %s", strerror(errno));
+		return -1;
+	}
+	if (bpf_map_update_elem(la->owner_fd, &listen_fd, &tag, BPF_ANY) < 0) {
+		snprintf(err, errlen, "tagging the listener in conn_owner: %s", strerror(errno));
+		return -1;
+	}
+	__atomic_store_n(&s->live, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+void load_leave(struct load_account *la, int slot)
+{
+	__atomic_store_n(&la->slots[slot].live, 0, __ATOMIC_SEQ_CST);
+}
+
+void load_preload(struct load_account *la, int slot, int64_t n)
+{
+	__atomic_store_n(&la->slots[slot].held, n, __ATOMIC_SEQ_CST);
+}
+
+int load_describe(const struct load_account *la, int slot, char *buf, size_t len)
+{
+	const struct load_slot *s = &la->slots[slot];
+	int n = snprintf(buf, len, "\"load\":%lld,\"held\":%lld,\"inflight\":%lld",
+			 (long long)load_of(la, slot), (long long)__atomic_load_n(&s->held, __ATOMIC_SEQ_CST),
+			 (long long)__atomic_load_n(&s->inflight, __ATOMIC_SEQ_CST));
+
+	if (n >= 0 && (size_t)n < len && la->steer)
+		n += snprintf(buf + n, len - (size_t)n, ",\"syn\":%lld,\"live\":%s", (long long)syn_window(s),
+			      __atomic_load_n(&s->live, __ATOMIC_SEQ_CST) ? "true" : "false");
+
+	return n < 0 ? 0 : (size_t)n < len ? n : (int)len - 1;
+}
