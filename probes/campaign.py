@@ -7,6 +7,11 @@ Lines file per study, and every tool's verbatim output under raw/.
   balancing    every arm x shape, one fresh server per cell (`--port 0`, its
                ready line saved), the probe asking /pid on every connection
                for R rounds -> balancing.jsonl (one line per round)
+  perturbation the balancers and their knob-off arms at 2, 4 and 8 workers,
+               one server each, rounds with no pause under one perturbation
+               after another (fresh, back-to-back, CPU hogs, a SYN flood, the
+               tracer, a stopped worker), the load counters beside the truth
+               from sock_diag -> perturbation.jsonl (one line per round)
   respawn      a worker SIGSTOPped, a burst queued, the worker SIGKILLed: how
                many connections are reset, and how long until the replacement
                serves -> respawn.jsonl (one line per trial)
@@ -197,7 +202,7 @@ COST_WORKERS = [1, 2]
 # mechanism, which these show; the rest compare at 2.
 COST_ONE_WORKER_ARMS = {"bare", "fdpass"}
 COST_MODES = ["keepalive", "close"]
-CLOSE_GAP_S = 2              # pause after every Connection: close run
+CLOSE_GAP_S = 1.5            # pause after every Connection: close run
 PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the worker
 PAYOFF_CONNECTIONS = [8, 32]
 PAYOFF_BASELINE = ("bare", 1)  # what one worker gives; every arm then runs at 2
@@ -292,6 +297,16 @@ def meta_for(stamp, args):
                           "shapes": PLACEMENT_SHAPES, "round_gap_ms": PLACEMENT_ROUND_GAP_MS,
                           "stop_winner": "bare: 10 x 8 oneshot, then the probe SIGSTOPs the worker that "
                                          "answered most and runs them again; then SIGCONT and SIGTERM"},
+            "perturbation": {"arms": QUICK_PERTURBATION_ARMS if args.quick else PERTURBATION_ARMS,
+                             "workers": QUICK_PERTURBATION_WORKERS if args.quick else PERTURBATION_WORKERS,
+                             "connections_per_worker": PERTURBATION_PER_WORKER,
+                             "perturbations": [{"name": n, "runs": [{"shape": sh, "rounds": r} for sh, r in runs]}
+                                               for n, runs in PERTURBATIONS],
+                             "shape_args": PERTURBATION_SHAPE_ARGS, "round_gap_ms": 0,
+                             "hog_cpus": PERTURBATION_HOG_CPUS, "flood_syns": PERTURBATION_FLOOD_SYNS,
+                             "stop_s": PERTURBATION_STOP_S,
+                             "target": "every round's max - min <= 2 (17/15 at 2 workers) for "
+                                       + ", ".join(sorted(BALANCING_TARGET_ARMS))},
             "timeline": {"arms": TIMELINE_ARMS, "shape": TIMELINE_SHAPE},
             "trace_overhead": {"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS,
                                "modes": COST_MODES, "path": COST_PATH, "connections": COST_CONNECTIONS},
@@ -1316,7 +1331,7 @@ PLACEMENT_SHAPES = [
     {"name": "burst", "connections": 32, "rounds_per_run": 1},
     {"name": "ramp", "connections": 32, "gap_ms": 5, "rounds_per_run": 1},
 ]
-PLACEMENT_RUNS = 3            # runs per placement x arm x shape (3 keeps the campaign within 10 minutes)
+PLACEMENT_RUNS = 2            # runs per placement x arm x shape (2 keeps the campaign, with the perturbation study, within 10 minutes)
 PLACEMENT_ROUND_GAP_MS = 10   # between rounds: every worker is back asleep
 NETNS_NET = ("10.231.0.1", "10.231.0.2")  # the server's veth end, the probe's (a /30 of our own)
 _hogs = []

@@ -91,3 +91,52 @@ def test_user_accounting_waits_for_the_worker(variant):
     assert rows["burst_close"]["quiet_s"] is not None, rows["burst_close"]
     busy = rows["busy_close"]
     assert busy["after"][0] == busy["before"][0] > busy["expect"][0], busy
+
+
+@pytest.mark.parametrize("variant", ["fdpass", "handoff --threads 2"])
+def test_without_privilege_falls_back_to_user_accounting(tmp_path, variant):
+    """Without root (no BPF) fdpass and handoff still balance, counting in
+    user space: the ready line says "accounting":"user", stderr says once
+    why, and a burst of 32 asked at once is answered 16/16 or 17/15. As root
+    this runs a copy of the binary as nobody (setpriv)."""
+    import shutil
+    import signal
+    import tempfile
+    from conftest import SERVER, open_pid_requests, pids_answering
+
+    cmd = ["--variant", *variant.split(), "--port", "0"]
+    if "--threads" not in variant:
+        cmd += ["--workers", "2"]
+    d = None
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("setpriv (util-linux) is not installed: cannot drop root")
+        d = tempfile.mkdtemp(prefix="acceptlab-nobody-")
+        os.chmod(d, 0o755)
+        binary = os.path.join(d, "acceptlab-server")
+        shutil.copy(SERVER, binary)
+        os.chmod(binary, 0o755)
+        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", binary, *cmd]
+    else:
+        argv = [SERVER, *cmd]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/",
+                            start_new_session=True)
+    try:
+        ready = json.loads(proc.stdout.readline())
+        assert ready["accounting"] == "user", ready
+        ids = [w["tid" if "--threads" in variant else "pid"] for w in ready["workers"]]
+        answers = pids_answering(open_pid_requests(ready["port"], 32))
+        assert sorted(answers.count(i) for i in ids) in ([16, 16], [15, 17]), answers
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        if d:
+            shutil.rmtree(d)
+    err = proc.stderr.read()
+    assert err.count("counting load in user space") == 1, err
+    assert "needs root (CAP_BPF)" in err, err

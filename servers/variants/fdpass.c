@@ -163,6 +163,9 @@ static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
 	if (!sh->load)
 		return -1;
 	srv->accounting = load_accounting(sh->load);
+	if (load_note(sh->load))
+		fprintf(stderr, "acceptlab-server: --variant %s: %s; counting load in user space\n", srv->cfg.variant->name,
+			load_note(sh->load));
 	/* A memfd rather than an anonymous mapping: the same page survives
 	 * --spawn-workers' exec. */
 	sh->page_fd = memfd_create("acceptlab-fdpass", MFD_CLOEXEC);

@@ -76,6 +76,9 @@ static int handoff_before_fork(struct server *srv, char *err, size_t errlen)
 	sh->load = load_open(srv, 0, err, errlen);
 	if (!sh->load)
 		return -1;
+	if (load_note(sh->load))
+		fprintf(stderr, "acceptlab-server: --variant %s: %s; counting load in user space\n", srv->cfg.variant->name,
+			load_note(sh->load));
 	sh->pool.load = thread_load;
 	sh->pool.load_ctx = sh->load;
 	srv->accounting = load_accounting(sh->load);
