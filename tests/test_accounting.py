@@ -140,3 +140,18 @@ def test_without_privilege_falls_back_to_user_accounting(tmp_path, variant):
     err = proc.stderr.read()
     assert err.count("counting load in user space") == 1, err
     assert "needs root (CAP_BPF)" in err, err
+
+
+@pytest.mark.parametrize("args,named", [(["--target", "localhost"], "--target"),
+                                        (["--target", "127.0.0.1:0"], "--target"),
+                                        (["--target", "127.0.0.1:80", "--count", "0"], "--count"),
+                                        (["--target", "127.0.0.1:80", "--source", "nowhere"], "--source"),
+                                        (["--target", "127.0.0.1:80", "--first-port", "80"], "--first-port")])
+def test_synflood_bad_arguments_exit_2(args, named):
+    """probes/synflood.py refuses bad input before sending anything: exit 2,
+    one line naming the argument."""
+    res = subprocess.run([PYTHON, os.path.join(ROOT, "probes", "synflood.py"), *args], capture_output=True,
+                         text=True, timeout=10)
+    assert res.returncode == 2, res
+    assert res.stderr.count("\n") == 1 and named in res.stderr, res.stderr
+    assert res.stdout == ""
