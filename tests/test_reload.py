@@ -18,6 +18,7 @@ meanwhile.
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -75,6 +76,31 @@ def test_reload_replaces_every_worker(start_server, variant):
         assert not alive(e["pid"])
 
 
+def wait_not_watching_listener(pid, port, timeout=5.0):
+    """Waits until worker pid no longer has the listener on port in its
+    epoll set (it retired): the listener's descriptor from ss, the epoll
+    sets from /proc/pid/fdinfo."""
+    line = subprocess.run(["ss", "-ltnpH", "sport = :%d" % port], capture_output=True, text=True).stdout
+    m = re.search(r"pid=%d,fd=(\d+)" % pid, line)
+    assert m, "worker %d holds no listener on port %d: %r" % (pid, port, line)
+    fd = int(m.group(1))
+    deadline = time.monotonic() + timeout
+    while True:
+        watched = False
+        for name in os.listdir("/proc/%d/fd" % pid):
+            try:
+                if os.readlink("/proc/%d/fd/%s" % (pid, name)) != "anon_inode:[eventpoll]":
+                    continue
+                with open("/proc/%d/fdinfo/%s" % (pid, name)) as f:
+                    watched |= any(l.split()[:2] == ["tfd:", str(fd)] for l in f)
+            except OSError:
+                pass
+        if not watched:
+            return
+        assert time.monotonic() < deadline, "worker %d still watches the listener" % pid
+        time.sleep(0.005)
+
+
 def test_new_worker_serves_before_the_old_one_leaves(start_server):
     """One worker, a keep-alive connection open on it. SIGHUP: the new worker
     serves (a fresh connection reaches it) while the old one still holds the
@@ -89,6 +115,10 @@ def test_new_worker_serves_before_the_old_one_leaves(start_server):
         os.kill(s.proc.pid, signal.SIGHUP)
         swap = s.wait_for("replaced", index=0)
         assert swap["old_pid"] == old
+        # The old worker stops taking connections when it sees its retire
+        # signal, in its next wait: until then it may still win the race for
+        # a new connection. Wait on that (the listener leaves its epoll set).
+        wait_not_watching_listener(old, s.port)
         assert int(get(s.port)[2]) == swap["pid"], "a new connection must reach the new worker"
         assert alive(old), "the old worker must still hold its open connection"
         conn.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n")
