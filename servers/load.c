@@ -377,16 +377,31 @@ void load_preload(struct load_account *la, int slot, int64_t n)
 	__atomic_store_n(&la->slots[slot].held, n, __ATOMIC_SEQ_CST);
 }
 
-int load_describe(const struct load_account *la, int slot, char *buf, size_t len)
+int load_describe(const struct load_account *la, int nslots, int workers, load_slot_members extra, void *ctx,
+		  char *buf, size_t len)
 {
-	const struct load_slot *s = &la->slots[slot];
-	int n = snprintf(buf, len, "\"load\":%lld,\"held\":%lld,\"inflight\":%lld",
-			 (long long)load_of(la, slot), (long long)__atomic_load_n(&s->held, __ATOMIC_SEQ_CST),
-			 (long long)__atomic_load_n(&s->inflight, __ATOMIC_SEQ_CST));
+	size_t off = (size_t)snprintf(buf, len, "\"accounting\":\"%s\",\"slots\":[", load_accounting(la));
 
-	if (n >= 0 && (size_t)n < len && la->steer)
-		n += snprintf(buf + n, len - (size_t)n, ",\"syn\":%lld,\"live\":%s", (long long)syn_window(s),
-			      __atomic_load_n(&s->live, __ATOMIC_SEQ_CST) ? "true" : "false");
+	for (int i = 0; i < nslots && off < len; i++) {
+		const struct load_slot *s = &la->slots[i];
 
-	return n < 0 ? 0 : (size_t)n < len ? n : (int)len - 1;
+		off += (size_t)snprintf(buf + off, len - off, "%s{\"slot\":%d,\"index\":%d,", i ? "," : "", i,
+					i % workers);
+		if (extra && off < len)
+			off += (size_t)extra(ctx, i, buf + off, len - off);
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "\"load\":%lld,\"held\":%lld,\"inflight\":%lld",
+						(long long)load_of(la, i),
+						(long long)__atomic_load_n(&s->held, __ATOMIC_SEQ_CST),
+						(long long)__atomic_load_n(&s->inflight, __ATOMIC_SEQ_CST));
+		if (la->steer && off < len)
+			off += (size_t)snprintf(buf + off, len - off, ",\"syn\":%lld,\"live\":%s",
+						(long long)syn_window(s),
+						__atomic_load_n(&s->live, __ATOMIC_SEQ_CST) ? "true" : "false");
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "}");
+	}
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, "]");
+	return off < len ? (int)off : (int)len - 1;
 }

@@ -92,8 +92,16 @@ void load_leave(struct load_account *la, int slot);
 /* ACCEPTLAB_TEST_PRELOAD: starts slot's held at n. */
 void load_preload(struct load_account *la, int slot, int64_t n);
 
-/* The slot's record as JSON members: "load":N,"held":N,"inflight":N, and
- * with LOAD_STEER "syn":N,"live":B. Returns the length written (< len). */
-int load_describe(const struct load_account *la, int slot, char *buf, size_t len);
+/* Writes one slot's own members for GET /variant (each followed by a
+ * comma); returns the length written (< len). */
+typedef int (*load_slot_members)(void *ctx, int slot, char *buf, size_t len);
+
+/* The accounting and every slot's record as JSON members, for GET /variant:
+ * "accounting":"kernel","slots":[{"slot":S,"index":I,<extra's members>
+ * "load":N,"held":N,"inflight":N (with LOAD_STEER also "syn":N,"live":B)},
+ * ...] for slots 0..nslots-1 (index = slot % workers); extra may be NULL.
+ * Returns the length written (< len). */
+int load_describe(const struct load_account *la, int nslots, int workers, load_slot_members extra, void *ctx,
+		  char *buf, size_t len);
 
 #endif

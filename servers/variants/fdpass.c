@@ -509,6 +509,18 @@ static void fdpass_given_up(struct server *srv, int slot)
 		  slot % sh->workers, slot, (long long)drained);
 }
 
+/* A slot's line of the shared page, for GET /variant. */
+static int line_members(void *ctx, int slot, char *buf, size_t len)
+{
+	const struct share_line *l = &((struct share *)ctx)->page->line[slot];
+	int64_t now = now_ns(), since = __atomic_load_n(&l->clock.since, __ATOMIC_RELAXED);
+	int n = snprintf(buf, len, "\"state\":%lld,\"in_handler_ms\":%.3f,\"slow_view\":%s,",
+			 (long long)atomic_load(&l->state), since ? (double)(now - since) / 1e6 : 0.0,
+			 slow_view(l, now) ? "true" : "false");
+
+	return n < 0 ? 0 : (size_t)n < len ? n : (int)len - 1;
+}
+
 static int fdpass_describe(struct worker *w, char *buf, size_t len)
 {
 	struct share_worker *sw = w->vstate;
@@ -519,29 +531,12 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 			       "\"received\":%llu,\"forwarded\":%llu", sh->on ? "true" : "false", w->index, w->slot,
 			       (unsigned long long)sw->passed, (unsigned long long)sw->received,
 			       (unsigned long long)sw->forwarded);
-	if (sh->on && off < len) {
-		off += (size_t)snprintf(buf + off, len - off,
-					",\"accounting\":\"%s\",\"event_id\":%lld,\"rotation\":%lld,\"slots\":[",
-					load_accounting(sh->load), (long long)atomic_load(&sh->page->event_id),
+	if (sh->on && off < len)
+		off += (size_t)snprintf(buf + off, len - off, ",\"event_id\":%lld,\"rotation\":%lld,",
+					(long long)atomic_load(&sh->page->event_id),
 					(long long)atomic_load(&sh->page->rotation));
-		for (int i = 0; i < sh->nslots && off < len; i++) {
-			const struct share_line *l = &sh->page->line[i];
-
-			int64_t since = __atomic_load_n(&l->clock.since, __ATOMIC_RELAXED);
-
-			off += (size_t)snprintf(buf + off, len - off, "%s{\"slot\":%d,\"index\":%d,\"state\":%lld,"
-						"\"in_handler_ms\":%.3f,\"slow_view\":%s,", i ? "," : "", i,
-						i % sh->workers, (long long)atomic_load(&l->state),
-						since ? (double)(now_ns() - since) / 1e6 : 0.0,
-						slow_view(l, now_ns()) ? "true" : "false");
-			if (off < len)
-				off += (size_t)load_describe(sh->load, i, buf + off, len - off);
-			if (off < len)
-				off += (size_t)snprintf(buf + off, len - off, "}");
-		}
-		if (off < len)
-			off += (size_t)snprintf(buf + off, len - off, "]");
-	}
+	if (sh->on && off < len)
+		off += (size_t)load_describe(sh->load, sh->nslots, sh->workers, line_members, sh, buf + off, len - off);
 	if (off < len)
 		off += (size_t)snprintf(buf + off, len - off, "}\n");
 	return off < len ? (int)off : (int)len - 1;

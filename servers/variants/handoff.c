@@ -245,6 +245,21 @@ static void handoff_leaving(struct worker *w)
 		  (unsigned long long)st->kept_refused);
 }
 
+/* A thread's queue, for GET /variant (threads mode: slot = index). */
+static int queue_members(void *ctx, int slot, char *buf, size_t len)
+{
+	struct handoff_pool *pool = ctx;
+	struct handoff_queue *q = &pool->q[slot];
+	int n;
+
+	pthread_mutex_lock(&q->mu);
+	n = snprintf(buf, len, "\"open\":%d,\"queued\":%d,\"pushes\":%llu,\"pops\":%llu,\"refused\":%llu,"
+		     "\"closed\":%d,", atomic_load(&pool->open[slot]), q->count, (unsigned long long)q->pushes,
+		     (unsigned long long)q->pops, (unsigned long long)q->refused, q->closed);
+	pthread_mutex_unlock(&q->mu);
+	return n < 0 ? 0 : (size_t)n < len ? n : (int)len - 1;
+}
+
 static int handoff_describe(struct worker *w, char *buf, size_t len)
 {
 	struct ho_shared *sh = state_of(w)->sh;
@@ -253,27 +268,12 @@ static int handoff_describe(struct worker *w, char *buf, size_t len)
 
 	off = (size_t)snprintf(buf, len,
 			       "{\"variant\":\"handoff\",\"policy\":\"%s\",\"capacity\":%d,\"steal_threshold\":%d,"
-			       "\"accounting\":\"%s\",\"worker\":%d,\"slot\":%d,\"slots\":[",
-			       handoff_policy_name(pool->policy), pool->capacity, pool->steal_threshold,
-			       load_accounting(sh->load), w->index, w->slot);
-	for (int i = 0; i < pool->num && off < len; i++) {
-		struct handoff_queue *q = &pool->q[i];
-
-		pthread_mutex_lock(&q->mu);
-		off += (size_t)snprintf(buf + off, len - off,
-					"%s{\"slot\":%d,\"index\":%d,\"open\":%d,\"queued\":%d,\"pushes\":%llu,\"pops\":%llu,"
-					"\"refused\":%llu,\"closed\":%d,",
-					i ? "," : "", i, i, atomic_load(&pool->open[i]), q->count,
-					(unsigned long long)q->pushes, (unsigned long long)q->pops,
-					(unsigned long long)q->refused, q->closed);
-		pthread_mutex_unlock(&q->mu);
-		if (off < len)
-			off += (size_t)load_describe(sh->load, i, buf + off, len - off);
-		if (off < len)
-			off += (size_t)snprintf(buf + off, len - off, "}");
-	}
+			       "\"worker\":%d,\"slot\":%d,",
+			       handoff_policy_name(pool->policy), pool->capacity, pool->steal_threshold, w->index, w->slot);
 	if (off < len)
-		off += (size_t)snprintf(buf + off, len - off, "]}\n");
+		off += (size_t)load_describe(sh->load, pool->num, pool->num, queue_members, pool, buf + off, len - off);
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, "}\n");
 	return off < len ? (int)off : (int)len - 1;
 }
 

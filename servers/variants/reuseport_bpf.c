@@ -133,19 +133,14 @@ static void rpbpf_worker_reaped(struct server *srv, int slot, pid_t pid)
 static int rpbpf_describe(struct worker *w, char *buf, size_t len)
 {
 	const struct server *srv = w->srv;
-	size_t off = (size_t)snprintf(buf, len, "{\"variant\":\"reuseport-bpf\",\"accounting\":\"%s\",\"worker\":%d,"
-				      "\"slot\":%d,\"slots\":[", load_accounting(srv->vshared), w->index, w->slot);
+	size_t off = (size_t)snprintf(buf, len, "{\"variant\":\"reuseport-bpf\",\"worker\":%d,\"slot\":%d,",
+				      w->index, w->slot);
 
-	for (int i = 0; i < srv->nslots && off < len; i++) {
-		off += (size_t)snprintf(buf + off, len - off, "%s{\"slot\":%d,\"index\":%d,", i ? "," : "", i,
-					i % srv->cfg.workers);
-		if (off < len)
-			off += (size_t)load_describe(srv->vshared, i, buf + off, len - off);
-		if (off < len)
-			off += (size_t)snprintf(buf + off, len - off, "}");
-	}
 	if (off < len)
-		off += (size_t)snprintf(buf + off, len - off, "]}\n");
+		off += (size_t)load_describe(srv->vshared, srv->nslots, srv->cfg.workers, NULL, NULL, buf + off,
+					     len - off);
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, "}\n");
 	return off < len ? (int)off : (int)len - 1;
 }
 
