@@ -1520,6 +1520,22 @@ def within_target(counts, workers):
     return ns[0] - ns[-1] <= 2
 
 
+def established_by_index(port, ready):
+    """The server's ESTABLISHED sockets on port, from sock_diag (ss): (total,
+    [per worker index] where the owning process is a worker; None in threads
+    mode, where every worker is the one process)."""
+    out = subprocess.run(["ss", "-tnpH", "state", "established", "( sport = :%d )" % port],
+                         capture_output=True, text=True).stdout
+    index_of = {w["pid"]: w["index"] for w in ready["workers"]}
+    per, total = [0] * len(ready["workers"]), 0
+    for line in out.splitlines():
+        total += 1
+        owners = {index_of[int(p)] for p in re.findall(r"pid=(\d+)", line) if int(p) in index_of}
+        if len(owners) == 1:
+            per[owners.pop()] += 1
+    return total, None if ready.get("mode") == "threads" else per
+
+
 def counter_sample(port, ready):
     """Each worker's load as GET /variant shows it (less the SYNs still in
     their window, given apart as syn_window), beside the truth: the server's
@@ -1543,20 +1559,11 @@ def counter_sample(port, ready):
         # by design until they are, or for under 1 s: reported apart.
         counted[slot["index"]] += slot["load"] - slot.get("syn", 0)
         syn += slot.get("syn", 0)
-    out = subprocess.run(["ss", "-tnpH", "state", "established", "( sport = :%d )" % port],
-                         capture_output=True, text=True).stdout
-    index_of = {w["pid"]: w["index"] for w in ready["workers"]}
-    threads = ready.get("mode") == "threads"
-    truth, total = [0] * n, 0
-    for line in out.splitlines():
-        total += 1
-        owners = {index_of[int(p)] for p in re.findall(r"pid=(\d+)", line) if int(p) in index_of}
-        if len(owners) == 1:
-            truth[owners.pop()] += 1
-    truth[asker] += 1
-    if threads:
+    total, truth = established_by_index(port, ready)
+    if truth is None:
         return {"accounting": state.get("accounting"), "counted": counted, "truth": None, "syn_window": syn,
                 "error": abs(sum(counted) - total - 1)}
+    truth[asker] += 1
     return {"accounting": state.get("accounting"), "counted": counted, "truth": truth, "syn_window": syn,
             "error": max(abs(c - t) for c, t in zip(counted, truth))}
 
@@ -1573,7 +1580,10 @@ class StressHogs:
         self.proc = subprocess.Popen(["stress-ng", "--cpu", str(self.n), "--quiet"], start_new_session=True,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _hogs.append(self.proc)
-        time.sleep(0.2)  # the hogs are on the CPUs before the first round
+        time.sleep(0.3)  # the hogs are on the CPUs before the first round
+        if self.proc.poll() is not None:
+            stop_hog(self.proc)
+            raise StepFailed("stress-ng --cpu %d exited %s at once" % (self.n, self.proc.returncode))
         return self
 
     def __exit__(self, *exc):
@@ -1614,7 +1624,7 @@ def perturbation_steps(args, raw_dir):
                             continue  # SIGSTOP stops every thread of the process
                         if name in PERTURBATIONS_NEED_ROOT and not is_root():
                             continue  # the report shows "-" for it
-                        rows += perturbation_one(args, prefix, proc, ready, path, workers, name, runs)
+                        rows += perturbation_one(prefix, proc, ready, path, workers, name, runs)
                 for r in rows:
                     r.update({"variant": arm, "workers": workers, "mode": ready.get("mode", "process"),
                               "target_held": arm in BALANCING_TARGET_ARMS})
@@ -1629,7 +1639,7 @@ def perturbation_steps(args, raw_dir):
             yield "%-14s %dw" % (arm, workers), step, {"variant": arm, "workers": workers, "perturbation": None}
 
 
-def perturbation_one(args, prefix, proc, ready, path, workers, name, runs):
+def perturbation_one(prefix, proc, ready, path, workers, name, runs):
     """The probe runs of one perturbation: rows, one per round."""
     rows, seq = [], 0
     tracer = trace = hogs = None

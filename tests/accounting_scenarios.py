@@ -33,8 +33,6 @@ counters equal the truth, which is the asking connection alone):
 import argparse
 import json
 import os
-import re
-import signal
 import socket
 import subprocess
 import sys
@@ -44,8 +42,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "probes"))
-from conftest import SERVER, LoadRecords, read_response  # noqa: E402
+from conftest import SERVER, LoadRecords, kill_group, read_response  # noqa: E402
 import synflood  # noqa: E402
+from campaign import established_by_index  # noqa: E402  (sock_diag's truth, as the perturbation study reads it)
 
 ADDR = "10.77.0.1"      # the server's address, on acct0 (a veth of our own netns)
 SILENT = "10.77.0.99"   # on acct0's subnet, answered by nobody: SYN-ACKs to it go nowhere
@@ -79,14 +78,9 @@ class Server:
         self.port = self.ready["port"]
         self.workers = len(self.ready["workers"])
         self.threads = threads
-        self.pid_index = {w["pid"]: w["index"] for w in self.ready["workers"]}
 
     def kill(self):
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
+        kill_group(self.proc)
 
 
 def connect(port):
@@ -115,22 +109,6 @@ def counted(srv):
     return loads, int(headers["x-worker"]), state.get("accounting")
 
 
-def ss_established(srv):
-    """The server's ESTABLISHED sockets on its port: (total, per index where
-    the owning process is a worker, else None)."""
-    out = subprocess.run(["ss", "-tnpH", "state", "established", "( sport = :%d )" % srv.port],
-                         capture_output=True, text=True).stdout
-    per = [0] * srv.workers
-    total = 0
-    for line in out.splitlines():
-        total += 1
-        pids = {int(p) for p in re.findall(r"pid=(\d+)", line)}
-        owners = {srv.pid_index[p] for p in pids if p in srv.pid_index}
-        if len(owners) == 1:
-            per[owners.pop()] += 1
-    return total, None if srv.threads else per
-
-
 def compare(srv, held):
     """One sample: the counters, the truth from our own connections (plus
     the asking one), and sock_diag's."""
@@ -141,7 +119,7 @@ def compare(srv, held):
         truth[index] += 1
     truth[asker] += 1
     # The asking connection has closed by now; sock_diag sees ours alone.
-    total, per = ss_established(srv)
+    total, per = established_by_index(srv.port, srv.ready)
     ours = [t - (i == asker) for i, t in enumerate(truth)]
     return {"load": loads, "truth": truth, "accounting": accounting, "at": at,
             "ss_total": total, "ss_agrees": total == len(held) and (per is None or per == ours)}

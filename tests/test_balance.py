@@ -20,14 +20,15 @@ from true loads, whoever is preempted. These need kernel accounting: root
 
 import json
 import os
-import signal
-import subprocess
-import time
+import sys
 
 import pytest
 
-from conftest import run_probe
+from conftest import ROOT, run_probe
 from test_trace import Trace
+
+sys.path.insert(0, os.path.join(ROOT, "probes"))
+from campaign import StressHogs, within_target  # noqa: E402  (the target and the hogs, as the perturbation study has them)
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="kernel accounting loads BPF: needs root")
 VARIANTS = ["fdpass", "reuseport-bpf", "handoff"]
@@ -38,14 +39,6 @@ def start(start_server, variant, workers):
     if variant == "handoff":
         return start_server("handoff --threads %d" % workers)
     return start_server(variant, workers=workers)
-
-
-def within_target(counts, workers):
-    """The design's target for one round: 17/15 at 2 workers, max - min <= 2 above."""
-    full = sorted(counts + [0] * (workers - len(counts)), reverse=True)
-    if workers == 2:
-        return full[0] <= 17
-    return full[0] - full[-1] <= 2
 
 
 def probe(s, tmp_path, shape, rounds=1, extra=()):
@@ -82,13 +75,10 @@ def back_to_back(s, tmp_path, workers, label):
 
 @pytest.fixture
 def hogs():
-    """Two CPU hogs (stress-ng --cpu 2) for the test's length."""
-    proc = subprocess.Popen(["stress-ng", "--cpu", "2", "--quiet"], start_new_session=True)
-    time.sleep(0.3)
-    assert proc.poll() is None, "stress-ng did not start"
-    yield proc
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    """Two CPU hogs (stress-ng --cpu 2) for the test's length; StressHogs
+    fails if stress-ng is missing or exits at once."""
+    with StressHogs(2) as h:
+        yield h
 
 
 @needs_root
