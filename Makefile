@@ -34,11 +34,12 @@ BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
 # The mechanism models (models/): no HTTP, one file each.
 MODEL_BINS := bin/reuseport-model bin/exclusive-model
 BINS += $(MODEL_BINS)
-TEST_BINS := build/test_http build/test_response build/server-asan build/test_handoff build/test_handoff_tsan
+TEST_BINS := build/test_http build/test_response build/server-asan build/test_handoff build/test_handoff_tsan \
+	build/test_shared_epoll
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test gate measure report bench soak fuzz clean check-platform
+.PHONY: all deps test test-stress gate measure report bench soak fuzz clean check-platform
 
 all: deps $(BINS)
 
@@ -103,6 +104,14 @@ build/server-asan: $(SERVER_SRC) $(SERVER_HDR) | build
 	@echo "  CC-SAN  $@"
 	$(Q)$(CC) $(WARN) $(SAN) -Ibuild -Iebpf $(SERVER_SRC) $(SERVER_LIBS) -o $@
 
+# --shared-epoll's listener stall after EMFILE, replayed in one thread under
+# ASan/UBSan. The test #includes servers/worker.c (to reach its statics), so
+# it links every other server source but main.c.
+build/test_shared_epoll: tests/c/test_shared_epoll.c tests/c/check.h $(SERVER_SRC) $(SERVER_HDR) | build
+	@echo "  CC-SAN  $@"
+	$(Q)$(CC) $(WARN) $(SAN) -Ibuild -Iebpf tests/c/test_shared_epoll.c \
+		$(filter-out servers/main.c servers/worker.c,$(SERVER_SRC)) $(SERVER_LIBS) -o $@
+
 # libFuzzer target for the request parser (clang); the tests run it briefly.
 build/fuzz_http: tests/fuzz/fuzz_http.c servers/http.c servers/http.h | build
 	@echo "  FUZZ    $@"
@@ -114,6 +123,15 @@ bin build:
 test: all $(TEST_BINS) build/fuzz_http
 	$(Q)$(PYTHON) -m pytest -q tests
 	$(Q)$(PYTHON) ci/gate.py
+
+# The whole suite (tests and gate) on a busy machine: beside two CPU hogs
+# (stress-ng --cpu 2) for its whole length; the hogs stop however it ends.
+test-stress: all $(TEST_BINS) build/fuzz_http
+	$(Q)command -v stress-ng >/dev/null || { echo "test-stress: stress-ng is missing (make deps installs it, as root)" >&2; exit 2; }
+	$(Q)stress-ng --cpu 2 --timeout 7200 --quiet & hogs=$$!; \
+	trap 'kill $$hogs 2>/dev/null; wait $$hogs 2>/dev/null' EXIT INT TERM; \
+	echo "test-stress: the suite beside stress-ng --cpu 2 (pid $$hogs)"; \
+	$(PYTHON) -m pytest -q tests && $(PYTHON) ci/gate.py
 
 # The balancing variants within 2:1 on every round, and the fault invariants.
 gate: all

@@ -51,6 +51,7 @@
 #define TCP_FLAG_RST 0x04
 #define TCP_FLAG_ACK 0x10
 #define CAS_TRIES 8
+#define PF_EXITING 0x00000004 /* include/linux/sched.h */
 
 #define MAX_SLOTS WORKER_LOAD_MAX_SLOTS
 #define MAX_INDEXES WORKER_LOAD_MAX_INDEXES
@@ -348,6 +349,35 @@ static __always_inline int established(struct sock *sk)
 	return 0;
 }
 
+/* A connection of ours leaves ESTABLISHED in the context of current: if
+ * current is a worker process dying (PF_EXITING) and s (or, for a connection
+ * it had not tagged yet, s NULL) is its slot, the connection was open at its
+ * death: count it in the slot's died_held. A close by the dying worker's
+ * exit runs in its own context (its files are put in do_exit), so this
+ * tells a killed worker's connections from any other close. */
+static __always_inline void count_death(struct load_slot *s)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!(task->flags & PF_EXITING))
+		return;
+	if (!s) {
+		__u32 n = targ_workers * targ_slots_per_worker;
+
+		for (__u32 i = 0; i < MAX_SLOTS && i < n; i++) {
+			struct load_slot *c = bpf_map_lookup_elem(&slots, &i);
+
+			if (c && c->owner == tgid) {
+				s = c;
+				break;
+			}
+		}
+	}
+	if (s && s->owner && s->owner == tgid)
+		__sync_fetch_and_add(&s->died_held, 1);
+}
+
 static __always_inline int left_established(struct sock *sk)
 {
 	struct conn_tag *tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
@@ -361,13 +391,19 @@ static __always_inline int left_established(struct sock *sk)
 		tag = bpf_sk_storage_get(&conn_owner, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 		if (!tag)
 			return 0;
+		if (!tag->slot) {
+			count_death(NULL); /* accepted, not yet admitted, when its worker died */
+			return 0;
+		}
 	}
 	if (!tag->slot || !tag->counted)
 		return 0;
 	tag->counted = 0;
 	s = slot_of(tag);
-	if (s)
+	if (s) {
 		__sync_fetch_and_add(&s->held, -1);
+		count_death(s);
+	}
 	return 0;
 }
 

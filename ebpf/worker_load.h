@@ -54,6 +54,15 @@ struct load_slot {
 	/* Bumped whenever a new worker takes the slot (and when one is reaped):
 	 * a tag of an older generation no longer counts here. */
 	__u32 gen;
+	/* The pid (tgid) of the worker process that holds the slot, written
+	 * when it takes the slot; 0 when none does. */
+	__u32 owner;
+	/* Kernel accounting: connections of ours that were ESTABLISHED when
+	 * the slot's owner died (closed by its exit: the task is the owner and
+	 * PF_EXITING), counted here whether the worker had tagged them yet or
+	 * not. The supervisor reads it (with held) when it reaps the worker:
+	 * what a killed worker held open at its death. Restarts with the slot. */
+	__u32 died_held;
 };
 
 /* A connection's tag, in the conn_owner socket storage. */

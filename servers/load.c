@@ -273,6 +273,26 @@ void load_slot_restart(struct load_account *la, int slot)
 		__atomic_store_n(&s->syn[i], 0, __ATOMIC_SEQ_CST);
 }
 
+void load_slot_owned(struct load_account *la, int slot, pid_t pid)
+{
+	__atomic_store_n(&la->slots[slot].owner, (__u32)pid, __ATOMIC_SEQ_CST);
+}
+
+void load_slot_reaped(struct load_account *la, int slot, int index, pid_t pid)
+{
+	struct load_slot *s = &la->slots[slot];
+	/* Reaped: its exit (and every close it made) is over. */
+	int64_t held = __atomic_load_n(&s->held, __ATOMIC_SEQ_CST) +
+		       (int64_t)__atomic_load_n(&s->died_held, __ATOMIC_SEQ_CST);
+
+	emit_line(STDOUT_FILENO, "{\"event\":\"slot_restarted\",\"index\":%d,\"slot\":%d,\"pid\":%d,"
+		  "\"held_at_death\":%lld,\"inflight\":%lld}", index, slot, (int)pid, (long long)held,
+		  (long long)__atomic_load_n(&s->inflight, __ATOMIC_SEQ_CST));
+	__atomic_store_n(&s->owner, 0, __ATOMIC_SEQ_CST);
+	load_slot_restart(la, slot);
+	__atomic_store_n(&s->died_held, 0, __ATOMIC_SEQ_CST);
+}
+
 void load_credit(struct load_account *la, int slot, int delta)
 {
 	__atomic_add_fetch(&la->slots[slot].inflight, delta, __ATOMIC_SEQ_CST);

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct server;
 struct load_account;
@@ -60,6 +61,18 @@ struct load_account *load_import(const struct server *srv, unsigned flags, const
  * count); inflight is left alone (a channel's queued hand-offs outlive a
  * respawn, and whoever takes them off lowers it). */
 void load_slot_restart(struct load_account *la, int slot);
+
+/* The worker process pid takes slot (its start): the kernel counts what is
+ * open at its death against the slot from now (struct load_slot's owner). */
+void load_slot_owned(struct load_account *la, int slot, pid_t pid);
+
+/* The supervisor has reaped slot's worker pid (of index): writes one line
+ * {"event":"slot_restarted","index":I,"slot":S,"pid":P,"held_at_death":N,
+ * "inflight":M} on stdout, N what it held open when it died (kernel: the
+ * connections its exit closed while ESTABLISHED, tagged or not yet; user:
+ * those it had admitted and not closed), M what was in flight to it, then
+ * restarts the slot (load_slot_restart). */
+void load_slot_reaped(struct load_account *la, int slot, int index, pid_t pid);
 
 /* A connection is decided for slot (delta 1), or that decision is taken
  * back (delta -1, the send failed). */

@@ -2,6 +2,7 @@
 stop it (its whole process group) however the test ends; talk raw HTTP."""
 
 import ctypes
+import fcntl
 import json
 import mmap
 import os
@@ -10,9 +11,18 @@ import signal
 import socket
 import struct
 import subprocess
+import termios
 import time
 
 import pytest
+
+# The faults table's rows come from pytest's report of each fault test.
+from faults import pytest_runtest_makereport  # noqa: F401  (a pytest hook, found by name)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fault(case, expected): a fault case of the faults table (tests/faults.py)")
+
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER = os.path.join(ROOT, "bin", "acceptlab-server")
@@ -305,10 +315,106 @@ def killed_at_teardown(make):
         obj.kill()
 
 
-def split_answered(conns, wait_s):
-    """After wait_s, splits conns into ([pid that answered, ...], [sockets
-    still waiting]); the answered ones are read and closed."""
-    time.sleep(wait_s)
+def task_state(pid, tid=None):
+    """(state letter, wchan) of thread tid of process pid (its main thread
+    by default), from /proc; ("gone", "") once it has exited."""
+    base = "/proc/%d/task/%d/" % (pid, pid if tid is None else tid)
+    try:
+        with open(base + "stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        with open(base + "wchan") as f:
+            return state, f.read()
+    except (OSError, IndexError):
+        return "gone", ""
+
+
+def in_epoll_wait(state, wchan):
+    return state == "S" and ("epoll" in wchan or "ep_poll" in wchan)
+
+
+def in_nanosleep(state, wchan):
+    """Inside an inline /sleep (servers/worker.c's nanosleep loop)."""
+    return state == "S" and "nanosleep" in wchan
+
+
+def stopped(state, wchan):
+    """SIGSTOPped and off its CPU (do_signal_stop: its parent's SIGCHLD sent)."""
+    return state == "T" and wchan == "do_signal_stop"
+
+
+def wait_tasks(tasks, ok, what, timeout=10.0, want=all, polls=2):
+    """Polls the (state, wchan) of tasks [(pid, tid), ...] until want(ok(state,
+    wchan) for each) holds on `polls` consecutive polls; returns the tasks
+    for which ok held last. Fails naming what it saw last."""
+    deadline = time.monotonic() + timeout
+    seen = 0
+    while True:
+        states = {t: task_state(*t) for t in tasks}
+        good = [t for t in tasks if ok(*states[t])]
+        seen = seen + 1 if want(ok(*states[t]) for t in tasks) else 0
+        if seen >= polls:
+            return good
+        if time.monotonic() > deadline:
+            raise AssertionError("not %s within %.0f s: (pid, tid) -> (state, wchan) %r" % (what, timeout, states))
+        time.sleep(0.002)
+
+
+def worker_tasks(pid, tids=None):
+    """[(pid, tid), ...]: the given threads of pid, or every thread it has."""
+    if tids is None:
+        tids = [int(t) for t in os.listdir("/proc/%d/task" % pid)]
+    return [(pid, t) for t in tids]
+
+
+def wait_idle_in_epoll(pid, tids=None, timeout=10.0):
+    """Waits until each of tids (default: every thread of process pid)
+    sleeps in epoll_wait (state S, a wchan naming epoll) on two consecutive
+    polls: it has handled every wakeup issued before the call."""
+    wait_tasks(worker_tasks(pid, tids), in_epoll_wait, "asleep in epoll_wait", timeout)
+
+
+def wait_stopped(pid, timeout=10.0):
+    """Waits until process pid is SIGSTOPped and off its CPU."""
+    wait_tasks(worker_tasks(pid, [pid]), stopped, "stopped", timeout, polls=1)
+
+
+def wait_acked(conns, timeout=10.0):
+    """Waits until every byte sent on each of conns is acknowledged by the
+    server's kernel (SIOCOUTQ 0): each connection is established at the
+    server and holds its request, so every wakeup it causes (its listener's
+    waiters, then its own) has been issued."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [c for c in conns if struct.unpack("i", fcntl.ioctl(c.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0]]
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError("%d of %d requests not acknowledged within %.0f s" % (len(left), len(conns), timeout))
+        time.sleep(0.002)
+
+
+def server_send_queues(port):
+    """Send-Q of each established socket whose local port is port (the
+    server's ends): bytes written and not yet acknowledged by the client."""
+    out = subprocess.run(["ss", "-tnH", "state", "established", "sport = :%d" % port],
+                         capture_output=True, text=True, check=True).stdout
+    return [int(l.split()[1]) for l in out.splitlines() if l.strip()]
+
+
+def split_answered(conns, port, pid, tids=None, timeout=10.0):
+    """Splits conns (each with a request sent) into ([pid that answered,
+    ...], [sockets still waiting]) once the running worker (process pid, its
+    threads tids) has answered all it will: every request reached the
+    server (wait_acked), then the worker sleeps idle in epoll_wait
+    (wait_idle_in_epoll), then every answer written reached its client (no
+    server socket on port with unacknowledged bytes). The answered ones are
+    read and closed."""
+    wait_acked(conns, timeout)
+    wait_idle_in_epoll(pid, tids, timeout)
+    deadline = time.monotonic() + timeout
+    while any(server_send_queues(port)):
+        assert time.monotonic() < deadline, "answers unacknowledged: Send-Q %r" % server_send_queues(port)
+        time.sleep(0.002)
     answered, waiting = [], []
     for c in conns:
         ready = select.select([c], [], [], 0)[0]
@@ -325,9 +431,10 @@ def run_probe(*args, timeout=60):
 
 
 # The balancing variants' load records (ebpf/worker_load.h, struct
-# load_slot): __s64 held, inflight; __u64 syn[8]; __u32 live, gen. A SYN
+# load_slot): __s64 held, inflight; __u64 syn[8]; __u32 live, gen, owner,
+# died_held. A SYN
 # counts while its bucket's epoch is within the window.
-LOAD_SLOT = struct.Struct("<qq8QII")
+LOAD_SLOT = struct.Struct("<qq8QIIII")
 LOAD_MAX_SLOTS = 128  # MAX_SLOTS in servers/server.h: two slots per worker index
 SYN_EPOCH_SHIFT = 27
 SYN_WINDOW = 6
@@ -384,7 +491,7 @@ class LoadRecords:
             os.close(fd)
 
     def slots(self, n):
-        """[{held, inflight, syn, live, gen, load}, ...] for the first n
+        """[{held, inflight, syn, live, gen, owner, died_held, load}, ...] for the first n
         slots; load as the server computes it (held + inflight + the SYNs
         in the window)."""
         now = time.monotonic_ns() >> SYN_EPOCH_SHIFT  # CLOCK_MONOTONIC, as bpf_ktime_get_ns
@@ -393,7 +500,7 @@ class LoadRecords:
             held, inflight, *rest = LOAD_SLOT.unpack_from(self.mm, i * LOAD_SLOT.size)
             syn = sum(v & 0xffffffff for v in rest[:8] if (now - (v >> 32)) & 0xffffffff < SYN_WINDOW)
             out.append({"held": held, "inflight": inflight, "syn": syn, "live": rest[8], "gen": rest[9],
-                        "load": held + inflight + syn})
+                        "owner": rest[10], "died_held": rest[11], "load": held + inflight + syn})
         return out
 
     def by_index(self, workers, slots_per_index=2):

@@ -5,9 +5,11 @@ equal: the scripts are the tool's definitions, not approximations of them.
 
 Attach timing cannot make them differ: the server's process group is
 SIGSTOPped before either tool starts and SIGCONTed only once both say they
-are attached, so both see every worker enter its wait afresh; after the
-traffic the group is SIGSTOPped again (both see that last wakeup) before
-either tool is stopped. Root and bpftrace only; skipped otherwise."""
+are attached, so both see every worker enter its wait afresh (the traffic
+starts once every worker thread sleeps in epoll_wait again, read from
+/proc); after the traffic the group is SIGSTOPped again (both see that last
+wakeup) before either tool is stopped. Root and bpftrace only; skipped
+otherwise."""
 
 import json
 import os
@@ -20,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, kill_group, killed_at_teardown, sequential_then_burst
+from conftest import ROOT, kill_group, killed_at_teardown, sequential_then_burst, wait_idle_in_epoll
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 BPFTRACE = shutil.which("bpftrace")
@@ -123,7 +125,7 @@ def stop_group(server):
     every worker (and the supervisor) is stopped."""
     os.killpg(server.proc.pid, signal.SIGSTOP)
     pids = {server.proc.pid} | {w["pid"] for w in server.ready["workers"]}
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 10
     while not all(s == "T" for p in pids for s in thread_states(p)):
         assert time.monotonic() < deadline, {p: thread_states(p) for p in pids}
         time.sleep(0.01)
@@ -139,7 +141,8 @@ def side_by_side(server, children, script):
     bt.wait_line(lambda l: l.startswith(name))
     assert json.loads(tr.wait_line(lambda l: l.startswith("{")))["type"] == "attached"
     os.killpg(server.proc.pid, signal.SIGCONT)
-    time.sleep(0.1)  # every worker back asleep in epoll_pwait before the first connection
+    for w in server.ready["workers"]:  # every worker back asleep in epoll_pwait before the first connection
+        wait_idle_in_epoll(w["pid"], [w["tid"]])
     answered = sequential_then_burst(server.port)
     stop_group(server)
     bt_out, bt_err = bt.stop()

@@ -1,10 +1,11 @@
 """Runs the C unit tests (the server's request parser, the probe's response
-parser and the hand-off queues and policy, under ASan/UBSan; the hand-off
-tests again under TSan) and a short fuzzing pass for servers/http.c.
+parser, the hand-off queues and policy, and the --shared-epoll listener's
+EMFILE interleaving, under ASan/UBSan; the hand-off tests again under TSan)
+and a short fuzzing pass for servers/http.c.
 
 The binaries are built by the Makefile (build/test_http, build/test_response,
-build/test_handoff, build/test_handoff_tsan, build/fuzz_http); these tests
-only run them.
+build/test_handoff, build/test_handoff_tsan, build/test_shared_epoll,
+build/fuzz_http); these tests only run them.
 """
 import os
 import platform
@@ -22,13 +23,18 @@ CORPUS = ROOT / "tests" / "fuzz" / "corpus_http"
 FUZZ_SECONDS = 10
 
 
-@pytest.mark.parametrize("name", ["test_http", "test_response", "test_handoff"])
+@pytest.mark.parametrize("name", ["test_http", "test_response", "test_handoff", "test_shared_epoll"])
 def test_c_unit_tests_pass(name):
     """build/<name> exits 0 and its last line reports "0 failed".
 
-    Each program checks a parser against the contract in its header with
-    every input placed against a guard page, so an over-read shows up as a
-    crash (non-zero exit) and a contract violation as a counted failure. Both
+    Each parser program checks a parser against the contract in its header
+    with every input placed against a guard page, so an over-read shows up as
+    a crash (non-zero exit) and a contract violation as a counted failure.
+    test_handoff checks the hand-off queues and policy; test_shared_epoll
+    replays, in one thread against servers/worker.c, the --shared-epoll
+    interleaving of two threads' EMFILE rests that once left the listener's
+    edge-triggered registration disarmed with connections waiting (it checks
+    that epoll reports the listener again once the second rest ends). Both
     the exit status and the summary line are checked, so a crash that happened
     to exit 0 or a summary that disagreed with the status would still fail.
     """

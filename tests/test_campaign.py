@@ -102,12 +102,17 @@ def test_interrupt_leaves_nothing_running(tmp_path):
                              "--variants", "bare,fdpass", "--no-canonical", "--results-dir", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        # Steps 9-12 are the hog placements (7 placements x 2 arms, in order).
+        # Steps 9-12 are the hog placements (7 placements x 2 arms, in order):
+        # once step 8 is done, wait until a hog runs (its command line in /proc).
         for line in proc.stdout:
             if line.startswith("[  8/"):
                 break
-        time.sleep(0.3)
-        hogs = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith("while True: pass")]
+        deadline = time.monotonic() + 60
+        while True:
+            hogs = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith("while True: pass")]
+            if hogs or proc.poll() is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -117,7 +122,11 @@ def test_interrupt_leaves_nothing_running(tmp_path):
     assert proc.returncode == 130, err
     assert "interrupted; partial results in" in err
     assert hogs, "the hog placement was not running when interrupted"
-    time.sleep(0.2)
+    # The campaign kills and reaps its hogs before it exits: they are gone
+    # now (a bounded wait only in case one is still being torn down).
+    deadline = time.monotonic() + 10
+    while [p for p in hogs if os.path.exists("/proc/" + p) and _cmdline(p)] and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert not [p for p in hogs if os.path.exists("/proc/" + p) and _cmdline(p)], "a CPU hog outlived the campaign"
     assert server_pids() <= before, "servers left running"
     netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout

@@ -1,6 +1,10 @@
-"""Accept sharing (fdpass): the balance it promises and the fault cases that
-found each of its corrections. Each test states the invariant the
-correction guarantees and fails loudly if it breaks.
+"""Accept sharing (fdpass): the balance it promises, the rules of its pick,
+and the fault cases that found each of its corrections. Each test states the
+invariant the correction guarantees and fails loudly if it breaks. A fault
+test proves its window was hit (the state it needs, read from the server's
+lines, GET /variant or its load records, never assumed after a sleep) and
+records what it observed (tests/faults.py: the campaign's faults table gets
+one row per case, failed or not).
 
 Test knobs used (documented in servers/variants/fdpass.c and the README):
 ACCEPTLAB_TEST_ARM_GAP_MS=I:MS holds worker I before its loop starts,
@@ -19,20 +23,22 @@ import time
 
 import pytest
 
-from conftest import (PYTHON, alive, get, open_pid_requests, proc_state, read_response,
-                      run_probe)
+from conftest import (PYTHON, LoadRecords, alive, get, open_pid_requests, read_response, run_probe,
+                      wait_stopped)
+from faults import fault, record
 
-
-def record(case, expected, observed, **figures):
-    """Writes what a fault test observed, before it asserts, to the file
-    ACCEPTLAB_FAULTS_OUT names (the campaign's faults study): one
-    implementation of each fault case, asserted here, reported there."""
-    path = os.environ.get("ACCEPTLAB_FAULTS_OUT")
-    if path:
-        with open(path, "a") as f:
-            test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
-            f.write(json.dumps(dict({"case": case, "expected": expected, "observed": observed,
-                                     "test": test}, **figures), sort_keys=True) + "\n")
+# The times the fault cases promise: one number, in the test and in the
+# faults table's expected column alike.
+FAULT1_ANSWERED_S = 1.0  # worker 1 held 3 s: a burst is answered by worker 0 within this
+FAULT4_CLOSED_S = 1.0    # a connection queued to a dead worker reads a close within this of the SIGKILL
+# Fault 5: servers tried until a hand-off is in flight to the leaver when it leaves.
+FAULT5_ATTEMPTS = 10
+# Faults 3 and 4 run with forked workers, spawned ones (fork + exec), and in
+# the middle of a SIGHUP reload (the victim is the reload's new worker).
+MODES = {"forked": [], "spawned": ["--spawn-workers"], "reload": []}
+# reload: old worker 1 sits in a /sleep this long, so the reload cannot end
+# while the fault case runs.
+RELOAD_HOLD_MS = 8000
 
 
 def env_with(**kw):
@@ -44,24 +50,74 @@ def share_state(port):
     return json.loads(get(port, "/variant")[2])
 
 
-def probe_burst(s, tmp_path, connections=32, rounds=1, extra=()):
-    ready = tmp_path / "ready.json"
-    ready.write_text(json.dumps(s.ready) + "\n")
+def probe_burst(s, tmp_path, connections=32, rounds=1, extra=(), workers=None):
+    """workers: [pid of index 0, pid of index 1, ...] when they are no longer
+    the ready line's (after a reload)."""
+    ready = dict(s.ready)
+    if workers:
+        ready["workers"] = [dict(w, pid=p) for w, p in zip(s.ready["workers"], workers)]
+    path = tmp_path / "ready.json"
+    path.write_text(json.dumps(ready) + "\n")
     res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", "burst", "--json",
                     "--connections", str(connections), "--rounds", str(rounds),
-                    "--workers-from", str(ready), *extra)
+                    "--workers-from", str(path), *extra)
     rows = [json.loads(l) for l in res.stdout.splitlines()]
     return res, [r for r in rows if r["type"] == "round"], [r for r in rows if r["type"] == "summary"][0]
 
 
-def wait_parked(s, index, timeout=2.0):
-    """Waits until worker index reads SERVING (-2) in the shared page."""
+def wait_until(what, fn, timeout=10.0):
+    """Polls fn until it returns something true, and returns that; fails
+    naming what it waited for."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if share_state(s.port)["slots"][index]["state"] == -2:
-            return
-        time.sleep(0.01)
-    raise AssertionError("worker %d never serving: %r" % (index, share_state(s.port)))
+    while True:
+        got = fn()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError("waited %.0f s for %s" % (timeout, what))
+        time.sleep(0.005)
+
+
+def wait_parked(s, slot, timeout=10.0):
+    """Waits until the worker in slot reads SERVING (-2) in the shared page."""
+    wait_until("slot %d serving: %r" % (slot, share_state(s.port)["slots"]),
+               lambda: share_state(s.port)["slots"][slot]["state"] == -2, timeout)
+
+
+def accept_queue(port):
+    """Connections waiting in the accept queue of the listener on port (ss: Recv-Q)."""
+    out = subprocess.run(["ss", "-ltnH", "sport = :%d" % port], capture_output=True, text=True).stdout
+    return sum(int(l.split()[1]) for l in out.splitlines() if l.split())
+
+
+def reloaded(s):
+    s.collect(0)
+    return [e for e in s.events if e.get("event") == "reloaded"]
+
+
+def fault_server(start_server, mode):
+    """A 2-worker fdpass server that gives up on a killed worker (no respawn),
+    its workers forked or spawned, or in the middle of a SIGHUP reload.
+    Returns (server, survivor pid, victim pid, victim slot, what to keep open).
+
+    reload: each old worker first holds one connection (on an idle server the
+    pick gives the second one to the other worker); old worker 1's is inside
+    /sleep?ms=RELOAD_HOLD_MS, so the reload cannot end ("reloaded") before
+    that answer is out. After SIGHUP both indexes are replaced (new workers
+    in slots 2 and 3) and the victim is the new worker 1."""
+    s = start_server("fdpass", args=MODES[mode], env=env_with(ACCEPTLAB_TEST_MAX_RESPAWNS=0))
+    if mode != "reload":
+        return s, s.pids[0], s.pids[1], 1, []
+    held = open_pid_requests(s.port, 2)
+    owner = {int(read_response(c)[2]): c for c in held}
+    assert set(owner) == set(s.pids), "the two connections should be one per old worker: %r" % owner
+    owner[s.pids[1]].sendall(b"GET /sleep?ms=%d HTTP/1.1\r\nHost: t\r\n\r\n" % RELOAD_HOLD_MS)
+    wait_until("old worker 1 inside its /sleep", lambda: share_state(s.port)["slots"][1]["in_handler_ms"] > 0)
+    os.kill(s.proc.pid, signal.SIGHUP)
+    new = {i: s.wait_for("replaced", index=i) for i in (0, 1)}
+    assert [e["slot"] for e in new.values()] == [2, 3], new
+    assert not reloaded(s), "the reload ended before the fault case began"
+    return s, new[0]["pid"], new[1]["pid"], new[1]["slot"], held
 
 
 @pytest.mark.parametrize("shape,extra", [
@@ -104,126 +160,246 @@ def test_no_pick_knob_turns_the_pick_off(start_server, tmp_path):
     assert state["on"] is True and state["event_id"] == 0, state
 
 
+# ------------------------------------------------------------ the pick's rules
+
+
+def wait_loads(records, want, what):
+    """Waits until the two workers' loads (their first slots) read want."""
+    return wait_until("loads %r (%s); last %r" % (want, what, [r["load"] for r in records.slots(2)]),
+                      lambda: [r["load"] for r in records.slots(2)] == want)
+
+
+def test_pick_least_loaded(start_server):
+    """The pick's first rule: a connection goes to the worker with the least
+    load, whoever accepted it. Worker 1 is made to hold n idle keep-alive
+    connections and worker 0 none (the load records say so); then n new
+    connections, opened and kept one at a time, are every one answered by
+    worker 0: at each, worker 0 holds fewer than worker 1, so even one that
+    worker 1 accepted is handed over."""
+    s = start_server("fdpass")
+    records = LoadRecords(s.proc.pid)
+    conns = []
+    for _ in range(12):
+        c = open_pid_requests(s.port, 1)[0]
+        conns.append((int(read_response(c)[2]), c))
+    on1 = [c for pid, c in conns if pid == s.pids[1]]
+    for pid, c in conns:
+        if pid == s.pids[0]:
+            c.close()
+    n = len(on1)
+    assert n >= 3, "worker 1 holds only %d of 12" % n
+    wait_loads(records, [0, n], "worker 0's connections closed")
+    new = []
+    for _ in range(n):
+        c = open_pid_requests(s.port, 1)[0]
+        new.append(int(read_response(c)[2]))
+        on1.append(c)
+    print("least loaded: worker 1 held %d, the next %d answered by %r" % (n, n, new))
+    assert new == [s.pids[0]] * n, "worker 0 (less loaded) should answer all %d: %r" % (n, new)
+    for c in on1:
+        c.close()
+
+
+def test_pick_ties_go_to_the_acceptor(start_server):
+    """The pick's second rule: on equal loads the acceptor keeps the
+    connection (a hand-off costs a send and a wakeup, and buys nothing). On
+    an idle server, 20 connections one after another, each closed and its
+    load gone (the load records read 0/0) before the next: every one met
+    equal loads, so not one was handed over (the page's hand-off count stays
+    0), however the race for the accepts went."""
+    s = start_server("fdpass")
+    records = LoadRecords(s.proc.pid)
+    answered = []
+    for _ in range(20):
+        wait_loads(records, [0, 0], "idle between connections")
+        status, _, body = get(s.port, "/pid")
+        answered.append(int(body))
+    wait_loads(records, [0, 0], "idle before /variant")
+    state = share_state(s.port)
+    print("ties: 20 connections answered by %r, %d hand-offs" % (
+        {p: answered.count(p) for p in s.pids}, state["event_id"]))
+    assert state["event_id"] == 0, "a connection met equal loads and was handed over: %r" % state
+
+
+# ------------------------------------------------------------ the fault cases
+
+
+@fault("1 worker 1 held 3 s before its loop",
+       "burst 32 answered by worker 0 within %.0f s, none passed" % FAULT1_ANSWERED_S)
 def test_fault1_worker_not_started_is_not_picked(start_server, tmp_path):
     """Fault 1 (the not-started state): worker 1 held 3 s before its loop:
-    a burst of 32 is answered by worker 0 within 1 s and nothing is passed
-    to worker 1 (before the correction, 16 went to it and waited 3 s)."""
+    a burst of 32 is answered by worker 0 within FAULT1_ANSWERED_S and
+    nothing is passed to worker 1 (before the correction, 16 went to it and
+    waited 3 s). The window: worker 1 still reads NOT_STARTED afterwards."""
     s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_ARM_GAP_MS="1:3000"))
     t0 = time.monotonic()
     res, (rnd,), _ = probe_burst(s, tmp_path, extra=["--timeout-ms", "1000"])
     took = time.monotonic() - t0
     state = share_state(s.port)
-    record("1 worker 1 held 3 s before its loop", "burst 32 answered by worker 0 within 1 s, none passed",
-           "%d of 32 answered by worker 0 in %.0f ms, %d passed to worker 1"
-           % (rnd["counts"].get(str(s.pids[0]), 0), took * 1000, state["passed"]),
-           elapsed_ms=round(took * 1000, 1))
+    record("%d of 32 answered by worker 0 in %.0f ms, %d passed to worker 1 (still not started: %s)"
+           % (rnd["counts"].get(str(s.pids[0]), 0), took * 1000, state["passed"],
+              state["slots"][1]["state"] == 0), elapsed_ms=round(took * 1000, 1))
     assert res.returncode == 0, res.stderr
-    assert rnd["counts"][str(s.pids[0])] == 32 and took < 1.0, (rnd["split"], took)
-    assert state["slots"][1]["state"] == 0, "worker 1 should still read NOT_STARTED"
+    assert state["slots"][1]["state"] == 0, "worker 1 should still read NOT_STARTED: the window was missed"
+    assert rnd["counts"][str(s.pids[0])] == 32 and took < FAULT1_ANSWERED_S, (rnd["split"], took)
     assert state["slots"][1]["inflight"] == 0 and state["passed"] == 0, state
 
 
+@fault("2 SIGTERM during that hold", "exit 0, no connection closed unanswered, none passed to worker 1")
 def test_fault2_sigterm_during_the_hold(start_server):
     """Fault 2: SIGTERM while worker 1 is held: the server exits 0 and every
-    connection opened during the hold is answered (none closed unanswered)."""
+    connection opened during the hold is answered (none closed unanswered).
+    The window: worker 1 reads NOT_STARTED when the SIGTERM is sent, after
+    every one of the 32 was answered by worker 0 (none passed to it)."""
     s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_ARM_GAP_MS="1:3000"))
     conns = open_pid_requests(s.port, 32)
-    time.sleep(0.2)
+    wait_until("32 answers", lambda: all(select.select([c], [], [], 0)[0] for c in conns))
+    state = share_state(s.port)
     os.killpg(s.proc.pid, signal.SIGTERM)
     answered = [int(read_response(c)[2]) for c in conns]
     rc = s.proc.wait(timeout=15)
-    record("2 SIGTERM during that hold", "exit 0, no connection closed unanswered",
-           "exit %d, %d of 32 answered" % (rc, sum(p == s.pids[0] for p in answered)))
+    record("exit %d, %d of 32 answered by worker 0; worker 1 %s at the SIGTERM, %d passed to it"
+           % (rc, sum(p == s.pids[0] for p in answered),
+              "not started" if state["slots"][1]["state"] == 0 else "state %d" % state["slots"][1]["state"],
+              state["passed"]))
+    assert state["slots"][1]["state"] == 0, "worker 1 was no longer held: the window was missed"
     assert answered == [s.pids[0]] * 32
     assert rc == 0
 
 
-def test_fault3_killed_parked_worker_is_not_picked(start_server, tmp_path):
+@fault("3 worker 1 SIGKILLed while parked, no respawn ({mode})",
+       "burst 32 answered 32 of 32 by worker 0, none passed on (the hand-off count unchanged)")
+@pytest.mark.parametrize("mode", list(MODES))
+def test_fault3_killed_parked_worker_is_not_picked(start_server, tmp_path, mode):
     """Fault 3 (the supervisor marks the reaped LEFT): worker 1 SIGKILLed
-    while parked, respawns capped to 0: a burst of 32 is answered 32 of 32
-    by worker 0 (before: 16 accepted and never answered)."""
-    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_MAX_RESPAWNS=0))
-    wait_parked(s, 1)
-    os.kill(s.pids[1], signal.SIGKILL)
+    while parked (SERVING, idle), respawns capped to 0: a burst of 32 is
+    answered 32 of 32 by worker 0, and none is passed on: the page's
+    hand-off count is the same before and after (before the correction, 16
+    were accepted and never answered). Forked, spawned, and during a reload
+    (the new worker 1 killed while old worker 1 still finishes: the reload
+    has not ended when the burst is answered)."""
+    s, survivor, victim, slot, keep = fault_server(start_server, mode)
+    wait_parked(s, slot)
+    os.kill(victim, signal.SIGKILL)
     s.wait_for("gave_up", index=1)
-    res, (rnd,), _ = probe_burst(s, tmp_path, extra=["--timeout-ms", "2000"])
-    record("3 worker 1 SIGKILLed while parked, no respawn", "burst 32 answered 32 of 32 by worker 0",
-           "%d of 32 answered by worker 0, %d unanswered" % (rnd["counts"].get(str(s.pids[0]), 0),
-                                                             rnd["unanswered"]))
+    before = share_state(s.port)["event_id"]
+    res, (rnd,), _ = probe_burst(s, tmp_path, extra=["--timeout-ms", "2000"], workers=[survivor, victim])
+    after = share_state(s.port)
+    during = "" if mode != "reload" else ", the reload %s" % ("still running" if not reloaded(s) else "over")
+    record("%d of 32 answered by worker 0, %d unanswered, %d passed on%s"
+           % (rnd["counts"].get(str(survivor), 0), rnd["unanswered"], after["event_id"] - before, during),
+           passed_on=after["event_id"] - before)
     assert res.returncode == 0, res.stderr
-    assert rnd["counts"][str(s.pids[0])] == 32 and rnd["unanswered"] == 0
-    assert share_state(s.port)["slots"][1]["state"] == -1
+    assert rnd["counts"][str(survivor)] == 32 and rnd["unanswered"] == 0, rnd
+    assert after["event_id"] == before, "connections were passed on: %r" % after
+    assert after["slots"][slot]["state"] == -1, after
+    if mode == "reload":
+        assert not reloaded(s), "the reload ended before the burst: the case did not run during it"
+    for c in keep:
+        c.close()
 
 
-def test_fault4_handoffs_queued_to_a_dead_worker_are_closed(start_server):
+@fault("4 worker 1 SIGSTOPped, burst queued to it, then SIGKILL, no respawn ({mode})",
+       "every queued connection reads a close within %.0f s of the SIGKILL; the rest answered by worker 0"
+       % FAULT4_CLOSED_S)
+@pytest.mark.parametrize("mode", list(MODES))
+def test_fault4_handoffs_queued_to_a_dead_worker_are_closed(start_server, mode):
     """Fault 4 (close what was queued to a worker given up on): worker 1
-    SIGSTOPped while parked, a burst queued partly into its channel, then
+    SIGSTOPped while parked, a burst of 32 is split between worker 0's
+    answers and worker 1's channel (waited on until the two add up: the
+    answers readable, worker 1's inflight in the load records), then
     SIGKILL with no respawn: every connection queued to it reads a close
-    (EOF, or a reset since its request was never read) promptly, within 1 s
-    (the supervisor drains its channel within 250 ms), instead of hanging
-    until the server stops; the rest are answered by worker 0."""
-    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_MAX_RESPAWNS=0))
-    wait_parked(s, 1)
-    os.kill(s.pids[1], signal.SIGSTOP)
-    while proc_state(s.pids[1]) != "T":
-        time.sleep(0.005)
+    (EOF, or a reset since its request was never read) within
+    FAULT4_CLOSED_S of the SIGKILL, instead of hanging until the server
+    stops; the supervisor says it closed exactly those. Forked, spawned,
+    and during a reload."""
+    s, survivor, victim, slot, keep = fault_server(start_server, mode)
+    wait_parked(s, slot)
+    records = LoadRecords(s.proc.pid)
+    os.kill(victim, signal.SIGSTOP)
+    wait_stopped(victim)
     conns = open_pid_requests(s.port, 32)
-    time.sleep(0.5)
-    waiting = [c for c in conns if not select.select([c], [], [], 0)[0]]
-    answered = [c for c in conns if c not in waiting]
-    assert len(waiting) >= 8, "expected about half handed to the stopped worker, got %d" % len(waiting)
+
+    def settled():
+        answered = [c for c in conns if select.select([c], [], [], 0)[0]]
+        inflight = records.slots(slot + 1)[slot]["inflight"]
+        return (answered, inflight) if len(answered) + inflight == 32 else None
+    answered, queued = wait_until("32 = answered + queued to the stopped worker", settled)
+    waiting = [c for c in conns if c not in answered]
+    assert len(waiting) == queued >= 8, "expected about half handed to the stopped worker, got %d" % queued
     for c in answered:
-        assert int(read_response(c)[2]) == s.pids[0]
+        assert int(read_response(c)[2]) == survivor
     t0 = time.monotonic()
-    os.kill(s.pids[1], signal.SIGKILL)
+    os.kill(victim, signal.SIGKILL)
     closes = []
-    kinds = {"eof": 0, "reset": 0}
+    kinds = {"eof": 0, "reset": 0, "data": 0, "hang": 0}
     for c in waiting:
-        c.settimeout(2.0)
+        c.settimeout(5.0)
         try:
-            assert c.recv(1) == b"", "a queued connection got data, not a close"
-            kinds["eof"] += 1
+            kinds["eof" if c.recv(1) == b"" else "data"] += 1
         except ConnectionResetError:
             kinds["reset"] += 1  # closed with its request unread: the kernel sends RST
+        except OSError:
+            kinds["hang"] += 1
         closes.append(time.monotonic() - t0)
         c.close()
-    print("fault 4: %d queued connections closed (%s), the last %.1f ms after the SIGKILL"
-          % (len(waiting), kinds, max(closes) * 1000))
-    record("4 worker 1 SIGSTOPped, burst queued to it, then SIGKILL, no respawn",
-           "every queued connection reads a close promptly (the supervisor drains within 250 ms)",
-           "%d queued, all closed (%d reset, %d EOF), the last %.1f ms after the SIGKILL"
-           % (len(waiting), kinds["reset"], kinds["eof"], max(closes) * 1000),
+    gave = s.wait_for("handoffs_closed", index=1)
+    during = "" if mode != "reload" else "; the reload %s" % ("still running" if not reloaded(s) else "over")
+    record("%d answered by worker 0, %d queued: %d reset, %d EOF, %d data, %d no close within 5 s, the last "
+           "%.1f ms after the SIGKILL; the supervisor closed %d%s"
+           % (len(answered), len(waiting), kinds["reset"], kinds["eof"], kinds["data"], kinds["hang"],
+              max(closes) * 1000, gave["closed"], during),
            last_close_ms=round(max(closes) * 1000, 1), queued=len(waiting))
-    assert max(closes) < 1.0
-    assert s.wait_for("handoffs_closed", index=1)["closed"] == len(waiting)
-    assert share_state(s.port)["slots"][1]["inflight"] == 0
+    assert kinds["data"] == 0 and kinds["hang"] == 0, kinds
+    assert max(closes) < FAULT4_CLOSED_S, "the last close came %.0f ms after the SIGKILL" % (max(closes) * 1000)
+    assert gave["closed"] == len(waiting), gave
+    assert share_state(s.port)["slots"][slot]["inflight"] == 0
+    if mode == "reload":
+        assert not reloaded(s), "the reload ended before the queued connections closed"
+    for c in keep:
+        c.close()
 
 
+@fault("5 leaving race: SIGTERM to the {target}, 100 ms pick-to-send gap",
+       "a hand-off in flight to the leaver when it left; every client a full answer, none EOF "
+       "mid-request, none hangs")
 @pytest.mark.parametrize("target", ["worker", "server"])
 def test_fault5_leaving_race(start_server, target):
     """Fault 5 (the leaving handshake): with the pick-to-send gap widened to
     100 ms, SIGTERM the hand-offs' target (worker 1 alone, or the whole
-    server) while hand-offs are in flight: every client gets a full answer;
-    none reads EOF mid-request, none hangs; the server (or the surviving
-    worker) carries on or exits 0."""
-    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_SEND_GAP_MS=100))
-    wait_parked(s, 1)
-    conns = open_pid_requests(s.port, 16)
-    time.sleep(0.25)  # worker 0 is inside its pass, a hand-off mid-gap
-    os.kill(s.pids[1] if target == "worker" else -s.proc.pid, signal.SIGTERM)
-    answers = []
-    for c in conns:
-        c.settimeout(10)
-        try:
-            status, _, body = read_response(c)
-            answers.append(status == 200 and int(body) in s.pids)
-        except (OSError, AssertionError):
-            answers.append(False)
-        c.close()
-    record("5 leaving race: SIGTERM to the %s, 100 ms pick-to-send gap" % target,
-           "every client a full answer, none EOF mid-request, none hangs",
-           "%d of %d answered in full" % (sum(answers), len(answers)))
+    server) while a hand-off to it is in flight (its inflight raised, read
+    from the load records): every client gets a full answer; none reads EOF
+    mid-request, none hangs; the server (or the surviving worker) carries on
+    or exits 0. The window is proved by worker 1's "left" line: hand-offs
+    were in flight to it when it stored LEFT. A run that misses it (the
+    hand-off landed first) is retried on a new server, up to FAULT5_ATTEMPTS
+    times; never hitting it fails."""
+    for attempt in range(1, FAULT5_ATTEMPTS + 1):
+        s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_SEND_GAP_MS=100))
+        wait_parked(s, 1)
+        records = LoadRecords(s.proc.pid)
+        conns = open_pid_requests(s.port, 16)
+        wait_until("a hand-off in flight to worker 1", lambda: records.slots(2)[1]["inflight"] > 0)
+        os.kill(s.pids[1] if target == "worker" else -s.proc.pid, signal.SIGTERM)
+        answers = []
+        for c in conns:
+            c.settimeout(10)
+            try:
+                status, _, body = read_response(c)
+                answers.append(status == 200 and int(body) in s.pids)
+            except (OSError, AssertionError):
+                answers.append(False)
+            c.close()
+        left = s.wait_for("left", index=1, slot=1)
+        if not all(answers) or left["inflight_at_leave"] > 0:
+            break
+        s.kill()
+    record("%d of %d answered in full; worker 1 left with %d in flight to it (%d received, %d forwarded "
+           "while leaving), attempt %d" % (sum(answers), len(answers), left["inflight_at_leave"],
+                                           left["received"], left["forwarded"], attempt),
+           inflight_at_leave=left["inflight_at_leave"], attempts=attempt)
     assert all(answers), answers
+    assert left["inflight_at_leave"] > 0, "no hand-off was in flight to the leaver in %d attempts" % attempt
     if target == "server":
         assert s.proc.wait(timeout=20) == 0
     else:
@@ -231,6 +407,7 @@ def test_fault5_leaving_race(start_server, target):
         assert get(s.port, "/pid")[0] == 200
 
 
+@fault("6 1600 requests in bursts of 32 beside AF_UNIX socket churn", "0 lost, hand-offs under test")
 def test_fault6_churn_loses_nothing(start_server, tmp_path):
     """Fault 6 (the note's macOS collector bug): 1600 requests in bursts of
     32 while another process opens and closes AF_UNIX sockets continuously:
@@ -252,22 +429,28 @@ while time.monotonic() < end:
         churn.wait()
     # How many connections change hands varies a lot: when both workers win
     # part of a burst each keeps its own (ties go to the acceptor), and the
-    # churn's CPU use makes that common (72 to 738 hand-offs seen here). The
-    # invariant is "0 lost"; the floor only checks hand-offs were under test.
+    # churn's CPU use makes that common. The invariant is "0 lost"; the
+    # floor only checks hand-offs were under test.
     handoffs = share_state(s.port)["event_id"]
     print("fault 6: %d of 1600 answered, %d hand-offs" % (summary["answered"], handoffs))
-    record("6 1600 requests in bursts of 32 beside AF_UNIX socket churn", "0 lost",
-           "%d lost, %d hand-offs" % (1600 - summary["answered"], handoffs), handoffs=handoffs)
+    record("%d lost, %d hand-offs" % (1600 - summary["answered"], handoffs), handoffs=handoffs)
     assert summary["answered"] == 1600 and summary["unanswered"] == 0, summary["errors"]
     assert handoffs >= 16, "only %d hand-offs: the mechanism was not under test" % handoffs
 
 
+@fault("7 10,016 connections over 3 workers, random SIGKILLs and respawns",
+       "every slot's inflight back to 0 when idle, nothing held; every lost connection one a killed worker "
+       "held open at its death")
 def test_fault7_pending_never_drifts(start_server, tmp_path):
     """Fault 7 (inflight raised before the send, a reaped worker's count
-    restarted): 10,000 connections over 3 workers while workers are
-    SIGKILLed at random and respawned; once idle, every slot's inflight
-    reads 0, nothing is held but the connection asking (/variant), and
-    every worker is back."""
+    restarted): 313 bursts of 32 over 3 workers while workers are SIGKILLed
+    at random and respawned. Losses are bounded by the server's own lines:
+    each reaped worker's slot_restarted line says how many connections it
+    held open at its death (the kernel counts those its exit closed), and
+    the connections the probe saw unanswered are at most their sum: none is
+    lost that a killed worker did not hold. Once idle (waited on in the load
+    records), every slot's inflight reads 0, nothing is held but the
+    connection asking (/variant), and every worker is back."""
     s = start_server("fdpass", workers=3, args=["--respawn-limit", "1000"])
     stop = threading.Event()
     kills = []
@@ -296,15 +479,24 @@ def test_fault7_pending_never_drifts(start_server, tmp_path):
         t.join()
     assert len(kills) >= 3, "the churn of kills did not happen"
     s.wait_count("respawned", len(kills))
-    time.sleep(1.0)
+    deaths = s.wait_count("slot_restarted", len(kills))
+    records = LoadRecords(s.proc.pid)
+    idle = wait_until("every slot idle in the load records",
+                      lambda: all(r["held"] == 0 and r["inflight"] == 0 for r in records.slots(6)) or None)
     state = share_state(s.port)
-    print("fault 7: %d connections, %d answered, %d workers killed, %d hand-offs"
-          % (summary["answered"] + summary["unanswered"], summary["answered"], len(kills), state["event_id"]))
-    drift = [(l["slot"], l["inflight"], l["held"]) for l in state["slots"] if l["inflight"] or l["held"]]
-    record("7 10,000 connections over 3 workers, random SIGKILLs and respawns",
-           "every slot's inflight returns to 0 when idle, nothing held but the asking connection",
-           "%d workers killed, %d hand-offs; idle (slot, inflight, held) not 0: %s"
-           % (len(kills), state["event_id"], drift or "none"))
+    held_at_death = sum(e["held_at_death"] for e in deaths)
+    lost = summary["unanswered"]
+    print("fault 7: %d connections, %d answered, %d workers killed holding %d, %d hand-offs"
+          % (summary["answered"] + lost, summary["answered"], len(kills), held_at_death, state["event_id"]))
+    drift = [(l["slot"], l["inflight"], l["held"]) for l in state["slots"] if l["inflight"] or l["held"] > 1]
+    record("%d connections, %d lost; %d workers killed, holding %d open at their deaths; %d hand-offs; "
+           "idle (slot, inflight, held) not 0: %s" % (summary["answered"] + lost, lost, len(kills), held_at_death,
+                                                       state["event_id"], drift or "none"),
+           lost=lost, held_at_death=held_at_death, kills=len(kills))
+    assert idle
+    assert summary["answered"] + lost == 313 * 32, summary
+    assert lost <= held_at_death, ("%d connections lost, but the killed workers held only %d open at their deaths"
+                                   % (lost, held_at_death))
     assert len(state["slots"]) == 6, "two slots per index (a reload's new worker takes the other)"
     assert sum(l["held"] for l in state["slots"]) == 1, state  # this request's connection
     for line in state["slots"]:
@@ -315,6 +507,9 @@ def test_fault7_pending_never_drifts(start_server, tmp_path):
             continue
         # serving: never left or not started once every respawn is back
         assert line["state"] == -2, state
+
+
+# ------------------------------------------------------------ the busy rule
 
 
 def wait_in_handler(s, index, over_ms, timeout=5.0):
@@ -344,9 +539,6 @@ def test_busy_rule_skips_a_slow_view(start_server, tmp_path, path, over_ms):
     line = wait_in_handler(s, 1, over_ms)
     res, (rnd,), _ = probe_burst(s, tmp_path, extra=["--timeout-ms", "1000"])
     still = share_state(s.port)["slots"][1]
-    record("busy rule: worker 1 in %s" % path, "burst 32 answered by worker 0 while worker 1 is still inside",
-           "%s; worker 1 in its handler %.0f ms before, %.0f ms after" % (rnd["split"], line["in_handler_ms"],
-                                                                          still["in_handler_ms"]))
     assert res.returncode == 0, res.stderr
     assert rnd["counts"][str(s.pids[0])] == 32, rnd
     assert still["in_handler_ms"] > line["in_handler_ms"], "the handler ended before the burst was answered"
@@ -360,15 +552,13 @@ def test_busy_rule_does_not_skip_a_late_worker(start_server, tmp_path):
     in a slow view, so it keeps its share: a burst of 32 is split 16/16, the
     16 handed to it wait in its channel and are all answered once it runs."""
     s = start_server("fdpass")
+    records = LoadRecords(s.proc.pid)  # read without a connection the stopped worker could be given
     os.kill(s.pids[1], signal.SIGSTOP)
     try:
-        while proc_state(s.pids[1]) != "T":
-            time.sleep(0.005)
+        wait_stopped(s.pids[1])
         conns = open_pid_requests(s.port, 32)
-        deadline = time.monotonic() + 5
-        while share_state(s.port)["slots"][1]["inflight"] < 16:  # all handed over, waiting
-            assert time.monotonic() < deadline, share_state(s.port)
-            time.sleep(0.01)
+        wait_until("16 handed to the stopped worker, waiting in its channel",
+                   lambda: records.slots(2)[1]["inflight"] >= 16)
     finally:
         os.kill(s.pids[1], signal.SIGCONT)
     answers = [int(read_response(c)[2]) for c in conns]

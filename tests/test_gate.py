@@ -27,3 +27,20 @@ def test_gate_rejects_unknown_variant():
     """A variant the gate does not know is a usage error: exit 2, one line."""
     res = subprocess.run([PYTHON, GATE, "--variants", "nope"], capture_output=True, text=True)
     assert res.returncode == 2 and "--variants nope" in res.stderr
+
+
+def test_gate_fails_on_the_no_pick_build():
+    """The broken build the knob exists for: with ACCEPTLAB_TEST_NO_PICK=1
+    fdpass keeps every connection with the worker that accepted it (the bare
+    race in its clothes), so rounds leave 2:1 and the gate must exit 1 with
+    them marked OUTSIDE 2:1. Its fresh, back-to-back and beside-hogs rounds
+    (18 of them) all landing within 2:1 by the race's luck would need every
+    one of them balanced; a gate that passes this build cannot fail."""
+    res = subprocess.run([PYTHON, GATE, "--variants", "fdpass", "--no-faults", "--no-knob-off"],
+                         capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, ACCEPTLAB_TEST_NO_PICK="1"))
+    assert res.returncode == 1, res.stdout + res.stderr
+    outside = [l for l in res.stdout.splitlines() if l.startswith("gate: fdpass") and "OUTSIDE 2:1" in l]
+    assert outside, res.stdout
+    last = res.stdout.strip().splitlines()[-1]
+    assert last.startswith("gate: ") and not last.endswith(" 0 failed"), last

@@ -34,13 +34,20 @@ class Foreign:
         self.port = self.ready["port"]
         self.pids = [w["pid"] for w in self.ready["workers"]]
 
-    def truth(self):
-        """{pid: Counter of 'answered'/'dropped'} from the workers' own logs."""
-        out = {}
-        for pid in self.pids:
-            path = self.log_dir / ("%d.log" % pid)
-            out[pid] = Counter(path.read_text().split()) if path.exists() else Counter()
-        return out
+    def truth(self, connections, timeout=10.0):
+        """{pid: Counter of 'answered'/'dropped'} from the workers' own logs,
+        once they hold one line per connection made (a worker writes its
+        line before it answers or drops, so normally at once)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = {}
+            for pid in self.pids:
+                path = self.log_dir / ("%d.log" % pid)
+                out[pid] = Counter(path.read_text().split()) if path.exists() else Counter()
+            if sum(sum(c.values()) for c in out.values()) >= connections:
+                return out
+            assert time.monotonic() < deadline, "the workers logged %r, not %d connections" % (out, connections)
+            time.sleep(0.01)
 
     def close(self):
         try:
@@ -77,15 +84,15 @@ def json_lines(out):
 ])
 def test_counts_match_a_foreign_servers_own_logs(foreign, shape, extra, total):
     """Against a prefork server that is not ours, the probe's per-worker
-    connection counts (summed over rounds) equal what each worker logged, and
-    every connection was answered."""
+    connection counts (summed over rounds) equal what each worker logged
+    (read once the logs hold a line per connection), and every connection
+    was answered."""
     f = foreign("--workers", "2")
     res = run_probe("--target", "127.0.0.1:%d" % f.port, "--shape", shape, "--json",
                     "--workers-from", str(f.ready_file), *extra)
     assert res.returncode == 0, res.stderr
     rounds, (summary,) = json_lines(res.stdout)
-    time.sleep(0.2)  # the workers' log lines for the last round
-    truth = f.truth()
+    truth = f.truth(total)
     assert {int(k): v for k, v in summary["counts"].items()} == \
         {pid: c["answered"] for pid, c in truth.items()}
     assert summary["answered"] == total and summary["unanswered"] == 0
@@ -121,8 +128,7 @@ def test_unanswered_connections_are_counted_by_kind(foreign):
                     "--connections", "32", "--workers-from", str(f.ready_file))
     assert res.returncode == 1
     (rnd,), (summary,) = json_lines(res.stdout)
-    time.sleep(0.2)
-    truth = f.truth()
+    truth = f.truth(32)
     dropped = sum(c["dropped"] for c in truth.values())
     assert dropped > 0
     assert rnd["errors"]["eof"] + rnd["errors"]["reset"] == dropped

@@ -9,6 +9,7 @@ and the supervisor respawns a crashed worker but not a stopped one.
 """
 
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -17,7 +18,8 @@ import time
 import pytest
 
 from conftest import (QUEUES_AT_STOPPED_WORKER, SERVER, SERVER_ASAN, SERVING, STOPPABLE, VARIANTS, alive, get, http_exchange,
-                      open_pid_requests, proc_state, read_response, read_responses, split_answered)
+                      in_nanosleep, open_pid_requests, read_response, read_responses, split_answered, wait_stopped,
+                      wait_tasks)
 
 
 def test_help_lists_every_variant():
@@ -124,21 +126,24 @@ def test_bad_requests_answered_and_workers_survive(start_server, variant, binary
 
 @pytest.mark.parametrize("variant", SERVING)
 def test_sigterm_finishes_in_flight_and_leaves_nothing(start_server, variant):
-    """SIGTERM while /sleep?ms=400 is in flight: the client still gets its
-    full answer and then a clean close (EOF, not a reset), the server exits
-    0, and no worker process remains."""
+    """SIGTERM while /sleep?ms=1000 is in flight (waited on: a worker thread
+    is asleep inside the handler's nanosleep, and the answer has not arrived
+    when the signal has been sent): the client still gets its full answer
+    and then a clean close (EOF, not a reset), the server exits 0, and no
+    worker process remains."""
     s = start_server(variant)
     c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
-    c.sendall(b"GET /sleep?ms=400 HTTP/1.1\r\nHost: t\r\n\r\n")
-    time.sleep(0.1)
+    c.sendall(b"GET /sleep?ms=1000 HTTP/1.1\r\nHost: t\r\n\r\n")
+    wait_tasks([(w["pid"], w["tid"]) for w in s.ready["workers"]], in_nanosleep, "inside /sleep", want=any, polls=1)
     os.killpg(s.proc.pid, signal.SIGTERM)
-    status, headers, body = read_response(c)
-    assert status == 200 and body == b"slept 400 ms\n"
+    assert not select.select([c], [], [], 0)[0], "answered before the SIGTERM was sent: not in flight"
+    status, headers, body = read_response(c, timeout=15)
+    assert status == 200 and body == b"slept 1000 ms\n"
     assert c.recv(1) == b"", "the connection stayed open after the stop"
     c.close()
     assert s.proc.wait(timeout=15) == 0
     for pid in s.pids:
-        deadline = time.monotonic() + 2
+        deadline = time.monotonic() + 10  # reaped by init once the server is gone
         while alive(pid) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert not alive(pid), "worker %d outlived its server" % pid
@@ -157,13 +162,29 @@ def test_second_server_on_same_port_refused(start_server, variant):
     assert get(s.port, "/pid")[0] == 200
 
 
+SIGCHLD_BIT = 1 << (signal.SIGCHLD - 1)
+
+
+def wait_sigchld_handled(sup, timeout=10.0):
+    """Waits until supervisor sup has no SIGCHLD pending (its signalfd was
+    read) and then sleeps in its poll() on two consecutive polls: it has
+    finished the loop pass that handled it, lines included."""
+    def handled(state, wchan):
+        with open("/proc/%d/status" % sup) as f:
+            pending = {k: int(v, 16) for k, v in (l.split(":", 1) for l in f if l.startswith(("SigPnd", "ShdPnd")))}
+        return not any(v & SIGCHLD_BIT for v in pending.values()) and state == "S" and "poll" in wchan
+
+    wait_tasks([(sup, sup)], handled, "the supervisor's SIGCHLD handled", timeout)
+
+
 @pytest.mark.parametrize("variant", STOPPABLE)
 def test_killed_worker_is_respawned(start_server, variant):
     """SIGKILL worker 1: the supervisor logs reaped then respawned for index
-    1 with a new pid, and that new worker serves: with worker 0 SIGSTOPped,
-    10 new connections are answered by the new worker (those queued at
-    worker 0, by its own listener or a hand-off, are answered by it after
-    SIGCONT)."""
+    1 with a new pid, and that new worker serves: with worker 0 SIGSTOPped
+    (waited on: state T, off its CPU), 10 new connections are answered by
+    the new worker (split once every request reached the server and the new
+    worker sleeps idle in epoll_wait; those queued at worker 0, by its own
+    listener or a hand-off, are answered by it after SIGCONT)."""
     s = start_server(variant)
     old = s.pids[1]
     os.kill(old, signal.SIGKILL)
@@ -173,36 +194,39 @@ def test_killed_worker_is_respawned(start_server, variant):
     assert new != old and alive(new)
     os.kill(s.pids[0], signal.SIGSTOP)
     try:
-        answered, waiting = split_answered(open_pid_requests(s.port, 10), 1.0)
+        wait_stopped(s.pids[0])
+        answered, waiting = split_answered(open_pid_requests(s.port, 10), s.port, new)
         assert new in answered, "the new worker answered none of %r" % answered
         assert set(answered) == {new}
     finally:
         os.kill(s.pids[0], signal.SIGCONT)
     for c in waiting:  # queued at worker 0 (its listener or its channel): answered now
-        assert int(read_response(c)[2]) == s.pids[0]
+        assert int(read_response(c, timeout=15)[2]) == s.pids[0]
         c.close()
     assert s.stop() == 0
 
 
 @pytest.mark.parametrize("variant", STOPPABLE)
 def test_stopped_worker_is_not_respawned(start_server, variant):
-    """SIGSTOP worker 0: no reaped or respawned line in the next second.
-    With a shared listener the other worker answers all 10 new connections
-    meanwhile; with per-worker listeners (reuseport) the kernel still queues
-    some at the stopped worker's own listener, and fdpass hands some to it
-    (a stopped worker looks parked and idle); those are answered, not lost,
-    once it is SIGCONTed. Then SIGTERM exits 0 with no crash logged
-    (the supervisor reaps with WNOHANG alone, not WUNTRACED)."""
+    """SIGSTOP worker 0 (waited on: state T, off its CPU, so its SIGCHLD
+    was sent): once the supervisor has read that SIGCHLD and gone back to
+    sleep in poll, no reaped or respawned line was logged. With a shared
+    listener the other worker answers all 10 new connections meanwhile
+    (split once every request reached the server and that worker sleeps
+    idle in epoll_wait); with per-worker listeners (reuseport) the kernel
+    still queues some at the stopped worker's own listener, and fdpass
+    hands some to it (a stopped worker looks parked and idle); those are
+    answered, not lost, once it is SIGCONTed. Then SIGTERM exits 0 with no
+    crash logged (the supervisor reaps with WNOHANG alone, not
+    WUNTRACED)."""
     s = start_server(variant)
     os.kill(s.pids[0], signal.SIGSTOP)
     try:
-        deadline = time.monotonic() + 2
-        while proc_state(s.pids[0]) != "T" and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert proc_state(s.pids[0]) == "T"
+        wait_stopped(s.pids[0])
+        wait_sigchld_handled(s.proc.pid)
         conns = open_pid_requests(s.port, 10)
-        answered, waiting = split_answered(conns, 1.0)
-        events = s.collect(0.1)
+        answered, waiting = split_answered(conns, s.port, s.pids[1])
+        events = s.collect(0.1)  # the lines already written (the pipe holds them by now)
         assert not [e for e in events if e.get("event") in ("reaped", "respawned", "gave_up")], events
         assert set(answered) <= {s.pids[1]}
         if variant.split()[0] in QUEUES_AT_STOPPED_WORKER:
@@ -212,7 +236,7 @@ def test_stopped_worker_is_not_respawned(start_server, variant):
     finally:
         os.kill(s.pids[0], signal.SIGCONT)
     for c in waiting:
-        assert int(read_response(c)[2]) == s.pids[0]
+        assert int(read_response(c, timeout=15)[2]) == s.pids[0]
         c.close()
     assert s.stop() == 0
     assert not [e for e in s.events if e.get("event") in ("respawned", "gave_up")]

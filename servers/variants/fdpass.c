@@ -42,7 +42,9 @@
  *    (load_admit) and hands it to the accept path's tail (worker_admit).
  *  - Leaving: store LEFT, then drain while inflight is above 0; a worker
  *    that has left forwards what its channel delivers to a sibling that has
- *    not, admitting only when none is left. The sender's "raise, then read
+ *    not, admitting only when none is left. It then prints a "left" line:
+ *    the hand-offs in flight to it when it stored LEFT (inflight_at_leave),
+ *    and what it received and forwarded while draining. The sender's "raise, then read
  *    state" and the leaver's "store LEFT, then read inflight" are each a
  *    write before a read (sequentially consistent atomics), so at least one
  *    side sees the other.
@@ -388,6 +390,7 @@ static int fdpass_start(struct worker *w, char *err, size_t errlen)
 		/* First act: not started (the supervisor wrote LEFT at the reap). */
 		atomic_store(&sw->me->state, STATE_NOT_STARTED);
 		atomic_store(&sw->me->tid, w->tid);
+		load_slot_owned(sh->load, w->slot, w->pid);
 		memset(&sw->me->clock, 0, sizeof(sw->me->clock));
 		w->handler_clock = &sw->me->clock;
 		/* A worker process drops its siblings' read ends (the
@@ -438,12 +441,14 @@ static void fdpass_leaving(struct worker *w)
 {
 	struct share_worker *sw = w->vstate;
 	int chan;
-	int64_t deadline, inflight = 0;
+	int64_t deadline, inflight = 0, at_leave;
+	uint64_t received = sw->received, forwarded = sw->forwarded;
 
 	if (!sw->sh->on)
 		return;
 	sw->left = 1;
 	atomic_store(&sw->me->state, STATE_LEFT); /* then read inflight: the handshake */
+	at_leave = load_inflight(sw->sh->load, w->slot);
 	chan = sw->sh->chan_recv[w->slot];
 	deadline = now_ns() + (int64_t)LEAVE_DRAIN_MS * 1000000;
 	for (;;) {
@@ -460,19 +465,23 @@ static void fdpass_leaving(struct worker *w)
 		}
 		poll(&pfd, 1, 10); /* a sender between its raise and its send */
 	}
+	/* What the leaving handshake had to do: hand-offs in flight to us when
+	 * we stored LEFT, and what we received and forwarded since. */
+	emit_line(STDOUT_FILENO, "{\"event\":\"left\",\"index\":%d,\"slot\":%d,\"pid\":%d,\"inflight_at_leave\":%lld,"
+		  "\"received\":%llu,\"forwarded\":%llu}", w->index, w->slot, (int)w->pid, (long long)at_leave,
+		  (unsigned long long)(sw->received - received), (unsigned long long)(sw->forwarded - forwarded));
 }
 
 static void fdpass_reaped(struct server *srv, int slot, pid_t pid)
 {
 	struct share *sh = srv->vshared;
 
-	(void)pid;
 	if (!sh->on)
 		return;
 	/* Before any respawn decision: senders that read it now refuse. */
 	atomic_store(&sh->page->line[slot].state, STATE_LEFT);
 	__atomic_store_n(&sh->page->line[slot].clock.since, 0, __ATOMIC_RELAXED);
-	load_slot_restart(sh->load, slot); /* what it held died with it */
+	load_slot_reaped(sh->load, slot, slot % sh->workers, pid); /* what it held died with it */
 }
 
 /* No replacement will read slot's channel: close what is queued there,

@@ -103,6 +103,7 @@ static int rpbpf_start(struct worker *w, char *err, size_t errlen)
 		return -1;
 	if (load_join(w->srv->vshared, w->slot, w->listen_fd, err, errlen) < 0)
 		return -1;
+	load_slot_owned(w->srv->vshared, w->slot, w->pid);
 	return worker_watch_listener(w, EPOLLIN | EPOLLET, err, errlen);
 }
 
@@ -123,11 +124,10 @@ static void rpbpf_leaving(struct worker *w)
  * the connections it held (they died with it). */
 static void rpbpf_worker_reaped(struct server *srv, int slot, pid_t pid)
 {
-	(void)pid;
 	if (!srv->vshared || slot < 0 || slot >= MAX_SLOTS)
 		return;
 	load_leave(srv->vshared, slot);
-	load_slot_restart(srv->vshared, slot);
+	load_slot_reaped(srv->vshared, slot, slot % srv->cfg.workers, pid);
 }
 
 static int rpbpf_describe(struct worker *w, char *buf, size_t len)

@@ -1,0 +1,95 @@
+"""The faults table records every case (tests/faults.py): a fault test that
+passes, fails after it recorded, fails before it recorded anything, fails in
+its setup, or is skipped each leaves exactly one row, with pytest's verdict,
+and the report counts them as such. Checked by running pytest on a small
+file of such tests, then rendering the rows with the report's own code."""
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import PYTHON, ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "report"))
+import report  # noqa: E402
+
+CASES = '''
+import pytest
+from faults import fault, record
+
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("no server")
+
+
+@fault("a passes", "held")
+def test_passes():
+    record("all well", figure=1)
+
+
+@fault("b fails after recording", "held")
+def test_fails_after():
+    record("saw 3 of 4")
+    assert 3 == 4, "one lost"
+
+
+@fault("c fails first", "held")
+def test_fails_first():
+    raise AssertionError("the window was missed")
+
+
+@fault("d setup ({n})", "held")
+@pytest.mark.parametrize("n", [7])
+def test_setup_fails(broken, n):
+    record("never")
+
+
+@fault("e skipped", "held")
+def test_skipped():
+    pytest.skip("needs root")
+
+
+def test_not_a_fault_case():
+    pass
+'''
+
+CONFTEST = '''
+import sys
+sys.path.insert(0, %r)
+from faults import pytest_runtest_makereport  # noqa: F401
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fault(case, expected): a fault case")
+''' % os.path.join(ROOT, "tests")
+
+
+def test_every_fault_case_leaves_one_row(tmp_path):
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "test_cases.py").write_text(CASES)
+    out = tmp_path / "faults.jsonl"
+    res = subprocess.run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                         env=dict(os.environ, ACCEPTLAB_FAULTS_OUT=str(out)))
+    assert res.returncode == 1, res.stdout + res.stderr  # three of them fail, on purpose
+    rows = {r["case"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert sorted(rows) == ["a passes", "b fails after recording", "c fails first", "d setup (7)", "e skipped"]
+    assert rows["a passes"]["held"] is True and rows["a passes"]["observed"] == "all well"
+    assert rows["a passes"]["figure"] == 1
+    b = rows["b fails after recording"]
+    assert b["held"] is False and b["observed"].startswith("saw 3 of 4; failed: ") and "one lost" in b["observed"]
+    c = rows["c fails first"]
+    assert c["held"] is False and "before it recorded anything (call)" in c["observed"]
+    assert "the window was missed" in c["observed"]
+    d = rows["d setup (7)"]
+    assert d["held"] is False and "(setup)" in d["observed"] and "no server" in d["observed"]
+    e = rows["e skipped"]
+    assert e["held"] is None and e["skipped"] == "needs root"
+
+    parsed = [report.parse_fault_row(r, i + 1) for i, r in enumerate(rows.values())]
+    text = "\n".join(report.render_faults(None, parsed))
+    assert "1 of 4 held; broken: b fails after recording; c fails first; d setup (7) (1 skipped)." in text
+    assert "| e skipped | held | skipped: needs root | skipped |" in text
+    assert text.count("| **no** |") == 3
