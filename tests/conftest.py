@@ -401,6 +401,23 @@ def server_send_queues(port):
     return [int(l.split()[1]) for l in out.splitlines() if l.strip()]
 
 
+def wait_request_read(conn, port, timeout=10.0):
+    """Waits until the server has read everything sent on conn (the Recv-Q of
+    its end, the established socket on port whose peer is conn, reads 0):
+    the worker that holds it has taken the request in, so when the request
+    blocks (/sleep) or computes (/work) that worker is inside its handler and
+    accepts nothing until it is done."""
+    peer = conn.getsockname()[1]
+    deadline = time.monotonic() + timeout
+    while True:
+        out = subprocess.run(["ss", "-tnH", "state", "established", "( sport = :%d and dport = :%d )" % (port, peer)],
+                             capture_output=True, text=True, check=True).stdout.split()
+        if out and out[0] == "0":
+            return
+        assert time.monotonic() < deadline, "the server did not read the request within %.0f s: %r" % (timeout, out)
+        time.sleep(0.002)
+
+
 def split_answered(conns, port, pid, tids=None, timeout=10.0):
     """Splits conns (each with a request sent) into ([pid that answered,
     ...], [sockets still waiting]) once the running worker (process pid, its
