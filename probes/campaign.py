@@ -1747,6 +1747,18 @@ def models_steps(args, raw_dir):
     yield "skew.py campaign%s" % (" --quick" if args.quick else ""), step, {"model": None}
 
 
+def pytest_verdicts(text):
+    """{test id: PASSED | FAILED | ERROR} from pytest -rA's summary lines
+    ("PASSED <id>", "FAILED <id> - <message>"); an id may hold spaces (a
+    parameter such as "bare --threads 2")."""
+    verdict = {}
+    for line in text.splitlines():
+        word, _, rest = line.partition(" ")
+        if word in ("PASSED", "FAILED", "ERROR") and "::" in rest:
+            verdict[rest.split(" - ", 1)[0].strip()] = word
+    return verdict
+
+
 def faults_steps(args, raw_dir):
     """The fault cases, run by their own tests (accept sharing's in
     tests/test_fdpass.py, running out of descriptors in tests/test_emfile.py,
@@ -1773,11 +1785,7 @@ def faults_steps(args, raw_dir):
             raise StepFailed("the fault tests did not finish within 600 s")
         with open(os.path.join(raw_dir, "faults.pytest.txt"), "w") as f:
             f.write(res.stdout + res.stderr)
-        verdict = {}
-        for line in res.stdout.splitlines():
-            word, _, rest = line.partition(" ")
-            if word in ("PASSED", "FAILED", "ERROR"):
-                verdict[rest.split(" ")[0]] = word
+        verdict = pytest_verdicts(res.stdout)
         try:
             with open(observed) as f:
                 rows = [json.loads(l) for l in f if l.strip()]

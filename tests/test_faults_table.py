@@ -12,6 +12,8 @@ import sys
 from conftest import PYTHON, ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "report"))
+sys.path.insert(0, os.path.join(ROOT, "probes"))
+import campaign  # noqa: E402
 import report  # noqa: E402
 
 CASES = '''
@@ -41,7 +43,7 @@ def test_fails_first():
 
 
 @fault("d setup ({n})", "held")
-@pytest.mark.parametrize("n", [7])
+@pytest.mark.parametrize("n", ["seven --threads 2"])
 def test_setup_fails(broken, n):
     record("never")
 
@@ -75,7 +77,15 @@ def test_every_fault_case_leaves_one_row(tmp_path):
                          env=dict(os.environ, ACCEPTLAB_FAULTS_OUT=str(out)))
     assert res.returncode == 1, res.stdout + res.stderr  # three of them fail, on purpose
     rows = {r["case"]: r for r in map(json.loads, out.read_text().splitlines())}
-    assert sorted(rows) == ["a passes", "b fails after recording", "c fails first", "d setup (7)", "e skipped"]
+    # The campaign matches each row to pytest's own verdict line by the test's id.
+    verdicts = campaign.pytest_verdicts(subprocess.run(
+        [PYTHON, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60).stdout)
+    assert {r["test"]: verdicts.get(r["test"]) for r in rows.values()} == {
+        r["test"]: {True: "PASSED", False: "FAILED" if "setup" not in r["case"] else "ERROR", None: None}[r["held"]]
+        for r in rows.values()}
+    assert sorted(rows) == ["a passes", "b fails after recording", "c fails first",
+                            "d setup (seven --threads 2)", "e skipped"]
     assert rows["a passes"]["held"] is True and rows["a passes"]["observed"] == "all well"
     assert rows["a passes"]["figure"] == 1
     b = rows["b fails after recording"]
@@ -83,13 +93,14 @@ def test_every_fault_case_leaves_one_row(tmp_path):
     c = rows["c fails first"]
     assert c["held"] is False and "before it recorded anything (call)" in c["observed"]
     assert "the window was missed" in c["observed"]
-    d = rows["d setup (7)"]
+    d = rows["d setup (seven --threads 2)"]
     assert d["held"] is False and "(setup)" in d["observed"] and "no server" in d["observed"]
     e = rows["e skipped"]
     assert e["held"] is None and e["skipped"] == "needs root"
 
     parsed = [report.parse_fault_row(r, i + 1) for i, r in enumerate(rows.values())]
     text = "\n".join(report.render_faults(None, parsed))
-    assert "1 of 4 held; broken: b fails after recording; c fails first; d setup (7) (1 skipped)." in text
+    assert ("1 of 4 held; broken: b fails after recording; c fails first; d setup (seven --threads 2) "
+            "(1 skipped).") in text
     assert "| e skipped | held | skipped: needs root | skipped |" in text
     assert text.count("| **no** |") == 3
