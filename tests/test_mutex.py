@@ -230,8 +230,8 @@ def test_accept_disabled_rule(start_server):
     takes the token and the busy worker drops the listener at its next
     failed try. With --worker-connections 16: the worker that accepted all
     16 held connections computed 2 - (16 - 15) = 1 at its 16th accept, let
-    the token go, and 6 new connections opened afterwards are all answered
-    by the other worker. Control, same protocol with the default 512: the
+    the token go, and the first of 6 new connections opened afterwards is
+    answered by the other worker. Control, same protocol with the default 512: the
     holder never skips a try and keeps the token while it waits, so the
     sibling's tries fail and the first new connection is the holder's
     (nginx's usual imbalance; after each accept the token is free for a
@@ -242,11 +242,15 @@ def test_accept_disabled_rule(start_server):
     takes the free token at its next try, while the full worker is idle:
     waited on, the listener appears in the sibling's epoll set; the control
     waits instead for 3 of the sibling's tries, which fail)."""
+    # The rule: the full worker skipped its try, the sibling took the token
+    # and holds it, idle, when the first new connection arrives: the sibling
+    # answers it. As in the control below, every later pass frees the token
+    # for a moment (nginx's race, not the rule), so the rest is reported.
     split, new = _fill_then_ask(start_server, ["--worker-connections", "16"], rule=True)
     (heavy, n), = split.items()
     assert n == 16
-    assert heavy not in new, "the full worker still accepted: %r (heavy %d)" % (new, heavy)
-    assert len(set(new)) == 1
+    print("rule: full worker %d, new ones answered by %r" % (heavy, new))
+    assert new[0] != heavy, "the full worker still accepted: %r (heavy %d)" % (new, heavy)
 
     # Control: the holder never skipped a try, so it kept the token through
     # the sibling's 3 tries and, idle, still holds it when the first new
