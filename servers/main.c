@@ -30,6 +30,7 @@ static void usage(FILE *f)
 		"                        [--shared-epoll] [--handoff-policy P]\n"
 		"                        [--handoff-capacity N] [--steal-threshold N]\n"
 		"                        [--spawn-workers]\n"
+		"       " PROG " --list-variants\n"
 		"\n"
 		"Runs N workers behind one TCP port with the chosen accept variant: N worker\n"
 		"processes (--workers), or N threads of one process (--threads).\n"
@@ -83,6 +84,8 @@ static void usage(FILE *f)
 		"                        (same arguments), inheriting the listener and the\n"
 		"                        variant's shared descriptors by number (environment\n"
 		"                        ACCEPTLAB_SPAWNED); a reload then runs new code\n"
+		"  --list-variants       print each variant as one JSON line (name, modes, the\n"
+		"                        knob options it reads, mechanism) and exit 0\n"
 		"  --help                this text\n"
 		"\n"
 		"SIGTERM or SIGINT: workers finish in-flight requests, the server exits 0.\n"
@@ -108,6 +111,45 @@ static void note_knob(struct knobs_given *k, unsigned bit, const char *option)
 		k->first[bit] = option;
 }
 
+/* Each KNOB_* bit and the options that set it, in --help order. */
+static const struct {
+	unsigned bit;
+	const char *option;
+} knob_options[] = {
+	{ KNOB_MUTEX, "--accept-mutex-delay" },
+	{ KNOB_MUTEX, "--accept-mutex-strict" },
+	{ KNOB_MUTEX, "--worker-connections" },
+	{ KNOB_MIGRATE, "--reuseport-migrate" },
+	{ KNOB_SHARED_EPOLL, "--shared-epoll" },
+	{ KNOB_HANDOFF, "--handoff-policy" },
+	{ KNOB_HANDOFF, "--handoff-capacity" },
+	{ KNOB_HANDOFF, "--steal-threshold" },
+};
+
+/* --list-variants: one JSON line per variant, for tools that keep their
+ * own table of what to run (probes/arms.py checks itself against it). The
+ * mechanism text holds no quote or backslash (checked by the arms test). */
+static void list_variants(void)
+{
+	for (int i = 0; accept_variants[i]; i++) {
+		const struct accept_variant *v = accept_variants[i];
+		unsigned modes = v->modes ? v->modes : MODE_PROCESS | MODE_THREADS;
+		int first = 1;
+
+		printf("{\"variant\":\"%s\",\"modes\":[%s%s%s],\"knobs\":[", v->name,
+		       modes & MODE_PROCESS ? "\"process\"" : "",
+		       (modes & MODE_PROCESS) && (modes & MODE_THREADS) ? "," : "",
+		       modes & MODE_THREADS ? "\"threads\"" : "");
+		for (size_t k = 0; k < sizeof(knob_options) / sizeof(knob_options[0]); k++) {
+			if (!(v->knobs & knob_options[k].bit))
+				continue;
+			printf("%s\"%s\"", first ? "" : ",", knob_options[k].option);
+			first = 0;
+		}
+		printf("],\"mechanism\":\"%s\"}\n", v->mechanism);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -130,6 +172,7 @@ int main(int argc, char **argv)
 		{ "handoff-capacity", required_argument, NULL, 'Q' },
 		{ "steal-threshold", required_argument, NULL, 'T' },
 		{ "spawn-workers", no_argument, NULL, 'x' },
+		{ "list-variants", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -208,6 +251,7 @@ int main(int argc, char **argv)
 			break;
 		case 'x': srv.cfg.spawn_workers = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'L': list_variants(); return 0;
 		case ':': bad_arg("%s: needs a value", argv[optind - 1]); break;
 		default: bad_arg("%s: unknown option", argv[optind - 1]);
 		}
