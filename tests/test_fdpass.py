@@ -24,18 +24,24 @@ import time
 import pytest
 
 from conftest import (PYTHON, LoadRecords, alive, get, open_pid_requests, read_response, run_probe,
-                      wait_request_read, wait_stopped)
+                      in_epoll_wait, in_nanosleep, task_state, wait_request_read, wait_stopped, wait_tasks)
 from faults import fault, record
 
 # The times the fault cases promise: one number, in the test and in the
 # faults table's expected column alike.
 FAULT1_ANSWERED_S = 1.0  # worker 1 held 3 s: a burst is answered by worker 0 within this
 FAULT4_CLOSED_S = 1.0    # a connection queued to a dead worker reads a close within this of the SIGKILL
-# Fault 5: the pick-to-send gap it widens (wide enough that a leaver kept
-# off its CPU by a busy machine still leaves inside it), and the servers
-# tried until a hand-off is in flight to the leaver when it leaves.
+# Fault 5: the pick-to-send gap it widens (wide enough for the test to see a
+# sender inside it and SIGSTOP it there), and the servers tried until a
+# hand-off is in flight to the leaver when it leaves.
 FAULT5_GAP_MS = 400
-FAULT5_ATTEMPTS = 10
+FAULT5_ATTEMPTS = 20
+# How long each attempt watches for the window: the burst's hand-offs, each
+# FAULT5_GAP_MS long, are over by then.
+FAULT5_WATCH_S = 2.5
+# The sender is let go this long after the SIGTERM at the latest: well inside
+# the leaver's own bound on its drain (LEAVE_DRAIN_MS in fdpass.c, 2 s).
+LEAVE_WAIT_S = 1.0
 # Faults 3 and 4 run with forked workers, spawned ones (fork + exec), and in
 # the middle of a SIGHUP reload (the victim is the reload's new worker).
 MODES = {"forked": [], "spawned": ["--spawn-workers"], "reload": []}
@@ -370,6 +376,57 @@ def test_fault4_handoffs_queued_to_a_dead_worker_are_closed(start_server, mode):
     end_of_case(s, mode, keep, "the queued connections closed")
 
 
+def in_drain_poll(state, wchan):
+    """fdpass's leaver after it stored LEFT with hand-offs in flight to it:
+    asleep in poll() on its channel (fdpass_leaving's drain), not in epoll;
+    or already gone."""
+    return state == "S" and "poll_schedule_timeout" in wchan or state == "gone"
+
+
+def in_flight_to(s, records):
+    """The index of a worker with a hand-off in flight to it, or None: its
+    inflight is raised and the other worker (the sender) sleeps in its
+    pick-to-send gap, while it waits in epoll (idle: not inside a gap of its
+    own, sending to the sender, so it meets the SIGTERM at once). An
+    acceptor's credit to itself raises its own inflight too, for the moment
+    before it admits the connection; the sender's sleep tells the two apart.
+    Both workers in their gaps, each sending to the other, is not the window:
+    the leaver would finish its own send first, and under a stop of the
+    whole server the supervisor lets the held sender go (begin_stop's
+    SIGCONT), so its hand-off could land before the leaver leaves."""
+    inflight = [r["inflight"] for r in records.slots(2)]
+    for i in (0, 1):
+        if inflight[i] > 0 and in_nanosleep(*task_state(s.pids[1 - i])) and in_epoll_wait(*task_state(s.pids[i])):
+            return i
+    return None
+
+
+def hold_window(s, records, leaver, target):
+    """Fault 5's window, held open on a busy machine: the sender (the other
+    worker, inside its pick-to-send gap) is SIGSTOPped, so its hand-off stays
+    in flight however late the leaver runs; then the SIGTERM; the sender is
+    let go once the leaver is seen draining (it stored LEFT and found the
+    hand-off announced) or after LEAVE_WAIT_S. Without the stop, a leaver kept
+    off its CPU for the whole gap woke to the hand-off and the SIGTERM in one
+    pass and took the hand-off first: the window missed in every attempt."""
+    sender = s.pids[1 - leaver]
+    os.kill(sender, signal.SIGSTOP)
+    try:
+        wait_stopped(sender)
+        if records.slots(2)[leaver]["inflight"] <= 0:
+            return False  # it landed before the stop: a miss, retried
+        os.kill(s.pids[leaver] if target == "worker" else -s.proc.pid, signal.SIGTERM)
+        try:
+            wait_tasks([(s.pids[leaver], s.pids[leaver])], in_drain_poll, "draining its channel", LEAVE_WAIT_S,
+                       polls=1)
+        except AssertionError:
+            pass  # not seen (it may have drained already): the left line says what it met
+        return True
+    finally:
+        if alive(sender):  # the supervisor's stop lets it go itself (begin_stop), and it may be gone
+            os.kill(sender, signal.SIGCONT)
+
+
 @fault("5 leaving race: SIGTERM to the {target}, %d ms pick-to-send gap" % FAULT5_GAP_MS,
        "a hand-off in flight to the leaver when it left; every client a full answer, none EOF "
        "mid-request, none hangs")
@@ -381,7 +438,9 @@ def test_fault5_leaving_race(start_server, target):
     read from the load records; whichever worker is the first target is
     the leaver): every client gets a full answer; none reads EOF
     mid-request, none hangs; the server (or the surviving worker) carries
-    on or exits 0. The window is proved by the leaver's "left" line:
+    on or exits 0. The sender is held in its gap by a SIGSTOP until the
+    leaver has left (hold_window), so a busy machine cannot close the window.
+    The window is proved by the leaver's "left" line:
     hand-offs were in flight to it when it stored LEFT. A run that misses
     it (no hand-off, or it landed first) is retried on a new server, up to
     FAULT5_ATTEMPTS times; never hitting it fails."""
@@ -391,14 +450,13 @@ def test_fault5_leaving_race(start_server, target):
         wait_parked(s, 1)
         records = LoadRecords(s.proc.pid)
         conns = open_pid_requests(s.port, 16)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + FAULT5_WATCH_S
         leaver = None
         while leaver is None and time.monotonic() < deadline:
-            inflight = [r["inflight"] for r in records.slots(2)]
-            leaver = 0 if inflight[0] > 0 else 1 if inflight[1] > 0 else None
+            leaver = in_flight_to(s, records)
             time.sleep(0.002)
-        if leaver is not None:
-            os.kill(s.pids[leaver] if target == "worker" else -s.proc.pid, signal.SIGTERM)
+        if leaver is not None and not hold_window(s, records, leaver, target):
+            leaver = None
         answers = []
         for c in conns:
             c.settimeout(10)
@@ -408,14 +466,14 @@ def test_fault5_leaving_race(start_server, target):
             except (OSError, AssertionError):
                 answers.append(False)
             c.close()
-        if leaver is None:  # every connection stayed with its acceptor: no hand-off to catch
+        if leaver is None:  # no hand-off to an idle worker seen, or it landed first
             s.kill()
             continue
         left = s.wait_for("left", slot=leaver)
         if not all(answers) or left["inflight_at_leave"] > 0:
             break
         s.kill()
-    assert leaver is not None, "no hand-off happened in %d attempts" % attempt
+    assert leaver is not None, "no hand-off to an idle worker was caught in its gap in %d attempts" % attempt
     record("%d of %d answered in full; worker %d left with %d in flight to it (%d received, %d forwarded "
            "while leaving), attempt %d" % (sum(answers), len(answers), leaver, left["inflight_at_leave"],
                                            left["received"], left["forwarded"], attempt),
