@@ -17,8 +17,9 @@ else
 Q := @
 endif
 
-SERVER_SRC := servers/main.c servers/supervisor.c servers/threads.c servers/worker.c servers/http.c \
-	servers/net.c servers/util.c servers/fdpass.c servers/handoff.c servers/load.c servers/variants.c $(wildcard servers/variants/*.c)
+SERVER_SRC := servers/main.c servers/supervisor.c servers/threads.c servers/worker.c servers/accept.c \
+	servers/shared_epoll.c servers/app.c servers/http.c servers/net.c servers/util.c servers/fdpass.c \
+	servers/handoff.c servers/load.c servers/variants.c $(wildcard servers/variants/*.c)
 # BPF programs the server loads (libbpf CO-RE skeletons, generated into build/).
 SERVER_BPF := worker_load
 SERVER_SKELS := $(patsubst %,build/%.skel.h,$(SERVER_BPF))
@@ -105,12 +106,12 @@ build/server-asan: $(SERVER_SRC) $(SERVER_HDR) | build
 	$(Q)$(CC) $(WARN) $(SAN) -Ibuild -Iebpf $(SERVER_SRC) $(SERVER_LIBS) -o $@
 
 # --shared-epoll's listener stall after EMFILE, replayed in one thread under
-# ASan/UBSan. The test #includes servers/worker.c (to reach its statics), so
-# it links every other server source but main.c.
+# ASan/UBSan. The test #includes servers/accept.c and servers/shared_epoll.c
+# (to reach their statics), so it links every other server source but main.c.
 build/test_shared_epoll: tests/c/test_shared_epoll.c tests/c/check.h $(SERVER_SRC) $(SERVER_HDR) | build
 	@echo "  CC-SAN  $@"
 	$(Q)$(CC) $(WARN) $(SAN) -Ibuild -Iebpf tests/c/test_shared_epoll.c \
-		$(filter-out servers/main.c servers/worker.c,$(SERVER_SRC)) $(SERVER_LIBS) -o $@
+		$(filter-out servers/main.c servers/accept.c servers/shared_epoll.c,$(SERVER_SRC)) $(SERVER_LIBS) -o $@
 
 # libFuzzer target for the request parser (clang); the tests run it briefly.
 build/fuzz_http: tests/fuzz/fuzz_http.c servers/http.c servers/http.h | build

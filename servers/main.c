@@ -2,7 +2,6 @@
  * argument (exit 2 with a one-line message naming the bad one), then hands
  * over to the supervisor. */
 #include "server.h"
-#include "handoff.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +14,74 @@
 
 #define PROG "acceptlab-server"
 #include "../common/cli.h"
-#define DEFAULT_HANDOFF_POLICY HANDOFF_OPEN
+
+#define MAX_SETS 32  /* knob sets, all variants */
+#define MAX_KNOBS 64 /* knobs, all sets */
+#define KNOB_CODE 256 /* getopt's value for knob i: KNOB_CODE + i */
+#define SYNOPSIS_INDENT "                        "
+#define SYNOPSIS_WIDTH 80
+
+/* Every knob set, in --help order: knob_sets_help_order (variants.c), then
+ * any set a variant reads that is missing there. */
+static const struct knob_set *sets[MAX_SETS];
+static int nsets;
+
+static int set_index(const struct knob_set *ks)
+{
+	for (int i = 0; i < nsets; i++)
+		if (sets[i] == ks)
+			return i;
+	return -1;
+}
+
+static void add_set(const struct knob_set *ks)
+{
+	if (set_index(ks) >= 0)
+		return;
+	if (nsets == MAX_SETS)
+		die(1, "more than %d knob sets: raise MAX_SETS", MAX_SETS);
+	sets[nsets++] = ks;
+}
+
+static void collect_sets(void)
+{
+	for (int i = 0; knob_sets_help_order[i]; i++)
+		add_set(knob_sets_help_order[i]);
+	for (int i = 0; accept_variants[i]; i++)
+		for (int k = 0; k < MAX_KNOB_SETS && accept_variants[i]->knob_sets[k]; k++)
+			add_set(accept_variants[i]->knob_sets[k]);
+}
+
+static int variant_reads(const struct accept_variant *v, const struct knob_set *ks)
+{
+	for (int k = 0; k < MAX_KNOB_SETS && v->knob_sets[k]; k++)
+		if (v->knob_sets[k] == ks)
+			return 1;
+	return 0;
+}
+
+/* The knobs' synopsis: "[--name ARG]" items, wrapped at SYNOPSIS_WIDTH. */
+static void knob_synopsis(FILE *f)
+{
+	int col = 0;
+
+	for (int i = 0; i < nsets; i++) {
+		for (const struct knob *k = sets[i]->knobs; k->name; k++) {
+			int n = (int)strlen(k->name) + 2 + (k->arg ? 1 + (int)strlen(k->arg) : 0);
+
+			if (col && col + 1 + n > SYNOPSIS_WIDTH) {
+				fputc('\n', f);
+				col = 0;
+			}
+			fputs(col ? " " : SYNOPSIS_INDENT, f);
+			col += col ? 1 : (int)strlen(SYNOPSIS_INDENT);
+			fprintf(f, "[%s%s%s]", k->name, k->arg ? " " : "", k->arg ? k->arg : "");
+			col += n;
+		}
+	}
+	if (col)
+		fputc('\n', f);
+}
 
 static void usage(FILE *f)
 {
@@ -24,11 +90,9 @@ static void usage(FILE *f)
 		"                        [--port P]"
 		" [--pin-workers CPULIST] [--idle-timeout S]\n"
 		"                        [--header-timeout S]\n"
-		"                        [--respawn-limit N] [--stop-grace-ms MS]\n"
-		"                        [--accept-mutex-delay MS] [--accept-mutex-strict]\n"
-		"                        [--worker-connections N] [--reuseport-migrate]\n"
-		"                        [--shared-epoll] [--handoff-policy P]\n"
-		"                        [--handoff-capacity N] [--steal-threshold N]\n"
+		"                        [--respawn-limit N] [--stop-grace-ms MS]\n");
+	knob_synopsis(f);
+	fprintf(f,
 		"                        [--spawn-workers]\n"
 		"       " PROG " --list-variants\n"
 		"\n"
@@ -60,26 +124,12 @@ static void usage(FILE *f)
 		"                        is still incomplete S seconds after its first byte\n"
 		"                        (a slowloris; default 10)\n"
 		"  --respawn-limit N     respawns allowed per hour, all workers (default 10 x workers)\n"
-		"  --stop-grace-ms MS    on SIGTERM, workers get MS to finish before SIGKILL (default 10000)\n"
-		"  --accept-mutex-delay MS  mutex: how long a worker without the token waits\n"
-		"                        before trying again (default 500, as nginx)\n"
-		"  --accept-mutex-strict mutex: strict turns (release after one accept, pass the\n"
-		"                        turn to the next worker, steal after a timeout)\n"
-		"  --worker-connections N  mutex: nginx's worker_connections for the 1/8 rule\n"
-		"                        (default 512)\n"
-		"  --reuseport-migrate   reuseport variants: set net.ipv4.tcp_migrate_req=1 in this\n"
-		"                        network namespace (refused in the initial one; run the\n"
-		"                        server under unshare -n), so a dying worker's queued\n"
-		"                        connections move to a sibling instead of being reset\n"
-		"  --shared-epoll        bare, threads mode: every thread waits in ONE epoll\n"
-		"                        instance holding the listener and all connections\n"
-		"  --handoff-policy P    handoff: written (the note's rule: local load against\n"
-		"                        the idlest peer's queue depth), open (against the\n"
-		"                        peer's open connections plus queue), or off (plain\n"
-		"                        reuseport, the knob-off arm); default %s\n"
-		"  --handoff-capacity N  handoff: slots in each thread's queue (default 64)\n"
-		"  --steal-threshold N   handoff: hand off when the local load exceeds the\n"
-		"                        peer's by at least N (default 1)\n"
+		"  --stop-grace-ms MS    on SIGTERM, workers get MS to finish before SIGKILL (default 10000)\n",
+		MAX_WORKERS);
+	for (int i = 0; i < nsets; i++)
+		for (const struct knob *k = sets[i]->knobs; k->name; k++)
+			fputs(k->help, f);
+	fprintf(f,
 		"  --spawn-workers       process mode: start each worker by fork+exec of this binary\n"
 		"                        (same arguments), inheriting the listener and the\n"
 		"                        variant's shared descriptors by number (environment\n"
@@ -93,38 +143,8 @@ static void usage(FILE *f)
 		"one serves before the old one stops taking connections; the old one answers\n"
 		"each open connection's next request with Connection: close and exits when\n"
 		"none is left (idle ones are closed after 1 s). Threads mode refuses it.\n"
-		"Exit: 0 stopped by signal, 1 runtime failure, 2 usage error or port in use.\n",
-		MAX_WORKERS, handoff_policy_name(DEFAULT_HANDOFF_POLICY));
+		"Exit: 0 stopped by signal, 1 runtime failure, 2 usage error or port in use.\n");
 }
-
-/* The variant knobs given, and for each KNOB_* bit the first option that
- * set it (to name in the error if the variant does not read it). */
-struct knobs_given {
-	unsigned bits;
-	const char *first[KNOB_LAST + 1];
-};
-
-static void note_knob(struct knobs_given *k, unsigned bit, const char *option)
-{
-	k->bits |= bit;
-	if (!k->first[bit])
-		k->first[bit] = option;
-}
-
-/* Each KNOB_* bit and the options that set it, in --help order. */
-static const struct {
-	unsigned bit;
-	const char *option;
-} knob_options[] = {
-	{ KNOB_MUTEX, "--accept-mutex-delay" },
-	{ KNOB_MUTEX, "--accept-mutex-strict" },
-	{ KNOB_MUTEX, "--worker-connections" },
-	{ KNOB_MIGRATE, "--reuseport-migrate" },
-	{ KNOB_SHARED_EPOLL, "--shared-epoll" },
-	{ KNOB_HANDOFF, "--handoff-policy" },
-	{ KNOB_HANDOFF, "--handoff-capacity" },
-	{ KNOB_HANDOFF, "--steal-threshold" },
-};
 
 /* --list-variants: one JSON line per variant, for tools that keep their
  * own table of what to run (probes/arms.py checks itself against it). The
@@ -140,58 +160,75 @@ static void list_variants(void)
 		       modes & MODE_PROCESS ? "\"process\"" : "",
 		       (modes & MODE_PROCESS) && (modes & MODE_THREADS) ? "," : "",
 		       modes & MODE_THREADS ? "\"threads\"" : "");
-		for (size_t k = 0; k < sizeof(knob_options) / sizeof(knob_options[0]); k++) {
-			if (!(v->knobs & knob_options[k].bit))
-				continue;
-			printf("%s\"%s\"", first ? "" : ",", knob_options[k].option);
-			first = 0;
+		for (int s = 0; s < MAX_KNOB_SETS && v->knob_sets[s]; s++) {
+			for (const struct knob *k = v->knob_sets[s]->knobs; k->name; k++) {
+				printf("%s\"%s\"", first ? "" : ",", k->name);
+				first = 0;
+			}
 		}
 		printf("],\"mechanism\":\"%s\"}\n", v->mechanism);
 	}
 }
 
+/* The getopt table: main's own options, then every knob (value KNOB_CODE +
+ * its index in knobs[], set_of[] its set's index in sets[]). */
+static const struct option core_opts[] = {
+	{ "variant", required_argument, NULL, 'v' },
+	{ "workers", required_argument, NULL, 'w' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "host", required_argument, NULL, 'H' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "pin-workers", required_argument, NULL, 'P' },
+	{ "idle-timeout", required_argument, NULL, 'i' },
+	{ "header-timeout", required_argument, NULL, 'e' },
+	{ "respawn-limit", required_argument, NULL, 'r' },
+	{ "stop-grace-ms", required_argument, NULL, 'g' },
+	{ "spawn-workers", no_argument, NULL, 'x' },
+	{ "list-variants", no_argument, NULL, 'L' },
+	{ "help", no_argument, NULL, 'h' },
+};
+#define NCORE (int)(sizeof(core_opts) / sizeof(core_opts[0]))
+static struct option opts[NCORE + MAX_KNOBS + 1];
+static const struct knob *knobs[MAX_KNOBS];
+static int set_of[MAX_KNOBS];
+
+static void build_options(void)
+{
+	int n = 0;
+
+	memcpy(opts, core_opts, sizeof(core_opts));
+	for (int i = 0; i < nsets; i++) {
+		for (const struct knob *k = sets[i]->knobs; k->name; k++) {
+			if (n == MAX_KNOBS)
+				die(1, "more than %d knobs: raise MAX_KNOBS", MAX_KNOBS);
+			knobs[n] = k;
+			set_of[n] = i;
+			opts[NCORE + n] = (struct option){ k->name + 2, k->arg ? required_argument : no_argument, NULL,
+							   KNOB_CODE + n };
+			n++;
+		}
+	}
+	opts[NCORE + n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "variant", required_argument, NULL, 'v' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "pin-workers", required_argument, NULL, 'P' },
-		{ "idle-timeout", required_argument, NULL, 'i' },
-		{ "header-timeout", required_argument, NULL, 'e' },
-		{ "respawn-limit", required_argument, NULL, 'r' },
-		{ "stop-grace-ms", required_argument, NULL, 'g' },
-		{ "accept-mutex-delay", required_argument, NULL, 'D' },
-		{ "accept-mutex-strict", no_argument, NULL, 'X' },
-		{ "worker-connections", required_argument, NULL, 'C' },
-		{ "reuseport-migrate", no_argument, NULL, 'M' },
-		{ "shared-epoll", no_argument, NULL, 'S' },
-		{ "handoff-policy", required_argument, NULL, 'O' },
-		{ "handoff-capacity", required_argument, NULL, 'Q' },
-		{ "steal-threshold", required_argument, NULL, 'T' },
-		{ "spawn-workers", no_argument, NULL, 'x' },
-		{ "list-variants", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct server srv;
-	struct knobs_given knobs = { 0, { NULL } };
+	/* For each knob set, the first of its knobs given (to name in the
+	 * error if the variant does not read the set). */
+	const char *first_given[MAX_SETS] = { NULL };
 	const char *variant = NULL, *pin = NULL, *workers_opt = NULL;
+	char err[ERRLEN];
 	int respawn_limit = -1, c;
 
+	collect_sets();
+	build_options();
 	srv.cfg.workers = 2;
 	srv.cfg.host = "127.0.0.1";
 	srv.cfg.port = 8080;
 	srv.cfg.idle_timeout_s = 30;
 	srv.cfg.header_timeout_s = 10;
 	srv.cfg.stop_grace_ms = 10000;
-	srv.cfg.accept_mutex_delay_ms = 500;
-	srv.cfg.worker_connections = 512;
-	srv.cfg.handoff_policy = DEFAULT_HANDOFF_POLICY;
-	srv.cfg.handoff_capacity = 64;
-	srv.cfg.steal_threshold = 1;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -213,47 +250,23 @@ int main(int argc, char **argv)
 		case 'e': srv.cfg.header_timeout_s = (int)parse_long("--header-timeout", optarg, 1, 86400); break;
 		case 'r': respawn_limit = (int)parse_long("--respawn-limit", optarg, 0, 4096); break;
 		case 'g': srv.cfg.stop_grace_ms = (int)parse_long("--stop-grace-ms", optarg, 0, 3600000); break;
-		case 'D':
-			srv.cfg.accept_mutex_delay_ms = (int)parse_long("--accept-mutex-delay", optarg, 0, 60000);
-			note_knob(&knobs, KNOB_MUTEX, "--accept-mutex-delay");
-			break;
-		case 'X':
-			srv.cfg.accept_mutex_strict = 1;
-			note_knob(&knobs, KNOB_MUTEX, "--accept-mutex-strict");
-			break;
-		case 'C':
-			srv.cfg.worker_connections = (int)parse_long("--worker-connections", optarg, 8, 1000000);
-			note_knob(&knobs, KNOB_MUTEX, "--worker-connections");
-			break;
-		case 'M':
-			srv.cfg.reuseport_migrate = 1;
-			note_knob(&knobs, KNOB_MIGRATE, "--reuseport-migrate");
-			break;
-		case 'S':
-			srv.cfg.shared_epoll = 1;
-			note_knob(&knobs, KNOB_SHARED_EPOLL, "--shared-epoll");
-			break;
-		case 'O': {
-			enum handoff_policy p;
-			if (handoff_policy_parse(optarg, &p) < 0)
-				bad_arg("--handoff-policy %s: expected written, open or off", optarg);
-			srv.cfg.handoff_policy = (int)p;
-			note_knob(&knobs, KNOB_HANDOFF, "--handoff-policy");
-			break;
-		}
-		case 'Q':
-			srv.cfg.handoff_capacity = (int)parse_long("--handoff-capacity", optarg, 1, 65536);
-			note_knob(&knobs, KNOB_HANDOFF, "--handoff-capacity");
-			break;
-		case 'T':
-			srv.cfg.steal_threshold = (int)parse_long("--steal-threshold", optarg, 1, 1000000);
-			note_knob(&knobs, KNOB_HANDOFF, "--steal-threshold");
-			break;
 		case 'x': srv.cfg.spawn_workers = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'L': list_variants(); return 0;
 		case ':': bad_arg("%s: needs a value", argv[optind - 1]); break;
-		default: bad_arg("%s: unknown option", argv[optind - 1]);
+		default:
+			if (c >= KNOB_CODE && c < KNOB_CODE + MAX_KNOBS && knobs[c - KNOB_CODE]) {
+				const struct knob *k = knobs[c - KNOB_CODE];
+
+				if (k->flag)
+					*k->flag = 1;
+				else if (k->parse(optarg, err, sizeof(err)) < 0)
+					bad_arg("%s", err);
+				if (!first_given[set_of[c - KNOB_CODE]])
+					first_given[set_of[c - KNOB_CODE]] = k->name;
+				break;
+			}
+			bad_arg("%s: unknown option", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -266,15 +279,19 @@ int main(int argc, char **argv)
 		variant_names(names, sizeof(names));
 		bad_arg("--variant %s: unknown; valid: %s", variant, names);
 	}
-	for (unsigned bit = 1; bit <= KNOB_LAST; bit <<= 1)
-		if ((knobs.bits & bit) && !(srv.cfg.variant->knobs & bit))
-			bad_arg("%s: does not apply to --variant %s", knobs.first[bit], variant);
+	for (int i = 0; i < nsets; i++)
+		if (first_given[i] && !variant_reads(srv.cfg.variant, sets[i]))
+			bad_arg("%s: does not apply to --variant %s", first_given[i], variant);
 	if (srv.cfg.variant->modes && !(srv.cfg.variant->modes & (srv.cfg.threads ? MODE_THREADS : MODE_PROCESS)))
 		bad_arg("--variant %s: runs in %s", variant,
 			srv.cfg.variant->modes & MODE_THREADS ? "threads mode only (--threads N)" :
 								"process mode only (--workers N)");
-	if (srv.cfg.shared_epoll && !srv.cfg.threads)
-		bad_arg("--shared-epoll: threads mode only (one epoll instance is shared within a process; use --threads N)");
+	for (int k = 0; k < MAX_KNOB_SETS && srv.cfg.variant->knob_sets[k]; k++) {
+		const struct knob_set *ks = srv.cfg.variant->knob_sets[k];
+
+		if (ks->check && ks->check(&srv.cfg, err, sizeof(err)) < 0)
+			bad_arg("%s", err);
+	}
 	if (srv.cfg.threads && respawn_limit >= 0)
 		bad_arg("--respawn-limit: does not apply to --threads (a thread that dies takes the process with it)");
 	srv.cfg.respawn_hourly_limit = respawn_limit >= 0 ? respawn_limit : 10 * srv.cfg.workers;
@@ -282,7 +299,6 @@ int main(int argc, char **argv)
 	srv.cfg.respawn_hourly_limit = (int)env_knob("ACCEPTLAB_TEST_MAX_RESPAWNS", srv.cfg.respawn_hourly_limit,
 						     0, 4096);
 	if (pin) {
-		char err[ERRLEN];
 		cpu_set_t allowed;
 
 		srv.cfg.npin = parse_cpu_list(pin, srv.cfg.pin_cpus, MAX_WORKERS, err, sizeof(err));

@@ -1,9 +1,10 @@
 /* server.h: the harness's shared types: configuration, worker state and the
  * accept-variant interface every variants/ file implements.
  *
- * The harness (supervisor.c, worker.c) owns sockets, connections and HTTP;
- * a variant owns only the question this toolkit measures: how a worker learns
- * of new connections and which of them it accepts.
+ * The harness (supervisor.c, threads.c, worker.c, accept.c, app.c) owns
+ * sockets, connections and HTTP; a variant owns only the question this
+ * toolkit measures: how a worker learns of new connections and which of
+ * them it accepts, and the knobs that tune it (struct knob).
  */
 #ifndef ACCEPTLAB_SERVER_H
 #define ACCEPTLAB_SERVER_H
@@ -24,7 +25,42 @@
 
 struct worker;
 struct server;
-struct conn_table;
+struct server_config;
+struct conn_set;
+
+/* A command-line option a variant reads (a knob). main builds its getopt
+ * table from its own options and every variant's knobs, prints each knob's
+ * help where the variants' options go, and refuses one that the chosen
+ * variant does not read. */
+struct knob {
+	const char *name; /* the option as written, "--accept-mutex-delay" */
+	const char *arg;  /* its value's name in the synopsis ("MS"), or NULL: it takes none */
+	const char *help; /* its --help lines, as printed */
+	/* A knob with a value: validates it and stores it in the variant's
+	 * configuration (static in its file: a --spawn-workers worker parses
+	 * the same command line again); 0, or -1 with a one-line message
+	 * naming the option in err. It runs as the option is read, before the
+	 * variant is known, so it only stores. */
+	int (*parse)(const char *value, char *err, size_t errlen);
+	/* A knob without one (parse NULL): set to 1 when given. */
+	int *flag;
+};
+
+/* Knobs declared together, in the file of what reads them, and read
+ * together: a variant names the sets it reads, and two variants may name
+ * one set. */
+struct knob_set {
+	const struct knob *knobs; /* ended by one with a NULL name */
+	/* Optional, once the command line is read, when the variant reads the
+	 * set: refuses a combination its parse could not see (the mode);
+	 * 0, or -1 with a one-line message in err. */
+	int (*check)(const struct server_config *cfg, char *err, size_t errlen);
+	/* Optional, when the variant reads the set, in server_open after the
+	 * variant's before_fork: what the knobs ask of the harness; 0, or -1
+	 * + err (exit 1). */
+	int (*setup)(struct server *srv, char *err, size_t errlen);
+};
+#define MAX_KNOB_SETS 4 /* per variant */
 
 /* One accept variant. Hooks may be NULL where marked optional. Those with an
  * err buffer return 0 on success or -1 with a one-line reason in err.
@@ -40,8 +76,8 @@ struct accept_variant {
 	 * 1: each worker binds its own (SO_REUSEPORT) in worker_start; the
 	 *    supervisor only claims the port (see supervisor.c). */
 	int bind_per_worker;
-	/* The variant knobs it reads (KNOB_*); main rejects the others. */
-	unsigned knobs;
+	/* The knobs it reads; main refuses the others. */
+	const struct knob_set *knob_sets[MAX_KNOB_SETS];
 	/* The modes it runs in (MODE_*); 0 means both. */
 	unsigned modes;
 
@@ -89,12 +125,6 @@ struct accept_variant {
 	int (*describe)(struct worker *w, char *buf, size_t len);
 };
 
-#define KNOB_MUTEX 1u   /* --accept-mutex-delay, --accept-mutex-strict, --worker-connections */
-#define KNOB_MIGRATE 2u /* --reuseport-migrate */
-#define KNOB_SHARED_EPOLL 4u /* --shared-epoll (threads mode) */
-#define KNOB_HANDOFF 8u /* --handoff-policy, --handoff-capacity, --steal-threshold */
-#define KNOB_LAST KNOB_HANDOFF
-
 #define MODE_PROCESS 1u /* --workers N: N processes */
 #define MODE_THREADS 2u /* --threads N: one process, N threads */
 
@@ -111,15 +141,7 @@ struct server_config {
 	int header_timeout_s;      /* a request head incomplete this long (from its first byte) closes */
 	int respawn_hourly_limit;  /* respawns allowed per hour (all indexes); default 10 x workers */
 	int stop_grace_ms;         /* SIGTERM: how long workers may finish before SIGKILL */
-	/* Variant knobs (each variant documents which it reads). */
-	int accept_mutex_delay_ms; /* mutex: non-holders wait at most this long (nginx: 500) */
-	int accept_mutex_strict;   /* mutex: strict turns with a steal timeout */
-	int worker_connections;    /* mutex: nginx's worker_connections, for the 1/8 rule */
-	int reuseport_migrate;     /* reuseport*: set net.ipv4.tcp_migrate_req=1 in this netns */
-	int shared_epoll;          /* bare, threads mode: every thread waits in ONE epoll instance */
-	int handoff_policy;        /* handoff: enum handoff_policy (handoff.h) */
-	int handoff_capacity;      /* handoff: slots per thread's queue */
-	int steal_threshold;       /* handoff: hand off when local load exceeds the peer's by this */
+	/* (A variant's knobs live in its own file: struct knob.) */
 	int spawn_workers;         /* process mode: workers are fork+exec of this binary */
 	char **argv;               /* the command line, for --spawn-workers' exec */
 };
@@ -135,7 +157,9 @@ struct server {
 	 * "user", set by before_fork; NULL for the others. The ready line
 	 * says it. */
 	const char *accounting;
-	struct conn_table *shared; /* --shared-epoll: the one epoll and connection table, or NULL */
+	/* How workers hold their connections (conn.h); NULL: each in its own
+	 * epoll instance. A knob's setup may choose another (--shared-epoll). */
+	const struct conn_set *conn_set;
 };
 
 /* epoll tag for the listener; connections are tagged with their fd (>= 0). */
@@ -205,23 +229,10 @@ struct worker_ready {
 	char cpu[64]; /* the CPUs it may run on, "0" or "0-1" */
 };
 
-/* worker.c: the loop and the accept path's helpers for variants. */
+/* worker.c: the loop and the connections. */
 
 /* Runs worker w until it is told to stop; returns the process exit status. */
 int worker_run(struct worker *w);
-
-/* Registers the listener in w's epoll with the given events (EPOLLIN plus
- * flags); 0, or -1 with the reason in err. */
-int worker_watch_listener(struct worker *w, uint32_t events, char *err, size_t errlen);
-
-/* Accepts up to max connections (max < 0: until EAGAIN) and admits each.
- * Returns how many were accepted. */
-int worker_accept_batch(struct worker *w, int max);
-
-/* One accept4() on the listener, counted in w's statistics: returns the
- * connected fd (peer address in *peer, which may be NULL), or -1 when the
- * queue is empty or accept failed. */
-int worker_accept_one(struct worker *w, struct sockaddr_in *peer);
 
 /* The accept path's tail: takes ownership of connected socket fd. Its
  * first read runs once the accept phase is over (after after_accepts), so
@@ -229,6 +240,37 @@ int worker_accept_one(struct worker *w, struct sockaddr_in *peer);
  * Returns 0, or -1 if it could not be admitted (out of memory): fd is then
  * closed and conn_closed is never called for it. */
 int worker_admit(struct worker *w, int fd);
+
+/* accept.c: the accept path's helpers for variants. */
+
+/* Registers the listener in w's epoll with the given events (EPOLLIN plus
+ * flags); 0, or -1 with the reason in err. */
+int worker_watch_listener(struct worker *w, uint32_t events, char *err, size_t errlen);
+
+/* What one accept4() on the listener came to. */
+enum accept_result {
+	ACCEPT_OK,        /* a connection */
+	ACCEPT_AGAIN,     /* the queue is empty (EAGAIN) */
+	ACCEPT_TRANSIENT, /* a signal (EINTR), or a connection gone before it was taken
+			   * (ECONNABORTED): worker_accept tries again, never returns it */
+	ACCEPT_NO_FDS,    /* out of descriptors or kernel memory (EMFILE, ENFILE, ENOBUFS, ENOMEM) */
+	ACCEPT_HARD,      /* any other error */
+};
+
+/* One accept4() on the listener (retried while transient), counted in w's
+ * statistics (accepted, accept_eagain, accept_errors) and nothing else:
+ * returns its class, with the connected fd in *fd for ACCEPT_OK (peer
+ * address in *peer, which may be NULL). */
+enum accept_result worker_accept(struct worker *w, struct sockaddr_in *peer, int *fd);
+
+/* worker_accept, and after ACCEPT_NO_FDS the harness's rest: the listener
+ * leaves w's epoll for a while. Returns the connected fd, or -1 when the
+ * queue is empty or accept failed. */
+int worker_accept_one(struct worker *w, struct sockaddr_in *peer);
+
+/* Accepts up to max connections (max < 0: until EAGAIN) with
+ * worker_accept_one and admits each. Returns how many were accepted. */
+int worker_accept_batch(struct worker *w, int max);
 
 /* bind_per_worker variants: binds and listens on the server's port with
  * SO_REUSEPORT, joining the group, and sets w->listen_fd. 0 or -1 + err. */
@@ -244,10 +286,13 @@ const struct accept_variant *variant_find(const char *name);
 /* Writes "bare, exclusive, ..." into buf. */
 void variant_names(char *buf, size_t len);
 extern const struct accept_variant *const accept_variants[];
+/* The knob sets in --help order; main lists any set a variant reads that
+ * is missing here after them. */
+extern const struct knob_set *const knob_sets_help_order[];
 
-/* --shared-epoll: makes the one epoll instance and connection table every
- * thread uses (srv->shared); 0, or -1 + err. */
-int worker_shared_init(struct server *srv, char *err, size_t errlen);
+/* shared_epoll.c: --shared-epoll (bare, threads mode), every thread
+ * waiting in one epoll instance. */
+extern const struct knob_set shared_epoll_knobs;
 
 /* Pins the calling thread to worker i's CPU (--pin-workers); 0, or -1 + err. */
 int worker_pin(const struct server *srv, int i, char *err, size_t errlen);
@@ -260,8 +305,9 @@ int spawned_worker_run(struct server *srv);
 /* The signal that retires a worker for a reload (process mode). */
 #define RETIRE_SIGNAL SIGUSR2
 /* Binds the shared listener (or claims the port for bind_per_worker
- * variants) and runs the variant's before_fork: 0, or the exit status (2)
- * after printing why. Both runners start with it. */
+ * variants), runs the variant's before_fork (0, or the exit status 2 after
+ * printing why), then the setup of each knob set it reads (exit status 1).
+ * Both runners start with it. */
 int server_open(struct server *srv);
 /* Prints the one ready line for the n workers in recs. */
 void announce_ready(const struct server *srv, const struct worker_ready *recs, int n);
@@ -277,6 +323,9 @@ int64_t now_ns(void);
 /* Writes one line to fd with a single write(2), so lines from several
  * processes sharing stdout never interleave. */
 void emit_line(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The value of knob name given as s: a decimal integer in [lo, hi] into
+ * *v, 0; or -1 with the message naming both in err. */
+int knob_parse_int(const char *name, const char *s, long lo, long hi, int *v, char *err, size_t errlen);
 /* Parses "0,1,3-5" into cpus[]; returns the count or -1 with a reason. */
 int parse_cpu_list(const char *s, int *cpus, int max, char *err, size_t errlen);
 /* Formats the calling thread's allowed CPUs as "0-1" or "0,2". */

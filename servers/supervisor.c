@@ -563,6 +563,14 @@ int server_open(struct server *srv)
 		fprintf(stderr, "acceptlab-server: --variant %s: %s\n", srv->cfg.variant->name, err);
 		return 2;
 	}
+	for (int k = 0; k < MAX_KNOB_SETS && srv->cfg.variant->knob_sets[k]; k++) {
+		const struct knob_set *ks = srv->cfg.variant->knob_sets[k];
+
+		if (ks->setup && ks->setup(srv, err, sizeof(err)) < 0) {
+			fprintf(stderr, "acceptlab-server: %s\n", err);
+			return 1;
+		}
+	}
 	return 0;
 }
 

@@ -11,7 +11,7 @@
  *    thread (pthread_kill). A worker unblocks SIGUSR1 only inside
  *    epoll_pwait, exactly as a worker process does SIGTERM, so a request in
  *    progress finishes first.
- *  - /pid answers the thread's id (worker.c), the ready line lists tids.
+ *  - /pid answers the thread's id (app.c), the ready line lists tids.
  */
 #include "server.h"
 
@@ -89,13 +89,6 @@ int threads_run(struct server *srv)
 	rc = server_open(srv);
 	if (rc)
 		return rc;
-	if (srv->cfg.shared_epoll) {
-		char err[ERRLEN];
-		if (worker_shared_init(srv, err, sizeof(err)) < 0) {
-			fprintf(stderr, "acceptlab-server: %s\n", err);
-			return 1;
-		}
-	}
 
 	for (int i = 0; i < n; i++) {
 		struct thread_slot *t = &slots[i];

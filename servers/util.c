@@ -1,4 +1,4 @@
-/* util.c: clocks, one-write output lines and CPU lists. */
+/* util.c: clocks, one-write output lines, integer knobs and CPU lists. */
 #include "server.h"
 
 #include <errno.h>
@@ -18,21 +18,40 @@ int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* s as a decimal integer in [lo, hi] into *v: 0, or -1 if it is not one. */
+static int parse_in_range(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !*s || *end || errno || *v < lo || *v > hi ? -1 : 0;
+}
+
 long env_knob(const char *name, long def, long lo, long hi)
 {
 	const char *s = getenv(name);
-	char *end;
 	long v;
 
 	if (!s)
 		return def;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi) {
+	if (parse_in_range(s, lo, hi, &v) < 0) {
 		fprintf(stderr, "acceptlab-server: %s=%s: expected an integer in %ld..%ld\n", name, s, lo, hi);
 		exit(2);
 	}
 	return v;
+}
+
+int knob_parse_int(const char *name, const char *s, long lo, long hi, int *v, char *err, size_t errlen)
+{
+	long l;
+
+	if (parse_in_range(s, lo, hi, &l) < 0) {
+		snprintf(err, errlen, "%s %s: expected an integer in %ld..%ld", name, s, lo, hi);
+		return -1;
+	}
+	*v = (int)l;
+	return 0;
 }
 
 void emit_line(int fd, const char *fmt, ...)

@@ -1,4 +1,5 @@
-/* variants.c: the registry of accept variants, in --help order. */
+/* variants.c: the registry of accept variants, in --help order, and of
+ * the knob sets they read. */
 #include "server.h"
 
 #include <stdio.h>
@@ -19,6 +20,16 @@ const struct accept_variant *const accept_variants[] = {
 	&variant_mutex,
 	&variant_fdpass,
 	&variant_handoff,
+	NULL,
+};
+
+extern const struct knob_set mutex_knobs, reuseport_migrate_knobs, handoff_knobs;
+
+const struct knob_set *const knob_sets_help_order[] = {
+	&mutex_knobs,
+	&reuseport_migrate_knobs,
+	&shared_epoll_knobs,
+	&handoff_knobs,
 	NULL,
 };
 

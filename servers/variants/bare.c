@@ -3,7 +3,7 @@
  * drains the queue until EAGAIN.
  *
  * --shared-epoll (threads mode): the threads wait in ONE epoll instance
- * instead (worker.c), so the listener has one waiter entry and the kernel
+ * instead (shared_epoll.c), so the listener has one waiter entry and the kernel
  * wakes one thread per event, the one that waited last (epoll's waiters are
  * exclusive and queued at the head). */
 #include "../server.h"
@@ -23,7 +23,7 @@ static void bare_readable(struct worker *w)
 const struct accept_variant variant_bare = {
 	.name = "bare",
 	.mechanism = "shared listener, each worker's epoll, EPOLLIN|EPOLLET, accept until EAGAIN",
-	.knobs = KNOB_SHARED_EPOLL,
+	.knob_sets = { &shared_epoll_knobs },
 	.worker_start = bare_start,
 	.listener_readable = bare_readable,
 };

@@ -58,6 +58,13 @@ struct ho_worker {
 
 static struct ho_shared the_shared;
 
+/* The knobs and their defaults (the help text below says them). */
+static struct {
+	enum handoff_policy policy; /* --handoff-policy */
+	int capacity;               /* --handoff-capacity: slots in each thread's queue */
+	int steal_threshold;        /* --steal-threshold: hand off when the local load exceeds the peer's by this */
+} handoff_knob = { HANDOFF_OPEN, 64, 1 };
+
 /* The pool's view of a thread's load (threads mode: slot = index). */
 static int64_t thread_load(void *ctx, int worker)
 {
@@ -68,8 +75,8 @@ static int handoff_before_fork(struct server *srv, char *err, size_t errlen)
 {
 	struct ho_shared *sh = &the_shared;
 
-	if (handoff_pool_init(&sh->pool, srv->cfg.workers, (enum handoff_policy)srv->cfg.handoff_policy,
-			      srv->cfg.handoff_capacity, srv->cfg.steal_threshold) < 0) {
+	if (handoff_pool_init(&sh->pool, srv->cfg.workers, handoff_knob.policy, handoff_knob.capacity,
+			      handoff_knob.steal_threshold) < 0) {
 		snprintf(err, errlen, "handoff pool: %s", strerror(errno));
 		return -1;
 	}
@@ -277,11 +284,51 @@ static int handoff_describe(struct worker *w, char *buf, size_t len)
 	return off < len ? (int)off : (int)len - 1;
 }
 
+/* ---- the knobs ---- */
+
+static int parse_policy(const char *value, char *err, size_t errlen)
+{
+	if (handoff_policy_parse(value, &handoff_knob.policy) < 0) {
+		snprintf(err, errlen, "--handoff-policy %s: expected written, open or off", value);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_capacity(const char *value, char *err, size_t errlen)
+{
+	return knob_parse_int("--handoff-capacity", value, 1, 65536, &handoff_knob.capacity, err, errlen);
+}
+
+static int parse_steal_threshold(const char *value, char *err, size_t errlen)
+{
+	return knob_parse_int("--steal-threshold", value, 1, 1000000, &handoff_knob.steal_threshold, err, errlen);
+}
+
+static const struct knob handoff_options[] = {
+	{ .name = "--handoff-policy", .arg = "P",
+	  .help = "  --handoff-policy P    handoff: written (the note's rule: local load against\n"
+		  "                        the idlest peer's queue depth), open (against the\n"
+		  "                        peer's open connections plus queue), or off (plain\n"
+		  "                        reuseport, the knob-off arm); default open\n",
+	  .parse = parse_policy },
+	{ .name = "--handoff-capacity", .arg = "N",
+	  .help = "  --handoff-capacity N  handoff: slots in each thread's queue (default 64)\n",
+	  .parse = parse_capacity },
+	{ .name = "--steal-threshold", .arg = "N",
+	  .help = "  --steal-threshold N   handoff: hand off when the local load exceeds the\n"
+		  "                        peer's by at least N (default 1)\n",
+	  .parse = parse_steal_threshold },
+	{ .name = NULL },
+};
+
+const struct knob_set handoff_knobs = { .knobs = handoff_options };
+
 const struct accept_variant variant_handoff = {
 	.name = "handoff",
 	.mechanism = "threads: per-thread SO_REUSEPORT listener + bounded hand-off queue per thread (seed 003)",
 	.bind_per_worker = 1,
-	.knobs = KNOB_HANDOFF,
+	.knob_sets = { &handoff_knobs },
 	.modes = MODE_THREADS,
 	.before_fork = handoff_before_fork,
 	.worker_start = handoff_start,

@@ -91,6 +91,13 @@
 #define HOLD_ENV "ACCEPTLAB_TEST_HOLD_TOKEN_MS"
 #define PARKED_MAX 8
 
+/* The knobs, with nginx's defaults. */
+static struct {
+	int delay_ms;           /* --accept-mutex-delay: a worker without the token waits this long */
+	int strict;             /* --accept-mutex-strict: strict turns with a steal timeout */
+	int worker_connections; /* --worker-connections: nginx's, for the 1/8 rule */
+} mutex_knob = { 500, 0, 512 };
+
 struct mutex_page {
 	_Atomic int token;              /* plain: the holder's tid (its pid in process mode), or 0 */
 	_Atomic int hold_used;          /* the test knob has been used in this run */
@@ -149,7 +156,7 @@ static int mutex_before_fork(struct server *srv, char *err, size_t errlen)
 	for (int i = 0; i < MAX_SLOTS; i++)
 		pg->poke[i] = -1;
 	atomic_store(&pg->turn_since_ns, (long long)now_ns());
-	if (srv->cfg.accept_mutex_strict) {
+	if (mutex_knob.strict) {
 		for (int i = 0; i < srv->nslots; i++) {
 			pg->poke[i] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 			if (pg->poke[i] < 0) {
@@ -216,7 +223,7 @@ static int plain_pass_begin(struct worker *w, struct mutex_worker *st, struct mu
 	if (token_trylock(pg, w->tid)) {
 		if (!w->listener_watched && worker_listener_enable(w, EPOLLIN, 1) < 0) {
 			token_unlock(pg, w->tid);
-			return w->srv->cfg.accept_mutex_delay_ms;
+			return mutex_knob.delay_ms;
 		}
 		st->held = 1;
 		maybe_test_hold(w, st, pg);
@@ -225,7 +232,7 @@ static int plain_pass_begin(struct worker *w, struct mutex_worker *st, struct mu
 	/* Somebody else holds it: take the listener out, try again soon. */
 	worker_listener_enable(w, 0, 0);
 	st->held = 0;
-	return w->srv->cfg.accept_mutex_delay_ms;
+	return mutex_knob.delay_ms;
 }
 
 /* ---- turns (strict arm) ---- */
@@ -315,7 +322,7 @@ static int mutex_start(struct worker *w, char *err, size_t errlen)
 	w->vstate = st;
 	/* nginx adds no listener at process start when accept_mutex is on: the
 	 * first pass's try does. */
-	if (w->srv->cfg.accept_mutex_strict) {
+	if (mutex_knob.strict) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = VARIANT_TAG };
 
 		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, pg->poke[w->slot], &ev) < 0) {
@@ -329,31 +336,9 @@ static int mutex_start(struct worker *w, char *err, size_t errlen)
 
 static int mutex_pass_begin(struct worker *w)
 {
-	if (w->srv->cfg.accept_mutex_strict)
+	if (mutex_knob.strict)
 		return strict_pass_begin(w, page_of(w->srv));
 	return plain_pass_begin(w, state_of(w), page_of(w->srv));
-}
-
-/* One accept(); the fd or -1, counting as worker_accept_batch does. */
-static int accept_one(struct worker *w, int *hard_error)
-{
-	*hard_error = 0;
-	for (;;) {
-		int fd = accept4(w->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd >= 0) {
-			w->accepted++;
-			return fd;
-		}
-		if (errno == EINTR || errno == ECONNABORTED)
-			continue;
-		if (errno == EAGAIN) {
-			w->accept_eagain++;
-		} else {
-			w->accept_errors++;
-			*hard_error = 1;
-		}
-		return -1;
-	}
 }
 
 static void park(struct worker *w, struct mutex_worker *st, int fd)
@@ -368,31 +353,32 @@ static void mutex_listener_readable(struct worker *w)
 {
 	struct mutex_worker *st = state_of(w);
 	struct mutex_page *pg = page_of(w->srv);
-	int hard, fd, wc = w->srv->cfg.worker_connections;
+	int fd, wc = mutex_knob.worker_connections;
+	enum accept_result r;
 
-	if (w->srv->cfg.accept_mutex_strict) {
+	if (mutex_knob.strict) {
 		if (atomic_load(&pg->turn) != w->slot) {
 			worker_listener_enable(w, 0, 0); /* the turn was stolen or passed */
 			return;
 		}
-		fd = accept_one(w, &hard);
-		if (fd < 0 && !hard)
+		r = worker_accept(w, NULL, &fd);
+		if (r == ACCEPT_AGAIN)
 			return; /* nothing there after all: keep the turn */
 		/* Accepted (or accept is failing here): the turn moves on before
 		 * the connection is served. */
 		if (pass_turn(pg, w->slot, w->srv->nslots) != w->slot)
 			worker_listener_enable(w, 0, 0);
-		if (fd >= 0)
+		if (r == ACCEPT_OK)
 			park(w, st, fd);
 		return;
 	}
 
-	fd = accept_one(w, &hard);
-	if (fd >= 0) {
+	r = worker_accept(w, NULL, &fd);
+	if (r == ACCEPT_OK) {
 		/* nginx: connection_n / 8 - free_connection_n, before this one is counted. */
 		st->accept_disabled = wc / 8 - (wc - w->open_conns);
 		park(w, st, fd);
-	} else if (hard) {
+	} else if (r != ACCEPT_AGAIN) {
 		/* EMFILE and friends: stop accepting here for a while (nginx). */
 		worker_listener_enable(w, 0, 0);
 		token_unlock(pg, w->tid);
@@ -417,7 +403,7 @@ static void mutex_after_accepts(struct worker *w)
 {
 	struct mutex_worker *st = state_of(w);
 
-	if (!w->srv->cfg.accept_mutex_strict && st->held)
+	if (!mutex_knob.strict && st->held)
 		token_unlock(page_of(w->srv), w->tid);
 	for (int i = 0; i < st->nparked; i++)
 		worker_admit(w, st->parked[i]);
@@ -429,7 +415,7 @@ static void mutex_leaving(struct worker *w)
 	struct mutex_worker *st = state_of(w);
 	struct mutex_page *pg = page_of(w->srv);
 
-	if (w->srv->cfg.accept_mutex_strict) {
+	if (mutex_knob.strict) {
 		int me = (int)w->tid;
 
 		/* Only our own mark: the slot may already be a successor's. */
@@ -454,7 +440,7 @@ static void mutex_worker_reaped(struct server *srv, int slot, pid_t pid)
 		return;
 	/* nginx's ngx_shmtx_force_unlock: only if the dead pid still has it. */
 	atomic_compare_exchange_strong(&pg->token, &expected, 0);
-	if (srv->cfg.accept_mutex_strict) {
+	if (mutex_knob.strict) {
 		expected = (int)pid;
 		atomic_compare_exchange_strong(&pg->live[slot], &expected, 0);
 		if (atomic_load(&pg->turn) == slot)
@@ -487,11 +473,42 @@ static int mutex_spawn_import(struct server *srv, const int *fds, int n, char *e
 	return srv->vshared ? 0 : -1;
 }
 
+/* ---- the knobs ---- */
+
+static int parse_delay(const char *value, char *err, size_t errlen)
+{
+	return knob_parse_int("--accept-mutex-delay", value, 0, 60000, &mutex_knob.delay_ms, err, errlen);
+}
+
+static int parse_worker_connections(const char *value, char *err, size_t errlen)
+{
+	return knob_parse_int("--worker-connections", value, 8, 1000000, &mutex_knob.worker_connections, err,
+			      errlen);
+}
+
+static const struct knob mutex_options[] = {
+	{ .name = "--accept-mutex-delay", .arg = "MS",
+	  .help = "  --accept-mutex-delay MS  mutex: how long a worker without the token waits\n"
+		  "                        before trying again (default 500, as nginx)\n",
+	  .parse = parse_delay },
+	{ .name = "--accept-mutex-strict",
+	  .help = "  --accept-mutex-strict mutex: strict turns (release after one accept, pass the\n"
+		  "                        turn to the next worker, steal after a timeout)\n",
+	  .flag = &mutex_knob.strict },
+	{ .name = "--worker-connections", .arg = "N",
+	  .help = "  --worker-connections N  mutex: nginx's worker_connections for the 1/8 rule\n"
+		  "                        (default 512)\n",
+	  .parse = parse_worker_connections },
+	{ .name = NULL },
+};
+
+const struct knob_set mutex_knobs = { .knobs = mutex_options };
+
 const struct accept_variant variant_mutex = {
 	.name = "mutex",
 	.mechanism = "nginx accept_mutex: a token in a shared page; the holder has the listener "
 		     "in its epoll, others wait --accept-mutex-delay",
-	.knobs = KNOB_MUTEX,
+	.knob_sets = { &mutex_knobs },
 	.before_fork = mutex_before_fork,
 	.worker_start = mutex_start,
 	.pass_begin = mutex_pass_begin,

@@ -10,7 +10,8 @@
 
 static int reuseport_before_fork(struct server *srv, char *err, size_t errlen)
 {
-	return reuseport_setup_migrate(srv, err, errlen);
+	(void)srv;
+	return reuseport_setup_migrate(err, errlen);
 }
 
 static int reuseport_start(struct worker *w, char *err, size_t errlen)
@@ -29,7 +30,7 @@ const struct accept_variant variant_reuseport = {
 	.name = "reuseport",
 	.mechanism = "per-worker SO_REUSEPORT listener bound after fork (kernel 4-tuple hash)",
 	.bind_per_worker = 1,
-	.knobs = KNOB_MIGRATE,
+	.knob_sets = { &reuseport_migrate_knobs },
 	.before_fork = reuseport_before_fork,
 	.worker_start = reuseport_start,
 	.listener_readable = reuseport_readable,

@@ -72,9 +72,9 @@ bad:
 	return -1;
 }
 
-static unsigned load_flags(const struct server *srv)
+static unsigned load_flags(void)
 {
-	return LOAD_STEER | LOAD_NEED_KERNEL | (srv->cfg.reuseport_migrate ? LOAD_MIGRATE : 0);
+	return LOAD_STEER | LOAD_NEED_KERNEL | (reuseport_migrate_wanted() ? LOAD_MIGRATE : 0);
 }
 
 static int rpbpf_before_fork(struct server *srv, char *err, size_t errlen)
@@ -85,12 +85,12 @@ static int rpbpf_before_fork(struct server *srv, char *err, size_t errlen)
 
 	if (parse_preload(srv->cfg.workers, &preload_index, &preload, err, errlen) < 0)
 		return -1;
-	la = load_open(srv, load_flags(srv), err, errlen);
+	la = load_open(srv, load_flags(), err, errlen);
 	if (!la)
 		return -1;
 	if (preload_index >= 0)
 		load_preload(la, preload_index, preload);
-	if (reuseport_setup_migrate(srv, err, errlen) < 0)
+	if (reuseport_setup_migrate(err, errlen) < 0)
 		return -1;
 	srv->vshared = la;
 	srv->accounting = load_accounting(la);
@@ -154,7 +154,7 @@ static int rpbpf_spawn_fds(const struct server *srv, int *fds, int max)
 
 static int rpbpf_spawn_import(struct server *srv, const int *fds, int n, char *err, size_t errlen)
 {
-	srv->vshared = load_import(srv, load_flags(srv), fds, n, err, errlen);
+	srv->vshared = load_import(srv, load_flags(), fds, n, err, errlen);
 	return srv->vshared ? 0 : -1;
 }
 
@@ -163,7 +163,7 @@ const struct accept_variant variant_reuseport_bpf = {
 	.mechanism = "per-worker SO_REUSEPORT listeners steered by a BPF sk_reuseport program to the "
 		     "least-loaded worker",
 	.bind_per_worker = 1,
-	.knobs = KNOB_MIGRATE,
+	.knob_sets = { &reuseport_migrate_knobs },
 	.before_fork = rpbpf_before_fork,
 	.worker_start = rpbpf_start,
 	.listener_readable = rpbpf_readable,

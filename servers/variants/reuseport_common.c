@@ -7,6 +7,8 @@
 
 #define MIGRATE_SYSCTL "/proc/sys/net/ipv4/tcp_migrate_req"
 
+static int migrate; /* --reuseport-migrate given */
+
 /* A network namespace made for the purpose (unshare -n, ip netns) starts
  * with loopback only; the one a machine's own interfaces live in does not.
  * Returns 1 if this namespace has an interface other than lo, 0 if not,
@@ -33,12 +35,12 @@ static int netns_has_other_interfaces(void)
 	return other;
 }
 
-int reuseport_setup_migrate(struct server *srv, char *err, size_t errlen)
+int reuseport_setup_migrate(char *err, size_t errlen)
 {
 	FILE *f;
 	int shared;
 
-	if (!srv->cfg.reuseport_migrate)
+	if (!migrate)
 		return 0;
 	shared = netns_has_other_interfaces();
 	if (shared != 0) {
@@ -56,3 +58,20 @@ int reuseport_setup_migrate(struct server *srv, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+int reuseport_migrate_wanted(void)
+{
+	return migrate;
+}
+
+static const struct knob migrate_options[] = {
+	{ .name = "--reuseport-migrate",
+	  .help = "  --reuseport-migrate   reuseport variants: set net.ipv4.tcp_migrate_req=1 in this\n"
+		  "                        network namespace (refused in the initial one; run the\n"
+		  "                        server under unshare -n), so a dying worker's queued\n"
+		  "                        connections move to a sibling instead of being reset\n",
+	  .flag = &migrate },
+	{ .name = NULL },
+};
+
+const struct knob_set reuseport_migrate_knobs = { .knobs = migrate_options };

@@ -1,5 +1,5 @@
 /* test_shared_epoll.c: the --shared-epoll listener stall after EMFILE,
- * replayed in one thread against servers/worker.c.
+ * replayed in one thread against servers/accept.c and servers/shared_epoll.c.
  *
  * In --shared-epoll (threads mode) every thread waits in ONE epoll
  * instance, and the listener is registered there once, EPOLLIN|EPOLLET: the
@@ -38,12 +38,13 @@
  * the client's connection: with the old EEXIST branch epoll_wait reports
  * nothing (the stall), and that check fails.
  *
- * worker.c is #included to reach its static functions; the program links
- * every other server source except main.c. Two wrappers, defined before the
- * include, record what the worker's accept4() and epoll_ctl() on the
- * listener returned, so the steps can check the errors the story names
- * (errno after worker_accept_one is not the accept's: accept_rest's DEL may
- * have set it).
+ * accept.c (the accept path) and shared_epoll.c (the one registration's
+ * epoll_ctl calls) are #included to reach their static functions; the
+ * program links every other server source except main.c. Two wrappers,
+ * defined before the includes, record what the worker's accept4() and
+ * epoll_ctl() on the listener returned, so the steps can check the errors
+ * the story names (errno after worker_accept_one is not the accept's:
+ * accept_rest's DEL may have set it).
  *
  * Output as the other C unit tests: a line per failed check, then
  * "N passed, N failed" (exit 1 if any failed). An alarm kills the program if
@@ -91,7 +92,8 @@ static int test_epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 
 #define accept4 test_accept4
 #define epoll_ctl test_epoll_ctl
-#include "../../servers/worker.c"
+#include "../../servers/accept.c"
+#include "../../servers/shared_epoll.c"
 #undef accept4
 #undef epoll_ctl
 
@@ -138,7 +140,6 @@ static int connected_to(int fd, int cfd)
 
 static void test_emfile_interleaving(void)
 {
-	struct conn_table table; /* only its address is read: shared(w) */
 	struct server srv;
 	struct worker a, b;
 	struct sockaddr_in sa;
@@ -148,9 +149,8 @@ static void test_emfile_interleaving(void)
 	int *fillers, nfill = 0, fill_errno;
 	const uint32_t events = EPOLLIN | EPOLLET;
 
-	memset(&table, 0, sizeof(table));
 	memset(&srv, 0, sizeof(srv));
-	srv.shared = &table;
+	srv.conn_set = &shared_conns; /* only its listener_ctl is reached */
 
 	lfd = net_listen_tcp("127.0.0.1", 0, 0, err, sizeof(err));
 	if (lfd < 0) {
