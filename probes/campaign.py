@@ -1847,16 +1847,37 @@ def shape_label(shape):
     return "%s %d" % (shape["name"], shape["connections"])
 
 
+def plan_steps(args, raw_dir):
+    """Every step the campaign runs, in order: [(study, label, function,
+    error row keys), ...]."""
+    return [(study, label, fn, err_keys) for study in args.studies
+            for label, fn, err_keys in STUDY_STEPS[study](args, raw_dir)]
+
+
+def skipped_for_root(label, root):
+    """True when a step is skipped before it runs: an arm that loads a BPF
+    program, when not root."""
+    return not root and any(a in label.split() for a in NEEDS_ROOT)
+
+
+def print_plan(args):
+    """--plan: one line per step the campaign would run (study and label, in
+    order), and which of them are skipped when not root. ACCEPTLAB_PLAN_AS_USER=1
+    shows the plan as a user who is not root would get it."""
+    root = is_root() and not os.environ.get("ACCEPTLAB_PLAN_AS_USER")
+    for study, label, _, _ in plan_steps(args, os.path.join(args.results_dir, "<stamp>", "raw")):
+        print("%-11s %s%s" % (study, label, "   (skipped: needs root)" if skipped_for_root(label, root) else ""))
+
+
 def run_steps(args, run_dir, raw_dir):
     """Runs every study's steps with progress lines; returns the failures."""
-    plan = [(study, label, fn, err_keys) for study in args.studies
-            for label, fn, err_keys in STUDY_STEPS[study](args, raw_dir)]
+    plan = plan_steps(args, raw_dir)
     files = {study: open(os.path.join(run_dir, study + ".jsonl"), "w") for study in args.studies}
     t0 = time.monotonic()
     failures = 0
     try:
         for i, (study, label, fn, err_keys) in enumerate(plan, 1):
-            if not is_root() and any(a in label.split() for a in NEEDS_ROOT):
+            if skipped_for_root(label, is_root()):
                 result = "SKIPPED: needs root (loads a BPF program)"
                 rows = [dict(err_keys, error="skipped: needs root (CAP_BPF)")]
                 failures += 1
@@ -1904,6 +1925,8 @@ def main():
     ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--spawn", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
+    ap.add_argument("--plan", action="store_true",
+                    help="print the steps the campaign would run (study and label, in order) and exit")
     # wrk's -d for cost and payoff (tests use 1; the close gap is capped at it)
     ap.add_argument("--bench-rounds", type=int, metavar="N",
                     help="rounds of the wrk studies (cost, payoff, trace_overhead) (default %d, 1 with --quick; "
@@ -1978,6 +2001,9 @@ def main():
         die("--workers %d: expected 1..64" % args.workers)
     if args.bench_seconds is not None and not 1 <= args.bench_seconds <= 600:
         die("--bench-seconds %d: expected 1..600" % args.bench_seconds)
+    if args.plan:
+        print_plan(args)
+        return 0
     for exe in (SERVER, PROBE):
         if not os.access(exe, os.X_OK):
             die("%s is missing: run make first" % exe)
