@@ -88,7 +88,8 @@ STUDY = {name: importlib.import_module("studies." + name) for name in STUDIES}
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)
 
-__doc__ %= {
+# The docstring's durations, counts and paths, from the studies' constants.
+__doc__ = (__doc__ or "") % {
     "shapes": ", ".join(STUDY["balancing"].shape_label(s) for s in STUDY["balancing"].SHAPES),
     "perturbation_workers": ", ".join(map(str, STUDY["perturbation"].PERTURBATION_WORKERS)),
     "perturbations": ", ".join(n for n, _ in STUDY["perturbation"].PERTURBATIONS),

@@ -15,7 +15,8 @@ import os
 import time
 
 import arms
-from harness import (WRK_THREADS, WRK_TIMEOUT_S, ServerRun, StepFailed, handoffs_of, need_wrk, peers, run_wrk)
+from harness import (WRK_THREADS, WRK_TIMEOUT_S, ServerRun, StepFailed, forget, handoffs_of, need_wrk, peers, register,
+                     run_wrk)
 from studies.common import (bench_seconds, close_gap, handoff_rate, read_sysctl, rewrite_rows, rotated,
                             served_split, time_wait_counts)
 
@@ -68,7 +69,7 @@ def anchor_run(args, prefix, arm, workers, headers):
     ok, reason = peers.availability(name)
     if not ok:
         raise StepFailed("skipped: " + reason)
-    peer = peers.Peer(name, workers=workers, access_log=False)
+    peer = register(peers.Peer(name, workers=workers, access_log=False), peers.Peer.cleanup)
     try:
         try:
             peer.start()
@@ -82,6 +83,7 @@ def anchor_run(args, prefix, arm, workers, headers):
         peer.stop()
         peer.keep(prefix)
         peer.cleanup()
+        forget(peer)
     return out, tw, peer.version
 
 

@@ -50,7 +50,8 @@ def meta(args):
         "shape_args": PERTURBATION_SHAPE_ARGS, "round_gap_ms": 0,
         "hog_cpus": PERTURBATION_HOG_CPUS, "flood_syns": PERTURBATION_FLOOD_SYNS,
         "stop_s": PERTURBATION_STOP_S,
-        "target": "every round's max - min <= 2 (17/15 at 2 workers) for " + ", ".join(sorted(arms.claiming_balance()))}}
+        "target": "every round's max - min <= 2 (17/15 at 2 workers) for "
+                  + ", ".join(sorted(arms.claiming_balance()))}}
 
 
 def within_target(counts, workers):
