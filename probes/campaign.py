@@ -72,13 +72,13 @@ import json
 import os
 import platform
 import shutil
-import signal
 import subprocess
 import sys
 import time
 
 import arms
-from harness import PROBE, ROOT, SERVER, TRACER, WRK, WRK_THREADS, StepFailed, die, is_root, peers, stop_all
+from harness import (PROBE, ROOT, SERVER, TRACER, WRK, WRK_THREADS, StepFailed, die, handle_signals, is_root, peers,
+                     stop_all)
 from studies import common
 from studies.common import read_sysctl
 
@@ -384,7 +384,7 @@ def choose(args):
 
 def main():
     args = parse_args()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))  # unwinds: every step's clean-up, then stop_all
+    handle_signals()  # SIGINT, SIGTERM: unwind (every step's clean-up), then stop_all
     if args.respawn_trial or args.reload_trial:
         return run_trial(args)
     choose(args)

@@ -4,11 +4,14 @@ the tracer and CPU hogs.
 
 Everything started registers how to stop it in one clean-up registry, and
 unregisters once stopped: stop_all() stops whatever is still running, the
-newest first. The campaign calls it from its signal handler and after every
-step that failed, the gate and the soak when they end, so nothing they
-started outlives them, whichever study started it.
+newest first. The campaign calls it when Ctrl-C or SIGTERM ends it (its
+handler, on_signal, holds the signal back while a child is being started
+and registered, so none escapes the registry) and after every step that
+failed; the gate and the soak call it when they end. Nothing they started
+outlives them, whichever study started it.
 """
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -82,6 +85,47 @@ def tail(path, n=200):
 # ---- the clean-up registry ---------------------------------------------------
 
 _running = []  # [(thing, stop)]: started and not yet stopped, oldest first
+_held = 0      # > 0 while a child is being started and registered
+_pending = []  # SIGINT or SIGTERM that arrived meanwhile
+
+
+def on_signal(signum, frame):
+    """SIGINT raises KeyboardInterrupt, SIGTERM SystemExit(130), where the
+    main thread is; while a child is being started (registering()), not
+    until it is registered, so a child an interrupt lands beside is still
+    in the registry for stop_all."""
+    if _held:
+        _pending.append(signum)
+        return
+    _raise_for(signum)
+
+
+def _raise_for(signum):
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    sys.exit(130)
+
+
+def handle_signals():
+    """Installs on_signal for SIGINT and SIGTERM (the campaign's)."""
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+
+@contextlib.contextmanager
+def registering():
+    """with registering(): start a child and register it; a SIGINT or
+    SIGTERM that arrives meanwhile is raised once the block is done."""
+    global _held
+    _held += 1
+    try:
+        yield
+    finally:
+        _held -= 1
+        if not _held and _pending:
+            signum = _pending[0]
+            _pending.clear()
+            _raise_for(signum)
 
 
 def register(thing, stop):
@@ -118,13 +162,14 @@ def start_server(server_args, workers, raw_prefix, env=None):
         server_args[at:at] = [str(workers)]
     else:
         server_args += ["--workers", str(workers)]
-    proc = subprocess.Popen([SERVER, *server_args, "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=err, start_new_session=True,
-                            env=dict(os.environ, **(env or {})))
-    err.close()
-    register(proc, stop_server)
-    proc.raw_out = raw_prefix + ".server.jsonl"
-    proc.captured = b""
+    with registering():
+        proc = subprocess.Popen([SERVER, *server_args, "--port", "0"],
+                                stdout=subprocess.PIPE, stderr=err, start_new_session=True,
+                                env=dict(os.environ, **(env or {})))
+        err.close()
+        proc.raw_out = raw_prefix + ".server.jsonl"
+        proc.captured = b""
+        register(proc, stop_server)
     deadline = time.monotonic() + READY_TIMEOUT_S
     while b"\n" not in proc.captured:
         left = deadline - time.monotonic()
@@ -286,12 +331,13 @@ class Tracer:
     def __init__(self, pgid, raw_prefix, timeline=False):
         self.raw = raw_prefix + ".trace.jsonl"
         err = open(raw_prefix + ".trace.stderr", "w")
-        self.proc = subprocess.Popen([TRACER, "--pgid", str(pgid), "--json"] + (["--timeline"] if timeline else []),
-                                     stdout=subprocess.PIPE,
-                                     stderr=err, start_new_session=True)
-        err.close()
-        register(self, Tracer.stop)
-        self.proc.captured = b""
+        with registering():
+            self.proc = subprocess.Popen([TRACER, "--pgid", str(pgid), "--json"]
+                                         + (["--timeline"] if timeline else []),
+                                         stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+            err.close()
+            self.proc.captured = b""
+            register(self, Tracer.stop)
         deadline = time.monotonic() + TRACER_ATTACH_TIMEOUT_S
         while b"\n" not in self.proc.captured:
             left = deadline - time.monotonic()
@@ -326,8 +372,9 @@ class Tracer:
 
 def start_hog(cmd):
     """Starts a CPU hog in a session of its own; stop_hog (or stop_all) kills it."""
-    return register(subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL), stop_hog)
+    with registering():
+        return register(subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL), stop_hog)
 
 
 def stop_hog(hog):
@@ -435,9 +482,10 @@ def start_wrk(prefix, port, path, connections, seconds, headers=(), threads=WRK_
     cmd.append("http://127.0.0.1:%d%s" % (port, path))
     with open(prefix + ".wrk.cmd", "w") as f:
         f.write(shlex.join(cmd) + "\n")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    proc.wrk = (prefix, seconds)
-    return register(proc, kill_wrk)
+    with registering():
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc.wrk = (prefix, seconds)
+        return register(proc, kill_wrk)
 
 
 def kill_wrk(proc):
