@@ -22,12 +22,15 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "probes"))
-import campaign  # noqa: E402  (the campaign's server and probe plumbing)
+import arms  # noqa: E402  (the arms: which claim balance, their knob-off arms)
+import harness  # noqa: E402  (servers, the probe, CPU hogs)
+from studies.balancing import SHAPES, shape_label  # noqa: E402  (the balancing study's shapes)
 
-# handoff's written policy is not here: it misses 2:1 (the campaign's
-# balancing table says by how much); the default policy (open) holds.
-BALANCING_SET = ["fdpass", "reuseport-bpf", "handoff"]
-NEEDS_ROOT = {"reuseport-bpf"}
+# The arms that claim balance (arms.py). handoff's written policy is not
+# among them: it misses 2:1 (the campaign's balancing table says by how
+# much); the default policy (open) holds.
+BALANCING_SET = arms.claiming_balance()
+NEEDS_ROOT = arms.needing_root()
 ROUNDS = 2
 MAX_RATIO = 2.0
 
@@ -35,20 +38,20 @@ MAX_RATIO = 2.0
 def measure(server_args, env, shape, raw_dir, tag):
     """Runs ROUNDS rounds of shape on a fresh server: returns the round rows."""
     prefix = os.path.join(raw_dir, "%s-%s" % (tag, shape["name"]))
-    with campaign.ServerRun(server_args, 2, prefix, env=env) as (_, ready, path):
-        cmd = campaign.probe_cmd(ready["port"], shape, ROUNDS, path)
-        return campaign.run_probe(prefix, cmd, ROUNDS)
+    with harness.ServerRun(server_args, 2, prefix, env=env) as (_, ready, path):
+        cmd = harness.probe_cmd(ready["port"], shape, ROUNDS, path)
+        return harness.run_probe(prefix, cmd, ROUNDS)
 
 
 def measure_back_to_back(server_args, env, raw_dir, tag):
     """ROUNDS rounds of every shape on ONE server, no pause between rounds or
     shapes: {shape name: round rows}."""
     out = {}
-    with campaign.ServerRun(server_args, 2, os.path.join(raw_dir, tag), env=env) as (_, ready, path):
-        for shape in campaign.SHAPES:
+    with harness.ServerRun(server_args, 2, os.path.join(raw_dir, tag), env=env) as (_, ready, path):
+        for shape in SHAPES:
             prefix = os.path.join(raw_dir, "%s-%s" % (tag, shape["name"]))
-            cmd = campaign.probe_cmd(ready["port"], shape, ROUNDS, path, extra=["--round-gap-ms", "0"])
-            out[shape["name"]] = campaign.run_probe(prefix, cmd, ROUNDS)
+            cmd = harness.probe_cmd(ready["port"], shape, ROUNDS, path, extra=["--round-gap-ms", "0"])
+            out[shape["name"]] = harness.run_probe(prefix, cmd, ROUNDS)
     return out
 
 
@@ -66,17 +69,17 @@ def run_back_to_back(variant, raw_dir, hogs):
     when = "hogs" if hogs else "back-to-back"
     try:
         if hogs:
-            with campaign.StressHogs(2):
-                got = measure_back_to_back(campaign.ARMS[variant], campaign.ARM_ENV.get(variant), raw_dir,
+            with harness.StressHogs(2):
+                got = measure_back_to_back(arms.server_args(variant), arms.env(variant), raw_dir,
                                            "%s-%s" % (variant, when))
         else:
-            got = measure_back_to_back(campaign.ARMS[variant], campaign.ARM_ENV.get(variant), raw_dir,
+            got = measure_back_to_back(arms.server_args(variant), arms.env(variant), raw_dir,
                                        "%s-%s" % (variant, when))
-    except campaign.StepFailed as e:
+    except harness.StepFailed as e:
         print("gate: %-14s %-16s FAILED: %s" % (variant, when, e), flush=True)
         return 0, 1
-    for shape in campaign.SHAPES:
-        label = "%-14s %-16s" % (variant, "%s %s" % (when, campaign.shape_label(shape)))
+    for shape in SHAPES:
+        label = "%-14s %-16s" % (variant, "%s %s" % (when, shape_label(shape)))
         p, f = gate_rounds(label, got[shape["name"]])
         passed += p
         failed += f
@@ -117,7 +120,7 @@ def main():
     ap.add_argument("--no-knob-off", action="store_true", help="skip the knob-off arm's figures")
     args = ap.parse_args()
     variants = [v for v in args.variants.split(",") if v]
-    unknown = [v for v in variants if v not in campaign.ARMS]
+    unknown = [v for v in variants if v not in arms.names()]
     if unknown or not variants:
         print("gate: --variants %s: unknown" % (",".join(unknown) or "(empty)"), file=sys.stderr)
         return 2
@@ -129,12 +132,12 @@ def main():
             if variant in NEEDS_ROOT and os.geteuid() != 0:
                 print("gate: %-14s skipped: needs root (CAP_BPF)" % variant, flush=True)
                 continue
-            for shape in campaign.SHAPES:
-                label = "%-14s %-16s" % (variant, campaign.shape_label(shape))
+            for shape in SHAPES:
+                label = "%-14s %-16s" % (variant, shape_label(shape))
                 try:
-                    rows = measure(campaign.ARMS[variant], campaign.ARM_ENV.get(variant), shape,
+                    rows = measure(arms.server_args(variant), arms.env(variant), shape,
                                    raw_dir, variant)
-                except campaign.StepFailed as e:
+                except harness.StepFailed as e:
                     failed += 1
                     print("gate: %s FAILED: %s" % (label, e), flush=True)
                     continue
@@ -145,23 +148,23 @@ def main():
                 p, f = run_back_to_back(variant, raw_dir, hogs)
                 passed += p
                 failed += f
-        for name in [] if args.no_knob_off else [campaign.KNOB_OFF_OF[v] for v in variants
-                                                  if v in campaign.KNOB_OFF_OF]:
-            for shape in campaign.SHAPES:
+        for name in [] if args.no_knob_off else [arms.get(v).knob_off for v in variants
+                                                  if arms.get(v).knob_off]:
+            for shape in SHAPES:
                 try:
-                    rows = measure(campaign.ARMS[name], campaign.ARM_ENV.get(name), shape, raw_dir, name)
+                    rows = measure(arms.server_args(name), arms.env(name), shape, raw_dir, name)
                     figures = " ".join(r["split"] for r in rows)
-                except campaign.StepFailed as e:
+                except harness.StepFailed as e:
                     figures = "failed: %s" % e
                 print("gate: %-14s %-16s %s  (reported, not asserted)"
-                      % (name, campaign.shape_label(shape), figures), flush=True)
+                      % (name, shape_label(shape), figures), flush=True)
         if not args.no_faults:
             fp, ff = run_faults()
             print("gate: fault invariants: %d passed, %d failed" % (fp, ff), flush=True)
             passed += fp
             failed += ff
     finally:
-        campaign.stop_all()
+        harness.stop_all()
     print("gate: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -18,14 +18,14 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import campaign  # noqa: E402  (the server, wrk and arm plumbing)
+import arms
+import harness
+from harness import ROOT
 
-ROOT = campaign.ROOT
 # Knob-off arms run the same code as arms already here; the written handoff
-# policy is a measurement arm, not a configuration anyone serves with.
-SKIP = {"fdpass-off", "fdpass-off-threads", "handoff-written", "handoff-off"}
-DEFAULT_ARMS = [a for a in campaign.ARMS if a not in SKIP]
+# policy is a measurement arm, not a configuration anyone serves with
+# (arms.py: measurement_only).
+DEFAULT_ARMS = arms.where(measurement_only=False)
 CHUNK_S = 3
 CONNECTIONS = 64
 
@@ -36,7 +36,7 @@ def run_mode(port, mode, target, max_seconds, chunk_s, raw_prefix):
     total, errors, t0, k = 0, {}, time.monotonic(), 0
     while total < target and time.monotonic() - t0 < max_seconds:
         k += 1
-        out = campaign.run_wrk("%s-%s-%d" % (raw_prefix, mode, k), port, "/", CONNECTIONS, chunk_s, headers)
+        out = harness.run_wrk("%s-%s-%d" % (raw_prefix, mode, k), port, "/", CONNECTIONS, chunk_s, headers)
         total += out["requests"]
         for name, n in out["errors"].items():
             errors[name] = errors.get(name, 0) + n
@@ -46,13 +46,13 @@ def run_mode(port, mode, target, max_seconds, chunk_s, raw_prefix):
 def soak_arm(arm, args, raw_dir):
     prefix = os.path.join(raw_dir, "soak-%s" % arm)
     row = {"arm": arm, "workers": 2}
-    with campaign.ServerRun(campaign.ARMS[arm], 2, prefix, campaign.ARM_ENV.get(arm)) as (proc, ready, _):
+    with harness.ServerRun(arms.server_args(arm), 2, prefix, arms.env(arm)) as (proc, ready, _):
         row["mode"] = ready.get("mode", "process")
         for mode, target in (("keepalive", args.keepalive_requests), ("close", args.close_requests)):
             n, errors, seconds, reached = run_mode(ready["port"], mode, target, args.max_seconds,
                                                    args.chunk_seconds, prefix)
             row[mode] = {"target": target, "requests": n, "errors": errors, "seconds": seconds, "reached": reached}
-    events = campaign.server_events(proc)
+    events = harness.server_events(proc)
     stop_at = next((i for i, e in enumerate(events) if e.get("event") == "stopping"), len(events))
     row["reaped_while_serving"] = sum(e.get("event") == "reaped" for e in events[:stop_at])
     row["exit"] = proc.returncode
@@ -74,17 +74,17 @@ def main():
                     help="wrk -d of each chunk (default %d)" % CHUNK_S)
     ap.add_argument("--out", help="JSON Lines file to write (default build/soak/<UTC stamp>.jsonl)")
     args = ap.parse_args()
-    arms = [a for a in args.arms.split(",") if a]
-    unknown = [a for a in arms if a not in campaign.ARMS]
-    if unknown or not arms:
-        campaign.die("--arms %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(campaign.ARMS)))
+    chosen = [a for a in args.arms.split(",") if a]
+    unknown = [a for a in chosen if a not in arms.names()]
+    if unknown or not chosen:
+        harness.die("--arms %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(arms.names())))
     for name in ("keepalive_requests", "close_requests", "max_seconds", "chunk_seconds"):
         if getattr(args, name) < 1:
-            campaign.die("--%s %d: expected a positive integer" % (name.replace("_", "-"), getattr(args, name)))
-    campaign.need_wrk()
-    if not campaign.is_root():
-        arms = [a for a in arms if a not in campaign.NEEDS_ROOT]
-        print("soak: not root: skipping %s (needs CAP_BPF)" % ", ".join(sorted(campaign.NEEDS_ROOT)), flush=True)
+            harness.die("--%s %d: expected a positive integer" % (name.replace("_", "-"), getattr(args, name)))
+    harness.need_wrk()
+    if not harness.is_root():
+        chosen = [a for a in chosen if a not in arms.needing_root()]
+        print("soak: not root: skipping %s (needs CAP_BPF)" % ", ".join(sorted(arms.needing_root())), flush=True)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out = args.out or os.path.join(ROOT, "build", "soak", stamp + ".jsonl")
     raw_dir = os.path.join(os.path.dirname(os.path.abspath(out)), stamp + "-raw")
@@ -93,10 +93,10 @@ def main():
     t0 = time.monotonic()
     try:
         with open(out, "w") as f:
-            for i, arm in enumerate(arms, 1):
+            for i, arm in enumerate(chosen, 1):
                 try:
                     row = soak_arm(arm, args, raw_dir)
-                except campaign.StepFailed as e:
+                except harness.StepFailed as e:
                     row = {"arm": arm, "ok": False, "error": str(e)}
                 f.write(json.dumps(row, sort_keys=True) + "\n")
                 f.flush()
@@ -111,13 +111,13 @@ def main():
                                                         "ok" if row["ok"] else "FAILED")
                 elapsed = time.monotonic() - t0
                 print("[%2d/%d] soak %-22s %s   (%.0fs elapsed, ETA %.0fs)"
-                      % (i, len(arms), arm, text, elapsed, elapsed / i * (len(arms) - i)), flush=True)
+                      % (i, len(chosen), arm, text, elapsed, elapsed / i * (len(chosen) - i)), flush=True)
     except KeyboardInterrupt:
-        campaign.stop_all()
-        campaign.die("interrupted; partial results in %s" % out, 130)
+        harness.stop_all()
+        harness.die("interrupted; partial results in %s" % out, 130)
     finally:
-        campaign.stop_all()
-    print("soak: %d of %d arms without an error; results in %s" % (len(arms) - failed, len(arms), out))
+        harness.stop_all()
+    print("soak: %d of %d arms without an error; results in %s" % (len(chosen) - failed, len(chosen), out))
     return 1 if failed else 0
 
 

@@ -41,10 +41,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "probes"))
 from conftest import SERVER, LoadRecords, kill_group, read_response  # noqa: E402
 import synflood  # noqa: E402
-from campaign import established_by_index  # noqa: E402  (sock_diag's truth, as the perturbation study reads it)
+from studies.perturbation import established_by_index  # noqa: E402  (sock_diag's truth, as the perturbation study reads it)
 
 ADDR = "10.77.0.1"      # the server's address, on acct0 (a veth of our own netns)
 SILENT = "10.77.0.99"   # on acct0's subnet, answered by nobody: SYN-ACKs to it go nowhere

@@ -11,6 +11,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import termios
 import time
 
@@ -25,27 +26,48 @@ def pytest_configure(config):
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# probes/ (the arms table, the harness, the studies), for every test module.
+sys.path.insert(0, os.path.join(ROOT, "probes"))
+import arms  # noqa: E402
+
 SERVER = os.path.join(ROOT, "bin", "acceptlab-server")
 SERVER_ASAN = os.path.join(ROOT, "build", "server-asan")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 PYTHON = "/usr/bin/python3"
+
+
+def serving_spec(arm):
+    """An arm as Server takes it: its variant and knobs, "--threads 2" in
+    place of "--threads" ("mutex --accept-mutex-strict", "handoff --threads 2
+    --handoff-policy off")."""
+    words = [arm.variant]
+    for option in arm.options:
+        words += [option, "2"] if option == "--threads" else [option]
+    return " ".join(words)
+
+
 # Variants that load a BPF program: root only (tests skip them otherwise).
-NEEDS_ROOT = {"reuseport-bpf"}
+NEEDS_ROOT = {arms.get(a).variant for a in arms.needing_root()}
 # Variants that can queue new connections at a SIGSTOPped worker (its own
 # SO_REUSEPORT listener, or hand-offs into its channel: it looks idle); those
 # connections wait, and are answered once it runs again.
-QUEUES_AT_STOPPED_WORKER = {"reuseport", "reuseport-bpf", "fdpass"}
-VARIANTS = ["bare", "exclusive", "exclusive-reorder", "lt", "lt-yield", "reuseport", "reuseport-bpf", "fdpass"]
-# The generic serving tests run these too: both mutex arms. They sit out the
-# SIGSTOP tests (a stopped token holder stalls accepting, as nginx's would).
-# An entry may carry the variant's knobs after its name.
-SERVING_PROCESS = VARIANTS + ["mutex", "mutex --accept-mutex-strict"]
-# Threads mode: every variant that runs in one process, the shared-epoll arm
-# of the race, and the three handoff policies. "--threads 2" replaces
-# Server's "--workers N".
+QUEUES_AT_STOPPED_WORKER = {a.variant for a in arms.TABLE if a.when_stopped == "queued"}
+# The arms the generic serving tests run: the process arms without an
+# environment of their own (arms.py), in the table's order.
+_PROCESS = [a for a in arms.TABLE if a.mode == "process" and not a.env]
+VARIANTS = [a.variant for a in _PROCESS if not a.options and a.when_stopped != "stall"]
+# The generic serving tests run these too: arms with knobs, and those whose
+# accepting stalls behind a stopped worker (both mutex arms), which sit out
+# the SIGSTOP tests (a stopped token holder stalls accepting, as nginx's
+# would). An entry may carry the variant's knobs after its name.
+SERVING_PROCESS = VARIANTS + [serving_spec(a) for a in _PROCESS if a.options or a.when_stopped == "stall"]
+# Threads mode: every one of those again in one process, then the threads
+# arms that have no process twin (the shared-epoll arm of the race, the
+# handoff policies). "--threads 2" replaces Server's "--workers N".
+_TWINS = {(a.variant, a.options + ("--threads",)) for a in _PROCESS}
 SERVING_THREADS = ([v + " --threads 2" for v in SERVING_PROCESS]
-                   + ["bare --threads 2 --shared-epoll", "handoff --threads 2",
-                      "handoff --threads 2 --handoff-policy written", "handoff --threads 2 --handoff-policy off"])
+                   + [serving_spec(a) for a in arms.TABLE if a.mode == "threads" and not a.env
+                      and (a.variant, a.options) not in _TWINS])
 # --spawn-workers: every process arm again with its workers started by
 # fork+exec of the server binary (shared state passed by descriptor number).
 SERVING_SPAWN = [v + " --spawn-workers" for v in SERVING_PROCESS]

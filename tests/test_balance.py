@@ -20,24 +20,24 @@ from true loads, whoever is preempted. These need kernel accounting: root
 
 import json
 import os
-import sys
 
 import pytest
 
-from conftest import ROOT, run_probe
+from conftest import run_probe
 from test_trace import Trace
 
-sys.path.insert(0, os.path.join(ROOT, "probes"))
-from campaign import StressHogs, within_target  # noqa: E402  (the target and the hogs, as the perturbation study has them)
+import arms  # conftest put probes/ on the path
+from harness import StressHogs
+from studies.perturbation import within_target  # the target, as the perturbation study has it
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="kernel accounting loads BPF: needs root")
-VARIANTS = ["fdpass", "reuseport-bpf", "handoff"]
+VARIANTS = arms.claiming_balance()
 PER_WORKER = 16
 
 
 def start(start_server, variant, workers):
-    if variant == "handoff":
-        return start_server("handoff --threads %d" % workers)
+    if arms.get(variant).mode == "threads":
+        return start_server("%s --threads %d" % (variant, workers))
     return start_server(variant, workers=workers)
 
 

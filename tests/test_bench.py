@@ -1,4 +1,4 @@
-"""Tests for the wrk studies, `cost` and `payoff` (probes/campaign.py), and
+"""Tests for the wrk studies, `cost` and `payoff` (probes/studies/), and
 their report sections (report/report.py).
 
 A short real campaign (`--quick --bench-seconds 1`, arms bare and lt) checks
@@ -9,7 +9,6 @@ timing figure is asserted beyond "more than zero": the machine is noisy and
 the figures are compared side by side in one run, never against constants.
 """
 
-import importlib.util
 import json
 import os
 import shutil
@@ -19,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, ROOT, SERVER, pids_running
+import harness  # (conftest put probes/ on the path) the wrk parser
+from studies import common, cost as cost_study  # the wrk studies' order and ratios
 
 CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
 REPORT = os.path.join(ROOT, "report", "report.py")
@@ -26,18 +27,6 @@ FIXTURE_RESULTS = Path(ROOT) / "tests" / "fixtures" / "report" / "results" / "li
 STAMP = "20261129T081500Z"
 WRK = shutil.which("wrk")
 needs_wrk = pytest.mark.skipif(WRK is None, reason="wrk is not installed (Debian package wrk; `make deps`)")
-
-
-def load_campaign():
-    """probes/campaign.py as a module, for its parser and helpers."""
-    spec = importlib.util.spec_from_file_location("acceptlab_campaign", CAMPAIGN)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-campaign = load_campaign()
-
 
 
 def read_rows(path):
@@ -183,7 +172,7 @@ def test_missing_wrk_is_a_recorded_skip(tmp_path):
     assert json.loads((run / "meta.json").read_text())["tools"]["wrk"] == "not installed"
 
 
-# ---------------------------------------------------------------- campaign helpers
+# ---------------------------------------------------------------- the wrk studies' helpers
 
 
 def test_rounds_rotate_the_order():
@@ -191,12 +180,12 @@ def test_rounds_rotate_the_order():
     per round, so every cell takes a different slot in each of 3 rounds (drift
     over the run does not always hit the same arm first or last)."""
     cells = [(a, w) for w in (1, 2) for a in ("bare", "lt", "reuseport")]
-    orders = [campaign.rotated(cells, r, 3) for r in (1, 2, 3)]
+    orders = [common.rotated(cells, r, 3) for r in (1, 2, 3)]
     assert all(sorted(o) == sorted(cells) for o in orders)
     assert orders[0] == cells and orders[1][0] == cells[2] and orders[2][0] == cells[4]
     for cell in cells:
         assert len({o.index(cell) for o in orders}) == 3
-    assert campaign.rotated(cells, 1, 1) == cells
+    assert common.rotated(cells, 1, 1) == cells
 
 
 def test_finish_cost_fills_ratios(tmp_path):
@@ -214,7 +203,7 @@ def test_finish_cost_fills_ratios(tmp_path):
     ]
     path = tmp_path / "cost.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    campaign.finish_cost(str(path))
+    cost_study.finish(str(path))
     got = read_rows(path)
     assert [r.get("ratio_to_bare", "absent") for r in got] == [1.5, 1.0, None, "absent", None, 1.0, 0.3333]
 
@@ -260,7 +249,7 @@ def test_parse_wrk_keepalive_sample_us_and_ms():
     """A clean run: no Socket errors line (wrk prints it only when one counter is
     non-zero), so every error counter is 0; 273.00us is 0.273 ms, 1.21ms is 1.21 ms,
     and the duration comes from "requests in 2.00s"."""
-    got = campaign.parse_wrk(KEEPALIVE_SAMPLE)
+    got = harness.parse_wrk(KEEPALIVE_SAMPLE)
     assert got == {"requests_per_s": 146834.7, "requests": 293855, "duration_s": 2.0,
                    "latency_ms": {"p50": 0.273, "p99": 1.21},
                    "errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0, "non_2xx_3xx": 0}}
@@ -270,7 +259,7 @@ def test_parse_wrk_errors_and_seconds():
     """A troubled run: the Socket errors and Non-2xx lines are read into the error
     counters, latencies in s become ms (1.98s is 1980 ms), and a duration in
     minutes (1.00m) is 60 s."""
-    got = campaign.parse_wrk(ERRORS_SAMPLE)
+    got = harness.parse_wrk(ERRORS_SAMPLE)
     assert got["errors"] == {"connect": 0, "read": 12, "write": 1, "timeout": 40, "non_2xx_3xx": 7}
     assert got["latency_ms"] == {"p50": 750.0, "p99": 1980.0}
     assert got["requests_per_s"] == 19.99 and got["requests"] == 1200 and got["duration_s"] == 60.0
@@ -281,7 +270,7 @@ def test_parse_wrk_errors_and_seconds():
 def test_wrk_time_units(text, unit):
     """wrk writes times as a number and one of us, ms, s, m (its format_time); each
     converts to milliseconds."""
-    assert campaign.wrk_ms(text) == pytest.approx(unit)
+    assert harness.wrk_ms(text) == pytest.approx(unit)
 
 
 @pytest.mark.parametrize("cut, why", [
@@ -294,14 +283,14 @@ def test_parse_wrk_rejects_incomplete_output(cut, why):
     not a measurement: ValueError naming what is missing (the campaign turns it
     into an error row), never a row with made-up zeros."""
     with pytest.raises(ValueError, match=why):
-        campaign.parse_wrk(KEEPALIVE_SAMPLE.replace(cut, ""))
+        harness.parse_wrk(KEEPALIVE_SAMPLE.replace(cut, ""))
 
 
 def test_parse_wrk_rejects_an_unknown_socket_errors_line():
     """A Socket errors line in a shape the parser does not know is an error, not
     silently zero errors."""
     with pytest.raises(ValueError, match="Socket errors"):
-        campaign.parse_wrk(ERRORS_SAMPLE.replace("connect 0, read 12", "connect 0, reed 12"))
+        harness.parse_wrk(ERRORS_SAMPLE.replace("connect 0, read 12", "connect 0, reed 12"))
 
 
 # ---------------------------------------------------------------- the report's new sections

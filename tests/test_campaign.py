@@ -79,6 +79,27 @@ def test_campaign_records_a_failed_step_and_goes_on(tmp_path):
     assert "3 of 3 steps failed or skipped" in res.stdout
 
 
+def test_plan_lists_the_steps_and_measures_nothing(tmp_path):
+    """--plan prints one line per step, study and label, in the order the
+    campaign would run them, and exits 0 without measuring or writing
+    results; shown as to a user who is not root, the steps of an arm that
+    loads BPF say they would be skipped."""
+    cmd = [PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--quick", "--variants", "bare,reuseport-bpf",
+           "--studies", "balancing,respawn", "--results-dir", str(tmp_path / "r")]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=30,
+                         env={k: v for k, v in os.environ.items() if k != "ACCEPTLAB_PLAN_AS_USER"})
+    assert res.returncode == 0, res.stderr
+    lines = [l.replace("   (skipped: needs root)", "") for l in res.stdout.splitlines()]  # when not root
+    assert [l.split()[0] for l in lines] == ["balancing"] * 6 + ["respawn"] * 3, lines
+    assert lines[0].split()[1:] == ["bare", "burst", "32"], lines
+    assert not (tmp_path / "r").exists(), "--plan wrote results"
+    user = subprocess.run(cmd, capture_output=True, text=True, timeout=30,
+                          env=dict(os.environ, ACCEPTLAB_PLAN_AS_USER="1"))
+    skipped = [l for l in user.stdout.splitlines() if l.endswith("   (skipped: needs root)")]
+    assert skipped == [l + "   (skipped: needs root)" for l in lines if "reuseport-bpf" in l.split()], user.stdout
+    assert len(skipped) == 5, user.stdout
+
+
 def test_measure_rejects_other_platforms():
     """`make measure PLATFORM=macos` exits 2 naming the supported platform,
     before building or measuring anything."""

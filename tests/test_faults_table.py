@@ -12,9 +12,8 @@ import sys
 from conftest import PYTHON, ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "report"))
-sys.path.insert(0, os.path.join(ROOT, "probes"))
-import campaign  # noqa: E402
 import report  # noqa: E402
+from studies import faults as faults_study  # noqa: E402  (conftest put probes/ on the path)
 
 CASES = '''
 import pytest
@@ -78,7 +77,7 @@ def test_every_fault_case_leaves_one_row(tmp_path):
     assert res.returncode == 1, res.stdout + res.stderr  # three of them fail, on purpose
     rows = {r["case"]: r for r in map(json.loads, out.read_text().splitlines())}
     # The campaign matches each row to pytest's own verdict line by the test's id.
-    verdicts = campaign.pytest_verdicts(subprocess.run(
+    verdicts = faults_study.pytest_verdicts(subprocess.run(
         [PYTHON, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(tmp_path)],
         capture_output=True, text=True, cwd=tmp_path, timeout=60).stdout)
     assert {r["test"]: verdicts.get(r["test"]) for r in rows.values()} == {

@@ -19,19 +19,20 @@ meanwhile.
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 
 import pytest
 
 from conftest import PYTHON, ROOT, SERVING_PROCESS, alive, get, read_response
+import arms  # (conftest put probes/ on the path) which arms must lose nothing
+from harness import WRK
+from studies import reload as reload_study  # the trial the campaign runs, asserted here
 
 CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
-sys.path.insert(0, os.path.join(ROOT, "probes"))
-import campaign  # noqa: E402  (the trial the campaign runs, asserted here)
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace of its own)")
 
@@ -208,7 +209,7 @@ def run_trial(arm, migrate=False, spawn=False, tmp_path=None):
     cmd = ["unshare", "-n", PYTHON, CAMPAIGN, "--reload-trial", arm, "--raw-prefix", prefix]
     cmd += (["--migrate"] if migrate else []) + (["--spawn"] if spawn else [])
     res = subprocess.run(cmd, capture_output=True, text=True,
-                         timeout=campaign.RELOAD_SECONDS + 2 * campaign.RELOAD_WAIT_S + 60)
+                         timeout=reload_study.RELOAD_SECONDS + 2 * reload_study.RELOAD_WAIT_S + 60)
     assert res.returncode == 0, res.stderr
     row = json.loads(res.stdout.strip().splitlines()[-1])
     print("reload %s%s%s: %d reloads, %d failed of %d keep-alive + %d close requests; errors %s; ms %s" % (
@@ -218,8 +219,10 @@ def run_trial(arm, migrate=False, spawn=False, tmp_path=None):
     return row
 
 
-LOSE_NONE = [("bare", False), ("exclusive", False), ("exclusive-reorder", False), ("lt", False),
-             ("lt-yield", False), ("mutex", False), ("mutex-strict", False), ("fdpass", False), ("fdpass", True)]
+# The reload study's trials (arms.py): those that must lose nothing, as
+# (arm, spawn); the others, reported, as (arm, migrate).
+LOSE_NONE = [(a, spawn) for a, _, spawn in arms.reload_cases() if arms.get(a).reload_loses_none]
+REPORTED = [(a, migrate) for a, migrate, _ in arms.reload_cases() if not arms.get(a).reload_loses_none]
 
 
 @needs_root
@@ -229,26 +232,25 @@ def test_reload_under_load_loses_nothing(tmp_path, arm, spawn):
     request answered, 0 errors of any kind, every worker replaced each time.
     The shared listener never closes; fdpass's leaver forwards what reaches
     it; the old worker answers its open connections' next requests."""
-    if not campaign.shutil.which(campaign.WRK):
+    if not shutil.which(WRK):
         pytest.skip("wrk not installed (make deps)")
     row = run_trial(arm, spawn=spawn, tmp_path=tmp_path)
-    assert row["reloads"] == len(campaign.RELOAD_AT_S) and row["replaced"] == 2 * row["reloads"], row
+    assert row["reloads"] == len(reload_study.RELOAD_AT_S) and row["replaced"] == 2 * row["reloads"], row
     assert row["keepalive"]["requests"] > 0 and row["close"]["requests"] > 0, row
     assert row["failed"] == 0, row
 
 
 @needs_root
-@pytest.mark.parametrize("arm,migrate", [("reuseport", False), ("reuseport", True), ("reuseport-bpf", False),
-                                         ("reuseport-bpf", True)])
+@pytest.mark.parametrize("arm,migrate", REPORTED)
 def test_reuseport_reload_is_reported(tmp_path, arm, migrate):
     """reuseport's old listener closes with its worker: what is queued there
     is reset unless tcp_migrate_req moves it, so its losses are reported
     (printed, and in the campaign's reload table), not held. Held: every
     reload completes and both loads keep being answered."""
-    if not campaign.shutil.which(campaign.WRK):
+    if not shutil.which(WRK):
         pytest.skip("wrk not installed (make deps)")
     row = run_trial(arm, migrate=migrate, tmp_path=tmp_path)
-    assert row["reloads"] == len(campaign.RELOAD_AT_S) and row["replaced"] == 2 * row["reloads"], row
+    assert row["reloads"] == len(reload_study.RELOAD_AT_S) and row["replaced"] == 2 * row["reloads"], row
     assert row["keepalive"]["requests"] > 1000 and row["close"]["requests"] > 1000, row
 
 

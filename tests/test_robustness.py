@@ -258,16 +258,15 @@ def test_connection_storm_does_not_starve_keepalive(start_server, tmp_path, vari
     keep-alive clients get at least a quarter of what each close client
     gets (an open connection is served once per pass, new ones once each),
     and nothing fails."""
-    import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(SERVER), "..", "probes"))
-    import campaign
-    if not campaign.shutil.which(campaign.WRK):
+    import shutil
+    import harness  # conftest put probes/ on the path
+    if not shutil.which(harness.WRK):
         pytest.skip("wrk not installed (make deps)")
     s = start_server(variant)
-    ka = campaign.start_wrk(str(tmp_path / "ka"), s.port, STORM_PATH, STORM_KEEPALIVE, STORM_SECONDS, threads=1)
-    cl = campaign.start_wrk(str(tmp_path / "cl"), s.port, STORM_PATH, STORM_CLOSE, STORM_SECONDS,
-                            ["Connection: close"], threads=1)
-    ka, cl = campaign.finish_wrk(ka), campaign.finish_wrk(cl)
+    ka = harness.start_wrk(str(tmp_path / "ka"), s.port, STORM_PATH, STORM_KEEPALIVE, STORM_SECONDS, threads=1)
+    cl = harness.start_wrk(str(tmp_path / "cl"), s.port, STORM_PATH, STORM_CLOSE, STORM_SECONDS,
+                           ["Connection: close"], threads=1)
+    ka, cl = harness.finish_wrk(ka), harness.finish_wrk(cl)
     per_ka, per_cl = ka["requests"] / STORM_KEEPALIVE, cl["requests"] / STORM_CLOSE
     print("%s: keep-alive %d requests (%.0f per connection), close %d (%.0f per connection); errors %s %s"
           % (variant, ka["requests"], per_ka, cl["requests"], per_cl, ka["errors"], cl["errors"]))

@@ -1,0 +1,247 @@
+"""arms.py: the one table of arms, read by the campaign, its studies, the
+gate, the soak and the tests.
+
+An arm is a name in the tables and the server that makes it: a variant
+(`bin/acceptlab-server --variant`), its options and environment. The table
+is in the order the campaign runs its arms (each threads arm after its
+process arm, so the tables show them side by side); every list of arms a
+study, the gate or a test needs is a query on it. Adding a variant adds its
+rows here (see docs/adding-a-variant.md); no other list names it.
+
+An arm's fields:
+
+  name                    the arm's name in --variants, the rows and the report
+  variant                 the server's --variant
+  options                 server options after the variant (its knobs); one that
+                          holds "--threads" runs in threads mode, and the harness
+                          puts the worker count after it ("--workers N" otherwise)
+  env                     environment its server runs with, on top of the campaign's
+  needs_root              its server loads a BPF program (CAP_BPF)
+  knob_off                the arm with the mechanism off, same binary: cost gives the ratio to it
+  process_arm             the same variant in process mode (or what stands in for it):
+                          cost gives a threads arm's ratio to it
+  reload_loses_none       a reload (SIGHUP) under load must lose no request
+  acceptor_is_not_owner   the worker that accepts is not always the one that serves:
+                          the tracer's accepts won and the probe's counts differ by design
+  claims_balance          holds the balancing target (the gate, the perturbation study);
+                          its knob-off arm is reported, not held
+  when_stopped            a SIGSTOPped worker (process arms the tests serve): "others"
+                          (the other workers take every new connection), "queued"
+                          (some are queued at it and answered once it runs) or
+                          "stall" (accepting stalls, as nginx's token holder does)
+  measurement_only        an arm nobody serves with (a knob-off arm, the note's policy
+                          as written): the soak leaves it out
+  default                 in --variants' default; an arm that is not runs in the cost
+                          study alone, beside any chosen arm of its variant
+  studies                 the studies that include it, besides balancing (which runs
+                          every chosen arm), as words:
+                            quick                  --quick's arms
+                            cost, payoff, placement, perturbation
+                                                   in the study (and "quick:<study>"
+                                                   in its --quick run)
+                            cost:one_worker        cost runs it at 1 worker too
+                            timeline, slowview     in the study
+                            respawn, respawn+migrate
+                                                   a respawn trial, without and with
+                                                   --reuseport-migrate
+                            reload, reload+migrate, reload+spawn, quick:reload+spawn
+                                                   a reload trial, plain, with
+                                                   --reuseport-migrate, with
+                                                   --spawn-workers; and in --quick
+  place                   {study: n}: the arm's place in a study whose order is not the
+                          table's (lower first; the table's order breaks ties)
+"""
+
+from dataclasses import dataclass, field
+
+SHARE_OFF = {"ACCEPTLAB_ACCEPT_SHARE": "0"}   # fdpass's knob off: the bare race, same binary
+USER_ACCOUNTING = {"ACCEPTLAB_ACCOUNTING": "user"}  # load counted in user space (servers/load.h)
+WHEN_STOPPED = ("others", "queued", "stall")
+
+
+@dataclass(frozen=True, eq=False)
+class Arm:
+    name: str
+    variant: str
+    options: tuple = ()
+    env: dict = field(default_factory=dict)
+    needs_root: bool = False
+    knob_off: str = None
+    process_arm: str = None
+    reload_loses_none: bool = False
+    acceptor_is_not_owner: bool = False
+    claims_balance: bool = False
+    when_stopped: str = None
+    measurement_only: bool = False
+    default: bool = True
+    studies: frozenset = frozenset()
+    place: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "options", tuple(self.options))
+        if isinstance(self.studies, str):
+            object.__setattr__(self, "studies", frozenset(self.studies.split()))
+
+    @property
+    def mode(self):
+        return "threads" if "--threads" in self.options else "process"
+
+    @property
+    def server_args(self):
+        """The server's arguments for this arm (the worker count aside)."""
+        return ["--variant", self.variant, *self.options]
+
+
+TABLE = [
+    Arm("bare", "bare", when_stopped="others", reload_loses_none=True,
+        studies="quick cost quick:cost cost:one_worker payoff quick:payoff placement quick:placement timeline "
+                "respawn reload",
+        place={"cost": 1, "payoff": 1, "placement": 1}),
+    Arm("bare-threads", "bare", ["--threads"], process_arm="bare", studies="quick cost", place={"cost": 5}),
+    # The race with every thread waiting in ONE epoll instance: any thread may
+    # serve any connection's next request.
+    Arm("bare-shared-epoll", "bare", ["--threads", "--shared-epoll"], acceptor_is_not_owner=True),
+    Arm("exclusive", "exclusive", when_stopped="others", reload_loses_none=True,
+        studies="quick placement timeline reload", place={"placement": 2}),
+    Arm("exclusive-threads", "exclusive", ["--threads"], process_arm="exclusive"),
+    Arm("exclusive-reorder", "exclusive-reorder", when_stopped="others", reload_loses_none=True, studies="reload"),
+    Arm("exclusive-reorder-threads", "exclusive-reorder", ["--threads"], process_arm="exclusive-reorder"),
+    Arm("lt", "lt", when_stopped="others", reload_loses_none=True, studies="reload"),
+    Arm("lt-threads", "lt", ["--threads"], process_arm="lt"),
+    Arm("lt-yield", "lt-yield", when_stopped="others", reload_loses_none=True,
+        studies="placement timeline reload", place={"placement": 3}),
+    Arm("lt-yield-threads", "lt-yield", ["--threads"], process_arm="lt-yield"),
+    Arm("reuseport", "reuseport", when_stopped="queued",
+        studies="quick payoff placement timeline perturbation respawn respawn+migrate reload reload+migrate",
+        place={"payoff": 3, "placement": 4, "perturbation": 4}),
+    Arm("reuseport-threads", "reuseport", ["--threads"], process_arm="reuseport"),
+    Arm("reuseport-bpf", "reuseport-bpf", needs_root=True, when_stopped="queued", claims_balance=True,
+        studies="quick payoff placement perturbation quick:perturbation respawn respawn+migrate reload "
+                "reload+migrate",
+        place={"payoff": 4, "placement": 6, "perturbation": 3}),
+    Arm("reuseport-bpf-threads", "reuseport-bpf", ["--threads"], needs_root=True, process_arm="reuseport-bpf"),
+    Arm("mutex", "mutex", when_stopped="stall", reload_loses_none=True, studies="reload slowview"),
+    Arm("mutex-threads", "mutex", ["--threads"], process_arm="mutex"),
+    Arm("mutex-strict", "mutex", ["--accept-mutex-strict"], when_stopped="stall", reload_loses_none=True,
+        studies="quick reload slowview"),
+    Arm("mutex-strict-threads", "mutex", ["--accept-mutex-strict", "--threads"], process_arm="mutex-strict"),
+    Arm("fdpass", "fdpass", knob_off="fdpass-off", when_stopped="queued", reload_loses_none=True,
+        acceptor_is_not_owner=True, claims_balance=True,
+        studies="quick cost quick:cost cost:one_worker payoff quick:payoff placement quick:placement timeline "
+                "perturbation quick:perturbation slowview reload reload+spawn quick:reload+spawn",
+        place={"cost": 3, "payoff": 2, "placement": 5, "perturbation": 1}),
+    Arm("fdpass-threads", "fdpass", ["--threads"], knob_off="fdpass-off-threads", process_arm="fdpass",
+        acceptor_is_not_owner=True, studies="cost", place={"cost": 6}),
+    Arm("fdpass-off", "fdpass", env=SHARE_OFF, measurement_only=True,
+        studies="quick cost quick:cost perturbation", place={"cost": 2, "perturbation": 2}),
+    Arm("fdpass-off-threads", "fdpass", ["--threads"], env=SHARE_OFF, process_arm="fdpass-off",
+        measurement_only=True),
+    # handoff runs in threads mode only; "handoff" is the server's default
+    # policy (open), "handoff-written" the note's rule as written,
+    # "handoff-off" its knob-off arm (plain reuseport).
+    Arm("handoff", "handoff", ["--threads"], knob_off="handoff-off", acceptor_is_not_owner=True,
+        claims_balance=True, studies="quick cost payoff placement perturbation",
+        place={"cost": 8, "payoff": 5, "placement": 7, "perturbation": 5}),
+    Arm("handoff-written", "handoff", ["--threads", "--handoff-policy", "written"], acceptor_is_not_owner=True,
+        measurement_only=True),
+    Arm("handoff-off", "handoff", ["--threads", "--handoff-policy", "off"], process_arm="reuseport",
+        measurement_only=True, studies="cost perturbation", place={"cost": 7, "perturbation": 6}),
+    # The balancers with their load counted in user space (what runs without
+    # BPF), for the cost study: beside the kernel-counted arm and the knob-off
+    # arm in the same rounds, they show what kernel accounting costs.
+    Arm("fdpass-user", "fdpass", env=USER_ACCOUNTING, knob_off="fdpass-off", default=False,
+        studies="cost", place={"cost": 4}),
+    Arm("handoff-user", "handoff", ["--threads"], env=USER_ACCOUNTING, knob_off="handoff-off", default=False,
+        studies="cost", place={"cost": 9}),
+]
+_BY_NAME = {a.name: a for a in TABLE}
+_INDEX = {a.name: i for i, a in enumerate(TABLE)}
+
+
+def names():
+    """Every arm, in the table's order."""
+    return list(_BY_NAME)
+
+
+def get(name):
+    """The arm called name (KeyError naming it when there is none)."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError("no arm %r in probes/arms.py" % name) from None
+
+
+def server_args(name):
+    return get(name).server_args
+
+
+def env(name):
+    """The arm's environment, or None when it has none."""
+    return dict(get(name).env) or None
+
+
+def where(**fields):
+    """The arms whose fields have these values, in the table's order."""
+    return [a.name for a in TABLE if all(getattr(a, k) == v for k, v in fields.items())]
+
+
+def _ordered(arms, study):
+    return [a.name for a in sorted(arms, key=lambda a: (a.place.get(study, len(TABLE)), _INDEX[a.name]))]
+
+
+def _base(word):
+    """The study a membership word orders by: "quick:cost" and "cost:one_worker" -> "cost"."""
+    return word.split(":", 1)[1] if word.startswith("quick:") else word.split(":", 1)[0]
+
+
+def in_study(word):
+    """The arms a study (or a membership word such as "quick:cost") includes,
+    in the study's order."""
+    return _ordered([a for a in TABLE if word in a.studies], _base(word))
+
+
+def default_variants():
+    """--variants' default: every arm but those that run in the cost study alone."""
+    return where(default=True)
+
+
+def claiming_balance():
+    """The arms that hold the balancing target, in the perturbation study's order."""
+    return _ordered([a for a in TABLE if a.claims_balance], "perturbation")
+
+
+def needing_root():
+    return set(where(needs_root=True))
+
+
+def knob_off_of():
+    """{arm: its knob-off arm}."""
+    return {a.name: a.knob_off for a in TABLE if a.knob_off}
+
+
+def process_arm_of():
+    """{arm: the process-mode arm cost compares it with}."""
+    return {a.name: a.process_arm for a in TABLE if a.process_arm}
+
+
+def respawn_cases():
+    """[(arm, migrate), ...]: the respawn study's trials, in the table's order."""
+    return [(a.name, migrate) for a in TABLE
+            for migrate, word in ((False, "respawn"), (True, "respawn+migrate")) if word in a.studies]
+
+
+RELOAD_CASES = ((False, False, "reload"), (True, False, "reload+migrate"), (False, True, "reload+spawn"))
+
+
+def reload_cases(quick=False):
+    """[(arm, migrate, spawn), ...]: the reload study's trials (--quick's with
+    quick), those that must lose nothing first, each group in the table's order."""
+    prefix = "quick:" if quick else ""
+    ordered = sorted(TABLE, key=lambda a: (not a.reload_loses_none, _INDEX[a.name]))
+    return [(a.name, migrate, spawn) for a in ordered
+            for migrate, spawn, word in RELOAD_CASES if prefix + word in a.studies]
+
+
+def study_words():
+    """Every membership word the table uses."""
+    return sorted({w for a in TABLE for w in a.studies})

@@ -1,0 +1,123 @@
+"""Helpers more than one study uses: the wrk studies' durations, rounds and
+order, what a server served, the rows a study fills in once it is done, and
+a trial in a network namespace of its own."""
+
+import json
+import os
+import subprocess
+
+from harness import CAMPAIGN, PYTHON, StepFailed, is_root, peers, server_events
+
+BENCH_SECONDS = 2            # wrk -d per run in the campaign (make bench: 6, --bench-seconds);
+                             # 2 s keeps the whole campaign within 10 minutes
+BENCH_QUICK_SECONDS = 2
+BENCH_ROUNDS = 2             # rounds of the wrk studies in the campaign (make bench: 3)
+CLOSE_GAP_S = 1.5            # pause after every Connection: close run
+
+
+def bench_seconds(args):
+    if getattr(args, "bench_seconds", None):
+        return args.bench_seconds
+    return BENCH_QUICK_SECONDS if args.quick else BENCH_SECONDS
+
+
+def close_gap(args):
+    """The pause after a Connection: close run; a test's --bench-seconds
+    shortens it too (never longer than the runs it follows)."""
+    if getattr(args, "bench_seconds", None):
+        return min(CLOSE_GAP_S, args.bench_seconds)
+    return 1 if args.quick else CLOSE_GAP_S
+
+
+def rotated(cells, rnd, rounds):
+    """Round rnd's order: the list rotated by (rnd-1)*len/rounds, so each cell
+    takes an early, a middle and a late slot across the rounds."""
+    k = ((rnd - 1) * len(cells) // max(rounds, 1)) % max(len(cells), 1)
+    return cells[k:] + cells[:k]
+
+
+def served_split(proc):
+    """Connections each worker served (its worker_exit line's "admitted":
+    accepted itself or handed to it, so fdpass shows who served, not who won
+    the accept), largest first ("33/0"); None when it printed none. wrk opens
+    one connection more than -c before its run."""
+    counts = sorted((e.get("admitted", 0) for e in server_events(proc) if e.get("event") == "worker_exit"),
+                    reverse=True)
+    return "/".join(map(str, counts)) if counts else None
+
+
+def handoff_rate(port, seconds):
+    """For fdpass with the mechanism on: the hand-offs the run caused (the
+    shared page's event id, read through GET /variant after wrk), and per
+    second. Empty for every other arm."""
+    try:
+        state = json.loads(peers.get_close(port, "/variant", 5).split(b"\r\n\r\n", 1)[1])
+    except (OSError, ValueError, IndexError):
+        return {}
+    if not state.get("on") or "event_id" not in state:
+        return {}
+    return {"handoffs": state["event_id"],
+            "handoffs_per_s": round(state["event_id"] / seconds, 1) if seconds else None}
+
+
+def time_wait_counts(port):
+    """Sockets in TIME_WAIT now (`ss -tanH state time-wait`, every one on the
+    machine), and of those on this server's port: its own side (local port =
+    the server's) and the client's side (peer port = the server's)."""
+    try:
+        res = subprocess.run(["ss", "-tanH", "state", "time-wait"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    if res.returncode != 0:
+        return None, None
+    total, server, client = 0, 0, 0
+    suffix = ":%d" % port
+    for line in res.stdout.splitlines():
+        cols = line.split()
+        if len(cols) < 4:
+            continue
+        total += 1
+        server += cols[-2].endswith(suffix)
+        client += cols[-1].endswith(suffix)
+    return total, {"server": server, "client": client}
+
+
+def read_sysctl(name):
+    """The value under /proc/sys (whitespace collapsed; an integer when it is
+    one), or None when it cannot be read."""
+    try:
+        with open("/proc/sys/" + name.replace(".", "/")) as f:
+            text = " ".join(f.read().split())
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else text
+
+
+def rewrite_rows(path, fill):
+    """A study's finish: fill(rows) completes the rows of path (a study's
+    JSON Lines file), which is rewritten; nothing when it cannot be read."""
+    try:
+        with open(path) as f:
+            rows = [json.loads(l) for l in f if l.strip()]
+    except OSError:
+        return
+    fill(rows)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def netns_trial(option, arm, prefix, flags, timeout):
+    """Runs one trial (campaign.py --respawn-trial / --reload-trial ARM) in a
+    network namespace of its own: every trial gets the same clean stack, a
+    per-namespace sysctl it sets stays there, and no trial inherits
+    another's TIME_WAIT sockets. Returns the trial's row."""
+    if not is_root():
+        raise StepFailed("skipped: needs root (a network namespace of its own)")
+    cmd = ["unshare", "-n", PYTHON, CAMPAIGN, option, arm, "--raw-prefix", prefix] + flags
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if res.returncode != 0:
+        raise StepFailed("trial exited %d: %s" % (res.returncode, res.stderr.strip()[-300:]))
+    return json.loads(res.stdout.strip().splitlines()[-1])

@@ -1,0 +1,42 @@
+"""models: models/skew.py campaign (reuseport-model and exclusive-model
+measured, the analytic and simulated predictions, each row predicted vs
+measured) -> models.jsonl. It reads this run's balancing.jsonl and
+trace.jsonl when they are there (the balancing study runs first)."""
+
+import json
+import os
+import subprocess
+
+from harness import PYTHON, ROOT, StepFailed
+
+NAME = "models"
+MODELS = os.path.join(ROOT, "models", "skew.py")
+
+
+def meta(args):
+    return {}
+
+
+def steps(args, raw_dir):
+    def step():
+        run_dir = os.path.dirname(raw_dir)
+        out = os.path.join(raw_dir, "models")
+        cmd = [PYTHON, MODELS, "campaign", "--out", out] + (["--quick"] if args.quick else [])
+        for name, flag in (("balancing.jsonl", "--balancing"), ("trace.jsonl", "--trace")):
+            if os.path.exists(os.path.join(run_dir, name)):
+                cmd += [flag, os.path.join(run_dir, name)]
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            raise StepFailed("models did not finish within 600 s")
+        with open(os.path.join(raw_dir, "models.stdout"), "w") as f:
+            f.write(res.stdout)
+        with open(os.path.join(raw_dir, "models.stderr"), "w") as f:
+            f.write(res.stderr)
+        if res.returncode != 0:
+            raise StepFailed("models/skew.py campaign exited %d: %s"
+                             % (res.returncode, " ".join(res.stderr.split())[-200:]))
+        with open(os.path.join(out, "models.jsonl")) as f:
+            rows = [json.loads(l) for l in f if l.strip()]
+        return rows, "%d model rows" % len(rows)
+    yield "skew.py campaign%s" % (" --quick" if args.quick else ""), step, {"model": None}

@@ -1,0 +1,54 @@
+"""payoff: wrk keep-alive on GET /work?us=500 (CPU-bound) at each of
+PAYOFF_CONNECTIONS: bare at 1 worker (the baseline) and every payoff arm at
+2 workers, the cells alternated in an order that rotates per round ->
+payoff.jsonl (one line per run)."""
+
+import os
+
+import arms
+from harness import WRK_THREADS, WRK_TIMEOUT_S, ServerRun, need_wrk, run_wrk
+from studies.common import bench_seconds, handoff_rate, rotated, served_split
+
+NAME = "payoff"
+PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the worker
+PAYOFF_CONNECTIONS = [8, 32]
+PAYOFF_BASELINE = ("bare", 1)  # what one worker gives; every arm then runs at 2
+PAYOFF_WORKERS = 2
+
+
+def default_arms(quick):
+    return arms.in_study("quick:payoff" if quick else "payoff")
+
+
+def cells(args):
+    return [PAYOFF_BASELINE] + [(arm, PAYOFF_WORKERS) for arm in args.payoff_arms]
+
+
+def meta(args):
+    return {"payoff": {"tool": "wrk", "path": PAYOFF_PATH, "threads": WRK_THREADS,
+                       "connections": PAYOFF_CONNECTIONS, "duration_s": bench_seconds(args),
+                       "timeout_s": WRK_TIMEOUT_S, "rounds": args.bench_rounds,
+                       "cells": [{"arm": a, "workers": w} for a, w in cells(args)],
+                       "order": "each round runs every cell once per connection count, the "
+                                "list rotated by (round-1)*len/rounds"}}
+
+
+def steps(args, raw_dir):
+    all_cells = cells(args)
+    for rnd in range(1, args.bench_rounds + 1):
+        for conns in PAYOFF_CONNECTIONS:
+            for order, (arm, workers) in enumerate(rotated(all_cells, rnd, args.bench_rounds), 1):
+                def step(arm=arm, workers=workers, conns=conns, rnd=rnd, order=order):
+                    need_wrk()
+                    prefix = os.path.join(raw_dir, "payoff-%s-w%d-c%d-r%d" % (arm, workers, conns, rnd))
+                    with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
+                        out = run_wrk(prefix, ready["port"], PAYOFF_PATH, conns, bench_seconds(args))
+                        out.update(handoff_rate(ready["port"], out["duration_s"]))
+                    row = dict({"arm": arm, "workers": workers, "connections": conns, "round": rnd,
+                                "order": order, "served_split": served_split(proc)}, **out)
+                    bad = sum(out["errors"].values())
+                    return [row], "%.0f req/s, p50 %s ms, p99 %s ms%s" % (
+                        out["requests_per_s"], out["latency_ms"]["p50"], out["latency_ms"]["p99"],
+                        ", %d errors" % bad if bad else "")
+                label = "%-17s %dw c%-3d r%d" % (arm, workers, conns, rnd)
+                yield label, step, {"arm": arm, "workers": workers, "connections": conns, "round": rnd}

@@ -1,0 +1,39 @@
+"""peers: nginx, HAProxy and a Node.js cluster, measured exactly as
+`probes/peers/peers.py measure` does (its measure_one(), one step per peer
+configuration) -> peers.jsonl."""
+
+import os
+
+from harness import StepFailed, peers
+
+NAME = "peers"
+# --quick: nginx's default configuration only (the default: every
+# configuration peers.py knows; unavailable ones are a row saying why).
+QUICK_PEERS = ["nginx-default"]
+
+
+def meta(args):
+    if NAME not in args.studies:
+        return {}
+    return {"peers": {
+        "peers": args.peers, "rounds": args.rounds, "workers": peers.WORKERS, "shapes": peers.SHAPES,
+        "trace": args.peers_trace,
+        "how": "probes/peers/peers.py measure_one() per peer: the peer started once on 127.0.0.1 and a free "
+               "port, every shape run against it, then stopped; as root acceptlab-trace --port runs beside "
+               "it once, across all its shapes; nginx's access log ($pid per request) checked against the "
+               "probe's counts after every shape"}}
+
+
+def steps(args, raw_dir):
+    """One step per peer configuration, measured by peers.measure_one (as
+    `peers.py measure` does): a peer that cannot be had is an "unavailable"
+    row with the reason; one that fails keeps the rows it made."""
+    for name in args.peers:
+        def step(name=name):
+            rows = []
+            status, texts = peers.measure_one(name, args.rounds, args.peers_trace,
+                                              os.path.join(raw_dir, "peers-" + name), rows.append)
+            if status == "failed":
+                raise StepFailed("; ".join(texts), rows)
+            return rows, "; ".join(texts)
+        yield name, step, {"kind": "error", "peer": name}

@@ -1,0 +1,210 @@
+"""perturbation: the balancers outside the quiet lab. The perturbation arms
+(the balancing variants and their knob-off arms) at each of
+PERTURBATION_WORKERS, each on ONE server whose rounds follow each other with
+no pause, under one perturbation after another (PERTURBATIONS: fresh,
+back-to-back, CPU hogs, a SYN flood, the tracer, a stopped worker); rounds
+are 16 connections per worker; the load counters beside the truth from
+sock_diag -> perturbation.jsonl (one line per round). The target
+(servers/load.h): within 17/15 at 2 workers, max - min <= 2 above; the arms
+that claim balance (arms.py) are held to it, the knob-off arms reported."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+
+import arms
+import synflood  # raw SYNs, the SYN flood perturbation
+from harness import ServerRun, StressHogs, Tracer, is_root, peers, probe_cmd, run_probe
+
+NAME = "perturbation"
+PERTURBATION_WORKERS = [2, 4, 8]
+QUICK_PERTURBATION_WORKERS = [4]
+PERTURBATION_PER_WORKER = 16
+PERTURBATION_SHAPE_ARGS = {"burst": [], "ramp": ["--gap-ms", "1"], "keepalive": ["--requests", "3", "--gap-ms", "1"]}
+# (perturbation, [(shape, rounds), ...]): probe runs in order, each with
+# --round-gap-ms 0, one right after another.
+PERTURBATIONS = [
+    ("fresh", [("burst", 1)]),                      # the first burst, the moment the server says ready
+    ("back-to-back", [("burst", 3), ("ramp", 1), ("keepalive", 1), ("burst", 1)]),  # and the shapes mixed
+    ("hogs", [("burst", 2), ("keepalive", 1)]),      # stress-ng --cpu 2 running
+    ("synflood", [("burst", 1), ("burst", 1)]),      # 200 SYNs from a raw socket right before each run
+    ("tracer", [("burst", 2), ("keepalive", 1)]),    # bin/acceptlab-trace attached
+    ("stopped", [("burst", 1)]),                     # worker 1 SIGSTOPped for the first 300 ms (tracer on)
+]
+PERTURBATIONS_NEED_ROOT = {"synflood", "tracer", "stopped"}  # a raw socket, BPF: left out when not root
+PERTURBATION_HOG_CPUS = 2
+PERTURBATION_FLOOD_SYNS = 200
+PERTURBATION_STOP_S = 0.3
+
+
+def meta(args):
+    return {"perturbation": {
+        "arms": arms.in_study("quick:perturbation" if args.quick else "perturbation"),
+        "workers": QUICK_PERTURBATION_WORKERS if args.quick else PERTURBATION_WORKERS,
+        "connections_per_worker": PERTURBATION_PER_WORKER,
+        "perturbations": [{"name": n, "runs": [{"shape": sh, "rounds": r} for sh, r in runs]}
+                          for n, runs in PERTURBATIONS],
+        "shape_args": PERTURBATION_SHAPE_ARGS, "round_gap_ms": 0,
+        "hog_cpus": PERTURBATION_HOG_CPUS, "flood_syns": PERTURBATION_FLOOD_SYNS,
+        "stop_s": PERTURBATION_STOP_S,
+        "target": "every round's max - min <= 2 (17/15 at 2 workers) for "
+                  + ", ".join(sorted(arms.claiming_balance()))}}
+
+
+def within_target(counts, workers):
+    """One round against the target: 17/15 at 2 workers (16 per worker), max - min <= 2 above."""
+    ns = sorted(list(counts) + [0] * (workers - len(counts)), reverse=True)
+    if not ns:
+        return False
+    return ns[0] - ns[-1] <= 2
+
+
+def established_by_index(port, ready):
+    """The server's ESTABLISHED sockets on port, from sock_diag (ss): (total,
+    [per worker index] where the owning process is a worker; None in threads
+    mode, where every worker is the one process)."""
+    out = subprocess.run(["ss", "-tnpH", "state", "established", "( sport = :%d )" % port],
+                         capture_output=True, text=True).stdout
+    index_of = {w["pid"]: w["index"] for w in ready["workers"]}
+    per, total = [0] * len(ready["workers"]), 0
+    for line in out.splitlines():
+        total += 1
+        owners = {index_of[int(p)] for p in re.findall(r"pid=(\d+)", line) if int(p) in index_of}
+        if len(owners) == 1:
+            per[owners.pop()] += 1
+    return total, None if ready.get("mode") == "threads" else per
+
+
+def counter_sample(port, ready):
+    """Each worker's load as GET /variant shows it (less the SYNs still in
+    their window, given apart as syn_window), beside the truth: the server's
+    ESTABLISHED sockets from sock_diag (ss), per worker process in process
+    mode (the whole server in threads mode), plus the asking connection.
+    error: the largest difference (the total's, in threads mode). None for
+    an arm that keeps no counters."""
+    try:
+        data = peers.get_close(port, "/variant", 5)
+        head, _, body = data.partition(b"\r\n\r\n")
+        state = json.loads(body)
+        asker = int(re.search(rb"X-Worker: (\d+)", head).group(1))
+    except (OSError, ValueError, AttributeError):
+        return None
+    if "slots" not in state:
+        return None
+    n = len(ready["workers"])
+    counted, syn = [0] * n, 0
+    for slot in state["slots"]:
+        # SYNs steered and not yet established (reuseport-bpf) are counted
+        # by design until they are, or for under 1 s: reported apart.
+        counted[slot["index"]] += slot["load"] - slot.get("syn", 0)
+        syn += slot.get("syn", 0)
+    total, truth = established_by_index(port, ready)
+    if truth is None:
+        return {"accounting": state.get("accounting"), "counted": counted, "truth": None, "syn_window": syn,
+                "error": abs(sum(counted) - total - 1)}
+    truth[asker] += 1
+    return {"accounting": state.get("accounting"), "counted": counted, "truth": truth, "syn_window": syn,
+            "error": max(abs(c - t) for c, t in zip(counted, truth))}
+
+
+def perturbation_run(prefix, ready, path, shape_name, rounds, workers):
+    """One probe run of rounds x shape at 16 connections per worker, no pause between rounds."""
+    shape = {"name": shape_name, "connections": PERTURBATION_PER_WORKER * workers}
+    cmd = probe_cmd(ready["port"], shape, rounds, path,
+                    extra=["--round-gap-ms", "0"] + PERTURBATION_SHAPE_ARGS[shape_name])
+    return run_probe(prefix, cmd, rounds)
+
+
+def tracer_why(trace, ready):
+    """Per worker index, from the tracer: accepts won and wakeups."""
+    index_of = {w["tid"]: w["index"] for w in ready["workers"]}
+    per = {}
+    for t in (o for o in trace if o.get("type") == "worker"):
+        i = index_of.get(t["tid"])
+        if i is not None:
+            per[i] = {"won": t.get("won", 0), "wakeups": t.get("wakeups", 0)}
+    return [per.get(i, {"won": 0, "wakeups": 0}) for i in range(len(ready["workers"]))]
+
+
+def steps(args, raw_dir):
+    chosen = [a for a in arms.in_study("quick:perturbation" if args.quick else "perturbation") if a in args.arms]
+    for workers in (QUICK_PERTURBATION_WORKERS if args.quick else PERTURBATION_WORKERS):
+        for arm in chosen:
+            def step(arm=arm, workers=workers):
+                prefix = os.path.join(raw_dir, "perturbation-%s-w%d" % (arm, workers))
+                rows = []
+                with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
+                    threads = ready.get("mode") == "threads"
+                    for name, runs in PERTURBATIONS:
+                        if name == "stopped" and threads:
+                            continue  # SIGSTOP stops every thread of the process
+                        if name in PERTURBATIONS_NEED_ROOT and not is_root():
+                            continue  # the report shows "-" for it
+                        rows += perturbation_one(prefix, proc, ready, path, workers, name, runs)
+                for r in rows:
+                    r.update({"variant": arm, "workers": workers, "mode": ready.get("mode", "process"),
+                              "target_held": arms.get(arm).claims_balance})
+                bad = [r for r in rows if not r["within_target"]]
+                errs = [r["counter_error"] for r in rows if r.get("counter_error") is not None]
+                text = "%d of %d rounds within the target" % (len(rows) - len(bad), len(rows))
+                if bad:
+                    text += " (outside: %s)" % ", ".join("%s %s" % (r["perturbation"], r["split"]) for r in bad[:4])
+                if errs:
+                    text += "; counter error at most %d" % max(errs)
+                return rows, text
+            yield "%-14s %dw" % (arm, workers), step, {"variant": arm, "workers": workers, "perturbation": None}
+
+
+def perturbation_one(prefix, proc, ready, path, workers, name, runs):
+    """The probe runs of one perturbation: rows, one per round."""
+    rows, seq = [], 0
+    tracer = trace = hogs = None
+    try:
+        if name in ("tracer", "stopped"):
+            tracer = Tracer(proc.pid, "%s-%s" % (prefix, name))
+        if name == "hogs":
+            hogs = StressHogs(PERTURBATION_HOG_CPUS).__enter__()
+        for k, (shape, rounds) in enumerate(runs, 1):
+            run_prefix = "%s-%s-%d-%s" % (prefix, name, k, shape)
+            note = None
+            if name == "synflood":
+                synflood.flood("127.0.0.1", ready["port"], PERTURBATION_FLOOD_SYNS, first_port=20000 + 1000 * k)
+                note = "%d SYNs right before" % PERTURBATION_FLOOD_SYNS
+            timer = None
+            if name == "stopped":
+                victim = ready["workers"][1]["pid"]
+                os.kill(victim, signal.SIGSTOP)
+                timer = threading.Timer(PERTURBATION_STOP_S, os.kill, (victim, signal.SIGCONT))
+                timer.start()
+                note = "worker 1 SIGSTOPped for the first %d ms" % (PERTURBATION_STOP_S * 1000)
+            try:
+                got = perturbation_run(run_prefix, ready, path, shape, rounds, workers)
+            finally:
+                if timer:
+                    timer.cancel()
+                    os.kill(ready["workers"][1]["pid"], signal.SIGCONT)
+            sample = counter_sample(ready["port"], ready)
+            for r in got:
+                seq += 1
+                r = dict(r, perturbation=name, run=k, round=seq,
+                         within_target=within_target(list(r["counts"].values()), workers))
+                if note:
+                    r["note"] = note
+                if sample:
+                    r.update({"accounting": sample["accounting"], "counted": sample["counted"],
+                              "truth": sample["truth"], "counter_error": sample["error"],
+                              "syn_window": sample["syn_window"]})
+                rows.append(r)
+    finally:
+        if hogs:
+            hogs.__exit__()
+        if tracer:
+            trace = tracer.stop()
+    if trace is not None:
+        why = tracer_why(trace, ready)
+        for r in rows:
+            r["tracer"] = why  # over the perturbation's runs
+    return rows

@@ -1,0 +1,204 @@
+"""placement: which worker wins is CPU placement (seed 002). Each arm at 2
+workers under each placement this machine can hold (nothing pinned, workers
+and the probe pinned side by side or on one CPU, a CPU hog beside one
+worker, the probe across a veth pair in a network namespace of its own),
+oneshot 10 x 8, burst and ramp, runs of rounds with a gap between rounds;
+bare also gets the stop-winner check (the worker that answered most
+SIGSTOPped: the other must answer all) -> placement.jsonl (one line per run)."""
+
+import json
+import os
+import subprocess
+
+import arms
+from harness import (PROBE_TIMEOUT_S, PYTHON, ServerRun, StepFailed, forget, is_root, probe_cmd, register, run_probe,
+                     save_probe, server_events, start_hog, stop_hog, stop_server)
+
+NAME = "placement"
+PLACEMENT_SHAPES = [
+    {"name": "oneshot", "connections": 8, "rounds_per_run": 10},
+    {"name": "burst", "connections": 32, "rounds_per_run": 1},
+    {"name": "ramp", "connections": 32, "gap_ms": 5, "rounds_per_run": 1},
+]
+PLACEMENT_RUNS = 2            # runs per placement x arm x shape (2 keeps the campaign, with the perturbation study, within 10 minutes)
+PLACEMENT_ROUND_GAP_MS = 10   # between rounds: every worker is back asleep
+NETNS_NET = ("10.231.0.1", "10.231.0.2")  # the server's veth end, the probe's (a /30 of our own)
+STOP_WINNER_ARM = "bare"
+
+
+def meta(args):
+    return {"placement": {"arms": arms.in_study("placement"), "placements": placements(), "runs": PLACEMENT_RUNS,
+                          "shapes": PLACEMENT_SHAPES, "round_gap_ms": PLACEMENT_ROUND_GAP_MS,
+                          "stop_winner": "bare: 10 x 8 oneshot, then the probe SIGSTOPs the worker that "
+                                         "answered most and runs them again; then SIGCONT and SIGTERM"}}
+
+
+def placements():
+    """The placements this machine can hold: every one of the note's on 2
+    CPUs, and the probe on a CPU of its own where there is a third."""
+    out = [
+        {"name": "unpinned", "label": "nothing pinned"},
+        {"name": "pinned-probe-cpu0", "label": "workers on CPUs 0 and 1, probe on CPU 0 (beside worker 0)",
+         "pin_workers": "0,1", "probe_cpu": 0},
+        {"name": "pinned-probe-cpu1", "label": "workers on CPUs 0 and 1, probe on CPU 1 (beside worker 1)",
+         "pin_workers": "0,1", "probe_cpu": 1},
+        {"name": "one-cpu", "label": "workers and probe all on CPU 0", "pin_workers": "0,0", "probe_cpu": 0},
+        {"name": "hog-beside-worker0", "label": "workers on CPUs 0 and 1, a CPU hog on CPU 0, probe unpinned",
+         "pin_workers": "0,1", "hog_cpu": 0},
+        {"name": "hog-beside-worker1", "label": "workers on CPUs 0 and 1, a CPU hog on CPU 1, probe unpinned",
+         "pin_workers": "0,1", "hog_cpu": 1},
+        {"name": "probe-netns-veth", "label": "probe in a network namespace of its own, over a veth pair "
+         "(not on loopback's wake path)", "netns": True},
+    ]
+    if len(os.sched_getaffinity(0)) > 2:
+        out.insert(3, {"name": "probe-own-cpu", "label": "workers on CPUs 0 and 1, probe on CPU 2",
+                       "pin_workers": "0,1", "probe_cpu": 2})
+    return out
+
+
+class Placement:
+    """with Placement(p) as (host, probe_prefix): starts the hog, or makes the
+    network namespace and veth pair; undoes it on exit (the hog and the
+    namespace are in the harness's clean-up registry meanwhile)."""
+
+    def __init__(self, p):
+        self.p = p
+        self.hog = None
+        self.ns = None
+
+    def __enter__(self):
+        if self.p.get("hog_cpu") is not None:
+            self.hog = start_hog([PYTHON, "-c", "import os\nos.sched_setaffinity(0, {%d})\nwhile True: pass"
+                                  % self.p["hog_cpu"]])
+        if self.p.get("netns"):
+            if not is_root():
+                raise StepFailed("skipped: needs root (a network namespace and a veth pair)")
+            self.ns = "acceptlab-%d" % os.getpid()
+            host_if, ns_if = "alv%d" % (os.getpid() % 100000), "alp%d" % (os.getpid() % 100000)
+            self.host_if = host_if
+            register(self, Placement.remove_netns)
+            cmds = [["ip", "netns", "add", self.ns],
+                    ["ip", "link", "add", host_if, "type", "veth", "peer", "name", ns_if],
+                    ["ip", "link", "set", ns_if, "netns", self.ns],
+                    ["ip", "addr", "add", NETNS_NET[0] + "/30", "dev", host_if],
+                    ["ip", "link", "set", host_if, "up"],
+                    ["ip", "netns", "exec", self.ns, "ip", "addr", "add", NETNS_NET[1] + "/30", "dev", ns_if],
+                    ["ip", "netns", "exec", self.ns, "ip", "link", "set", ns_if, "up"],
+                    ["ip", "netns", "exec", self.ns, "ip", "link", "set", "lo", "up"]]
+            for cmd in cmds:
+                res = subprocess.run(cmd, capture_output=True, text=True)
+                if res.returncode != 0:
+                    self.__exit__()
+                    raise StepFailed("%s: %s" % (" ".join(cmd), res.stderr.strip()[-200:]))
+            return NETNS_NET[0], ["ip", "netns", "exec", self.ns]
+        return "127.0.0.1", []
+
+    def remove_netns(self):
+        forget(self)
+        if self.ns:
+            subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
+            subprocess.run(["ip", "link", "del", self.host_if], capture_output=True)  # gone with the ns, normally
+            self.ns = None
+
+    def __exit__(self, *exc):
+        if self.hog is not None:
+            stop_hog(self.hog)
+        self.remove_netns()
+        return False
+
+
+def run_split(ready, counts):
+    """Per-run counts for every worker of the ready line (zeros included):
+    (split text largest first, ratio or None, starved)."""
+    ns = sorted(counts.values(), reverse=True)
+    return "/".join(map(str, ns)), (round(ns[0] / ns[-1], 3) if ns and ns[-1] else None), sum(n == 0 for n in ns)
+
+
+def placement_runs(ready, shape, rounds):
+    """Groups the probe's rounds into runs of shape["rounds_per_run"]."""
+    ident = "tid" if ready.get("mode") == "threads" else "pid"
+    ids = [str(w[ident]) for w in ready["workers"]]
+    per = shape["rounds_per_run"]
+    out = []
+    for k in range(len(rounds) // per):
+        chunk = rounds[k * per:(k + 1) * per]
+        counts = {i: sum(r["counts"].get(i, 0) for r in chunk) for i in ids}
+        split, ratio, starved = run_split(ready, counts)
+        out.append({"shape": shape["name"], "run": k + 1, "rounds": per,
+                    "connections": per * shape["connections"], "counts": counts, "split": split, "ratio": ratio,
+                    "starved": starved, "answered": sum(r["answered"] for r in chunk),
+                    "both_answered_rounds": sum(all(r["counts"].get(i, 0) > 0 for i in ids) for r in chunk)})
+    return out
+
+
+def stop_winner_run(prefix, ready, path, host, wrap, pin):
+    """The fairness-free assertion: 10 x 8 oneshot rounds, then the probe
+    SIGSTOPs the worker that answered most and runs them again: the other
+    must answer all 80; the server is stopped (SIGTERM) by the caller."""
+    shape = {"name": "oneshot", "connections": 8}
+    cmd = wrap + probe_cmd(ready["port"], shape, 10, path, host=host,
+                           extra=pin + ["--round-gap-ms", str(PLACEMENT_ROUND_GAP_MS), "--stop-winner"])
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise StepFailed("probe --stop-winner did not finish within %d s" % PROBE_TIMEOUT_S)
+    save_probe(prefix + "-stop-winner", cmd, res)
+    sums = [json.loads(l) for l in res.stdout.splitlines() if l.startswith("{") and '"summary"' in l]
+    after = next((s for s in sums if s.get("stopped")), None)
+    if after is None:
+        return {"held": False, "why": (res.stderr.strip() or "no summary with a stopped worker")[-200:]}
+    stopped = str(after["stopped"])
+    other = sum(n for who, n in after["counts"].items() if who != stopped)
+    return {"held": res.returncode == 0 and other == after["connections"] * after["rounds"]
+            and after["counts"].get(stopped, 0) == 0,
+            "stopped_pid": after["stopped"], "other_answered": other,
+            "of": after["connections"] * after["rounds"], "stopped_answered": after["counts"].get(stopped, 0),
+            "before": sums[0]["split"] if sums else None, "probe_exit": res.returncode}
+
+
+def stop_winner_row(p, arm, proc, rc, stop):
+    """The stop-winner row: what the probe saw, and whether the server held
+    (exit 0 on SIGTERM, no worker reaped or respawned before it stopped)."""
+    events = server_events(proc)
+    before_stop = events[:next((i for i, e in enumerate(events) if e.get("event") == "stopping"), len(events))]
+    crash = [e for e in before_stop if e.get("event") in ("reaped", "respawned", "gave_up")]
+    stop.update({"placement": p["name"], "label": p["label"], "variant": arm, "shape": "stop_winner",
+                 "exit": rc, "crash_or_respawn": len(crash), "held": stop["held"] and rc == 0 and not crash})
+    return stop
+
+
+def steps(args, raw_dir):
+    chosen = [a for a in arms.in_study("quick:placement" if args.quick else "placement") if a in args.arms]
+    runs = 1 if args.quick else PLACEMENT_RUNS
+    for p in placements():
+        for arm in chosen:
+            def step(p=p, arm=arm):
+                prefix = os.path.join(raw_dir, "placement-%s-%s" % (p["name"], arm))
+                server_args = arms.server_args(arm) + (["--pin-workers", p["pin_workers"]] if p.get("pin_workers")
+                                                       else [])
+                pin = ["--pin", str(p["probe_cpu"])] if p.get("probe_cpu") is not None else []
+                rows = []
+                with Placement(p) as (host, wrap):
+                    if host != "127.0.0.1":
+                        server_args += ["--host", host]
+                    with ServerRun(server_args, 2, prefix, arms.env(arm)) as (proc, ready, path):
+                        for shape in PLACEMENT_SHAPES:
+                            n = runs * shape["rounds_per_run"]
+                            cmd = wrap + probe_cmd(ready["port"], shape, n, path, host=host,
+                                                   extra=pin + ["--round-gap-ms", str(PLACEMENT_ROUND_GAP_MS)])
+                            got = run_probe(prefix + "-" + shape["name"], cmd, n)
+                            rows += placement_runs(ready, shape, got)
+                        if arm == STOP_WINNER_ARM:
+                            stop = stop_winner_run(prefix, ready, path, host, wrap, pin)
+                    rc = stop_server(proc) if proc.poll() is None else proc.returncode
+                for r in rows:
+                    r.update({"placement": p["name"], "label": p["label"], "variant": arm,
+                              "mode": ready.get("mode", "process")})
+                if arm == STOP_WINNER_ARM:
+                    rows.append(stop_winner_row(p, arm, proc, rc, stop))
+                text = " ".join("%s %s" % (s["name"], " ".join(r["split"] for r in rows if r.get("shape") == s["name"]))
+                                for s in PLACEMENT_SHAPES)
+                if arm == STOP_WINNER_ARM:
+                    text += "; stop-winner %s" % ("held" if stop["held"] else "FAILED")
+                return rows, text
+            yield "%-18s %-17s" % (p["name"], arm), step, {"placement": p["name"], "variant": arm}

@@ -1,0 +1,69 @@
+"""respawn: a worker SIGSTOPped, a burst queued, the worker SIGKILLed: how
+many connections are reset, and how long until the replacement serves ->
+respawn.jsonl (one line per trial). Each trial runs in a network namespace
+of its own (campaign.py --respawn-trial); the shared listener is the
+contrast: nothing queued at a worker of its own, so nothing to reset."""
+
+import os
+import signal
+import subprocess
+import time
+
+import arms
+from harness import (PROBE_TIMEOUT_S, ServerRun, StepFailed, probe_cmd, probe_rounds, save_probe, wait_event)
+from studies.common import netns_trial
+
+NAME = "respawn"
+RESPAWN_CONNECTIONS = 32
+RESPAWN_KILL_AFTER_S = 0.5  # the burst is connected and asking by then
+
+
+def meta(args):
+    return {"respawn": {"arms": [{"arm": a, "migrate": m} for a, m in arms.respawn_cases()],
+                        "connections": RESPAWN_CONNECTIONS, "trials": args.rounds,
+                        "kill_after_s": RESPAWN_KILL_AFTER_S}}
+
+
+def trial(arm, migrate, raw_prefix):
+    """One trial, in this process's network namespace: worker 1 SIGSTOPped,
+    a burst connected and asking, worker 1 SIGKILLed. Returns the row."""
+    server_args = arms.server_args(arm) + (["--reuseport-migrate"] if migrate else [])
+    with ServerRun(server_args, 2, raw_prefix) as (proc, ready, path):
+        victim = ready["workers"][1]["pid"]
+        os.kill(victim, signal.SIGSTOP)
+        shape = {"name": "burst", "connections": RESPAWN_CONNECTIONS}
+        cmd = probe_cmd(ready["port"], shape, 1, path, ["--timeout-ms", "5000"])
+        probe = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            time.sleep(RESPAWN_KILL_AFTER_S)
+            os.kill(victim, signal.SIGKILL)
+            out, err = probe.communicate(timeout=PROBE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            probe.kill()
+            probe.communicate()
+            raise StepFailed("probe did not finish within %d s" % PROBE_TIMEOUT_S)
+        res = subprocess.CompletedProcess(cmd, probe.returncode, out, err)
+        save_probe(raw_prefix, cmd, res)
+        (rnd,) = probe_rounds(res, 1)
+        respawned = wait_event(proc, "respawned", 5)
+    errors = rnd["errors"]
+    return {"variant": arm, "migrate": migrate, "connections": rnd["connections"],
+            "answered": rnd["answered"], "reset": errors["reset"] + errors["eof"],
+            "timeout": errors["timeout"], "other_errors": sum(errors.values()) - errors["reset"]
+            - errors["eof"] - errors["timeout"], "counts": rnd["counts"],
+            "rebind_ms": respawned["since_reap_ms"] if respawned else None}
+
+
+def steps(args, raw_dir):
+    for arm, migrate in arms.respawn_cases():
+        if arm not in args.arms:
+            continue
+        for trial_no in range(1, args.rounds + 1):
+            def step(arm=arm, migrate=migrate, trial_no=trial_no):
+                prefix = os.path.join(raw_dir, "respawn-%s%s-%d" % (arm, "-migrate" if migrate else "", trial_no))
+                row = netns_trial("--respawn-trial", arm, prefix, ["--migrate"] if migrate else [],
+                                  PROBE_TIMEOUT_S + 30)
+                row["trial"] = trial_no
+                return [row], "%d of %d reset, rebind %s ms" % (row["reset"], row["connections"], row["rebind_ms"])
+            label = "%-17s %s trial %d" % (arm + (" +migrate" if migrate else ""), "respawn", trial_no)
+            yield label, step, {"variant": arm, "migrate": migrate, "trial": trial_no}

@@ -1,0 +1,65 @@
+"""slowview: a client keeps one worker busy in /sleep?ms=SLOWVIEW_SLEEP_MS
+while bursts arrive: the split and first-byte latency per arm ->
+slowview.jsonl (one line per round)."""
+
+import os
+import socket
+import threading
+import time
+
+import arms
+from harness import ServerRun, StepFailed, probe_cmd, run_probe, split_text
+
+NAME = "slowview"
+SLOWVIEW_SLEEP_MS = 50
+SLOWVIEW_CONNECTIONS = 16
+
+
+def meta(args):
+    return {"slowview": {"arms": arms.in_study("slowview"), "sleep_ms": SLOWVIEW_SLEEP_MS,
+                         "connections": SLOWVIEW_CONNECTIONS, "rounds": args.rounds}}
+
+
+def keep_busy(port, sleep_ms, stop, log):
+    """Loops GET /sleep?ms=N on one keep-alive connection until stop is set:
+    one worker is always inside a slow inline view."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            req = ("GET /sleep?ms=%d HTTP/1.1\r\nHost: t\r\n\r\n" % sleep_ms).encode()
+            while not stop.is_set():
+                s.sendall(req)
+                data = b""
+                while not data.endswith(b"ms\n"):
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        return
+                    data += chunk
+                log.append(data.split(b"X-Worker: ", 1)[1].split(b"\r", 1)[0].decode())
+    except OSError as e:
+        log.append("error: %s" % e)
+
+
+def steps(args, raw_dir):
+    for arm in arms.in_study("slowview"):
+        if arm not in args.arms:
+            continue
+
+        def step(arm=arm):
+            prefix = os.path.join(raw_dir, "slowview-%s" % arm)
+            shape = {"name": "burst", "connections": SLOWVIEW_CONNECTIONS}
+            with ServerRun(arms.server_args(arm), args.workers, prefix) as (proc, ready, path):
+                stop, log = threading.Event(), []
+                busy = threading.Thread(target=keep_busy, args=(ready["port"], SLOWVIEW_SLEEP_MS, stop, log))
+                busy.start()
+                try:
+                    time.sleep(0.3)  # the slow view is running before the bursts
+                    rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path), args.rounds)
+                finally:
+                    stop.set()
+                    busy.join(timeout=10)
+            if any(l.startswith("error") for l in log) or not log:
+                raise StepFailed("the busy client failed: %s" % (log[-1] if log else "no answer"))
+            rows = [dict({"variant": arm, "sleep_ms": SLOWVIEW_SLEEP_MS}, **r) for r in rounds]
+            return rows, "%s, first byte p99 %s us" % (split_text(rows),
+                                                        " ".join(str(r["first_byte_us"]["p99"]) for r in rows))
+        yield "%-17s slow view %d ms" % (arm, SLOWVIEW_SLEEP_MS), step, {"variant": arm, "round": None}

@@ -1,0 +1,65 @@
+"""trace_overhead: wrk against TRACE_OVERHEAD_ARM at 2 workers as the cost
+study runs it (its path, connections and modes), with and without the
+tracer attached, alternated: the tracer's cost as a ratio ->
+trace_overhead.jsonl (one line per run; ratio_traced filled once all are in)."""
+
+import os
+import time
+
+import arms
+from harness import ServerRun, StepFailed, Tracer, is_root, need_wrk, run_wrk
+from studies.common import bench_seconds, close_gap, rewrite_rows
+from studies.cost import COST_CONNECTIONS, COST_MODES, COST_PATH
+
+NAME = "trace_overhead"
+TRACE_OVERHEAD_ARM = "bare"
+TRACE_OVERHEAD_WORKERS = 2
+
+
+def meta(args):
+    return {"trace_overhead": {"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS,
+                               "modes": COST_MODES, "path": COST_PATH, "connections": COST_CONNECTIONS}}
+
+
+def steps(args, raw_dir):
+    for rnd in range(1, args.bench_rounds + 1):
+        for mode in (COST_MODES[:1] if args.quick else COST_MODES):  # quick: keep-alive only
+            order = [False, True] if rnd % 2 else [True, False]
+            for traced in order:
+                def step(traced=traced, mode=mode, rnd=rnd):
+                    if traced and not is_root():
+                        raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
+                    need_wrk()
+                    prefix = os.path.join(raw_dir, "trace-overhead-%s-%s-r%d" % (
+                        "on" if traced else "off", mode, rnd))
+                    headers = ["Connection: close"] if mode == "close" else []
+                    with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS,
+                                   prefix) as (proc, ready, _):
+                        tracer = Tracer(proc.pid, prefix) if traced else None
+                        try:
+                            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS,
+                                          bench_seconds(args), headers)
+                        finally:
+                            if tracer:
+                                tracer.stop()
+                    if mode == "close":
+                        time.sleep(close_gap(args))
+                    row = dict({"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS, "traced": traced,
+                                "mode": mode, "round": rnd}, **out)
+                    return [row], "%.0f req/s" % out["requests_per_s"]
+                yield ("%s %s %-9s r%d" % (TRACE_OVERHEAD_ARM, "traced  " if traced else "untraced", mode, rnd), step,
+                       {"traced": traced, "mode": mode, "round": rnd})
+
+
+def fill_ratio_traced(rows):
+    """ratio_traced: a traced run's req/s over the untraced run's of the
+    same mode and round."""
+    off = {(r["mode"], r["round"]): r["requests_per_s"] for r in rows if not r.get("traced") and "error" not in r}
+    for r in rows:
+        if r.get("traced") and "error" not in r:
+            base = off.get((r["mode"], r["round"]))
+            r["ratio_traced"] = round(r["requests_per_s"] / base, 4) if base else None
+
+
+def finish(path):
+    rewrite_rows(path, fill_ratio_traced)
