@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:41239 --shape ramp --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261129T095403Z/raw/balancing-fdpass-ramp.ready --json --gap-ms 10

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:45513 --shape oneshot --connections 8 --rounds 50 --workers-from /work/main/results/linux/20261129T112216Z/raw/placement-pinned-probe-cpu1-fdpass.ready --json --pin 1 --round-gap-ms 10

@@ -1,1 +1,0 @@
-ip netns exec acceptlab-30266 /work/main/bin/acceptlab-probe --target 10.231.0.1:42013 --shape oneshot --connections 8 --rounds 50 --workers-from /work/main/results/linux/20261129T112216Z/raw/placement-probe-netns-veth-exclusive.ready --json --round-gap-ms 10

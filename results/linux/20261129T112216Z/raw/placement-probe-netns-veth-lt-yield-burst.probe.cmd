@@ -1,1 +1,0 @@
-ip netns exec acceptlab-30266 /work/main/bin/acceptlab-probe --target 10.231.0.1:45847 --shape burst --connections 32 --rounds 5 --workers-from /work/main/results/linux/20261129T112216Z/raw/placement-probe-netns-veth-lt-yield.ready --json --round-gap-ms 10

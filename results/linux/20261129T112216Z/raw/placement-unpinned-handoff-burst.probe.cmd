@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:34773 --shape burst --connections 32 --rounds 5 --workers-from /work/main/results/linux/20261129T112216Z/raw/placement-unpinned-handoff.ready --json --round-gap-ms 10

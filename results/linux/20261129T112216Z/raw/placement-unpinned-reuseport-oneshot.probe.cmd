@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:44683 --shape oneshot --connections 8 --rounds 50 --workers-from /work/main/results/linux/20261129T112216Z/raw/placement-unpinned-reuseport.ready --json --round-gap-ms 10

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:42095 --shape keepalive --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261129T114150Z/raw/balancing-handoff-written-keepalive.ready --json --requests 4

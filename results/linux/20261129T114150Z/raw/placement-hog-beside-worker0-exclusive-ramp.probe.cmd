@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:46731 --shape ramp --connections 32 --rounds 5 --workers-from /work/main/results/linux/20261129T114150Z/raw/placement-hog-beside-worker0-exclusive.ready --json --round-gap-ms 10 --gap-ms 5

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:33407 --shape oneshot --connections 8 --rounds 50 --workers-from /work/main/results/linux/20261129T114150Z/raw/placement-hog-beside-worker1-reuseport-bpf.ready --json --round-gap-ms 10

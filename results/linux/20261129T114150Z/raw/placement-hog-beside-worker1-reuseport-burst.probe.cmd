@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:36091 --shape burst --connections 32 --rounds 5 --workers-from /work/main/results/linux/20261129T114150Z/raw/placement-hog-beside-worker1-reuseport.ready --json --round-gap-ms 10

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:41269 --shape oneshot --connections 8 --rounds 50 --workers-from /work/main/results/linux/20261129T114150Z/raw/placement-pinned-probe-cpu0-handoff.ready --json --pin 0 --round-gap-ms 10

@@ -1,1 +1,0 @@
-ip netns exec acceptlab-2586 /work/main/bin/acceptlab-probe --target 10.231.0.1:42759 --shape ramp --connections 32 --rounds 5 --workers-from /work/main/results/linux/20261129T114150Z/raw/placement-probe-netns-veth-lt-yield.ready --json --round-gap-ms 10 --gap-ms 5

@@ -1,1 +1,0 @@
-ip netns exec acceptlab-2586 /work/main/bin/acceptlab-probe --target 10.231.0.1:45915 --shape burst --connections 32 --rounds 5 --workers-from /work/main/results/linux/20261129T114150Z/raw/placement-probe-netns-veth-reuseport.ready --json --round-gap-ms 10

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:37001 --shape oneshot --workers-from /tmp/acceptlab-peer-nginx-default-49ergb5v/ready.json --json --connections 8 --rounds 10

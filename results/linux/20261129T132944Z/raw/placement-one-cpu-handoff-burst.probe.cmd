@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:44537 --shape burst --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261129T132944Z/raw/placement-one-cpu-handoff.ready --json --pin 0 --round-gap-ms 10

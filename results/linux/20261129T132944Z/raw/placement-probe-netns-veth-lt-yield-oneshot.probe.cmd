@@ -1,1 +1,0 @@
-ip netns exec acceptlab-20718 /work/main/bin/acceptlab-probe --target 10.231.0.1:36339 --shape oneshot --connections 8 --rounds 30 --workers-from /work/main/results/linux/20261129T132944Z/raw/placement-probe-netns-veth-lt-yield.ready --json --round-gap-ms 10

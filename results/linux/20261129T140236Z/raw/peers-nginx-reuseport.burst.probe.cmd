@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:52283 --shape burst --workers-from /tmp/acceptlab-peer-nginx-reuseport-p_yvjjrw/ready.json --json --connections 32 --rounds 3

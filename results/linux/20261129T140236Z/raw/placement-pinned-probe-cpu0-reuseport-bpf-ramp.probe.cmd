@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:37899 --shape ramp --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261129T140236Z/raw/placement-pinned-probe-cpu0-reuseport-bpf.ready --json --pin 0 --round-gap-ms 10 --gap-ms 5

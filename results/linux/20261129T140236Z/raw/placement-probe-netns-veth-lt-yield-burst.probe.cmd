@@ -1,1 +1,0 @@
-ip netns exec acceptlab-30671 /work/main/bin/acceptlab-probe --target 10.231.0.1:44277 --shape burst --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261129T140236Z/raw/placement-probe-netns-veth-lt-yield.ready --json --round-gap-ms 10

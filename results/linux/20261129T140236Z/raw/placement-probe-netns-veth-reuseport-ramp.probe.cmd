@@ -1,1 +1,0 @@
-ip netns exec acceptlab-30671 /work/main/bin/acceptlab-probe --target 10.231.0.1:39673 --shape ramp --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261129T140236Z/raw/placement-probe-netns-veth-reuseport.ready --json --round-gap-ms 10 --gap-ms 5

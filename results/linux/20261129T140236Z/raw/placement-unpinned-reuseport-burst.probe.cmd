@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:37189 --shape burst --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261129T140236Z/raw/placement-unpinned-reuseport.ready --json --round-gap-ms 10

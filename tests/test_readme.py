@@ -1,0 +1,254 @@
+"""README.md and docs/*.md: prose that guides and cannot go stale quietly.
+
+- No measured figure in hand-written prose. Every figure-like token in the
+  prose of README.md and docs/*.md (a split such as 17/15 or 44/17/2/1, a
+  count of rounds such as "3 of 9", a percentage, a number with a unit of
+  time, rate or size (ms, µs, us, s, req/s, k), a ratio such as 0.92x or
+  3:1) must appear in the committed report/linux.md, which is generated
+  from the CANONICAL run, or be a design constant on ALLOWED below. Code
+  spans, code blocks and link targets are not prose: CLI values and sample
+  output live there.
+- Every relative link resolves: the file exists, and an anchor into a
+  markdown file names one of its headings.
+- The README's variants table lists exactly the variants
+  `bin/acceptlab-server --list-variants` prints (one JSON line each).
+"""
+
+import json
+import os
+import re
+import subprocess
+import unicodedata
+
+import pytest
+
+from conftest import ROOT, SERVER
+
+README = os.path.join(ROOT, "README.md")
+DOCS = os.path.join(ROOT, "docs")
+REPORT = os.path.join(ROOT, "report", "linux.md")
+
+# Design constants: figures the prose may state because the code fixes
+# them, not because a run measured them. Keep this short; a measured
+# figure belongs in the report and the prose points at its section.
+ALLOWED = {
+    "2:1": "the balance criterion: max/min over the workers (ci/gate.py, the report's within 2:1)",
+    "17/15": "the balancers' target at 2 workers, 16 connections each (servers/load.h, tests/test_balance.py)",
+    "1/8": "nginx's ngx_accept_disabled rule, which the mutex variant copies",
+    "500ms": "nginx's accept_mutex_delay default, also --accept-mutex-delay's",
+    "100ms": "the rest after EMFILE (worker.c ACCEPT_REST_MS) and the strict mutex's steal (STRICT_STEAL_MS)",
+    "1s": "a retiring worker's idle close, the supervisor's fast-death window, the SYN window's bound",
+    "2ms": "fdpass's busy rule: asleep inside a handler this long",
+    "20ms": "fdpass's busy rule: inside a handler this long whatever its state",
+}
+
+UNIT = r"(?:req/s|ms|µs|us|s|k)"
+NUMBER = r"\d+(?:[.,]\d+)*"
+# Each pattern: a figure-like token. The look-behinds keep a token from
+# starting inside a word, a path, an address or a larger number.
+FIGURE = re.compile(
+    r"(?<![\w./:-])(?:"
+    r"(?P<split>\d+(?:/\d+)+)(?![\w/])"                 # 17/15, 44/17/2/1
+    r"|(?P<of>\d+ of \d+)(?![\w.])"                     # 3 of 9 (rounds)
+    r"|(?P<pct>" + NUMBER + r" ?%)"                     # 95%, 4 %
+    r"|(?P<unit>" + NUMBER + r" ?" + UNIT + r")(?![\w/])"  # 500 ms, 2 s, 6670 req/s, 64 k
+    r"|(?P<times>\d+(?:\.\d+)?x)(?!\w)"                 # 0.92x, 1.9x
+    r"|(?P<colon>\d+:\d+)(?![\w.]|:\d)"                 # 2:1 (not 12:30:05)
+    r")")
+
+
+def normalize(token):
+    """One spelling per figure: no spaces, no thousands commas, us for µs,
+    "N of M" as N/M."""
+    t = token.replace("µs", "us").replace(" ", "")
+    m = re.fullmatch(r"(\d+)of(\d+)", t)
+    if m:
+        return "%s/%s" % m.groups()
+    if re.fullmatch(r"\d{1,3}(,\d{3})+\D*", t):
+        t = t.replace(",", "")
+    return t
+
+
+def blank(text, start, end):
+    """text with [start, end) replaced by spaces, newlines kept (so line
+    numbers and other offsets stay)."""
+    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+
+
+FENCED = re.compile(r"(?ms)^ {0,3}(```|~~~).*?^ {0,3}\1[^\n]*$")
+
+
+def without_fences(text):
+    """text with its fenced code blocks and HTML comments blanked out."""
+    for pattern in (FENCED, re.compile(r"(?s)<!--.*?-->")):
+        for m in reversed(list(pattern.finditer(text))):
+            text = blank(text, m.start(), m.end())
+    return text
+
+
+def prose(text):
+    """The markdown with everything that is not prose blanked out: fenced
+    code blocks, HTML comments, code spans, link targets."""
+    text = without_fences(text)
+    for m in reversed(list(re.finditer(r"(`+)(?!`).+?(?<!`)\1(?!`)", text, re.S))):
+        text = blank(text, m.start(), m.end())
+    for m in reversed(list(re.finditer(r"\]\([^)]*\)", text))):
+        text = blank(text, m.start() + 1, m.end())
+    return text
+
+
+def figures(text):
+    """[(line, token)] for every figure-like token in text."""
+    out = []
+    for m in FIGURE.finditer(text):
+        out.append((text.count("\n", 0, m.start()) + 1, m.group(0)))
+    return out
+
+
+def doc_files():
+    files = [README] + sorted(os.path.join(DOCS, f) for f in os.listdir(DOCS) if f.endswith(".md"))
+    return files
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+# ---- the extractor itself --------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("bare split 31/1 and 44/17/2/1 here", ["31/1", "44/17/2/1"]),
+    ("3 of 9 rounds outside 2:1, within 2:1: here; at 12:30:05", ["3 of 9", "2:1", "2:1"]),
+    ("took 6 ms, 320 µs, 12 us, 2.5 s and 70000 req/s", ["6 ms", "320 µs", "12 us", "2.5 s", "70000 req/s"]),
+    ("at 64 k and 5% and 95 %", ["64 k", "5%", "95 %"]),
+    ("a ratio of 0.92x, or 1.9x", ["0.92x", "1.9x"]),
+    ("paths tests/c/ and 127.0.0.1:8080 and v1.21.6 and 10 x 8", []),
+    ("2 shapes, 3 sockets, 16 connections per worker, 8 KiB", []),
+])
+def test_extractor_finds_figures_and_nothing_else(text, expected):
+    assert [t for _, t in figures(text)] == expected
+
+
+def test_prose_leaves_out_code_and_link_targets():
+    text = ("a 6 ms claim\n```\nburst 32: 31/1 took 9 ms\n```\n"
+            "the `--gap-ms 10` option, ``a `9 ms` span``, [a link](x/31/1.md)\n")
+    assert [t for _, t in figures(prose(text))] == ["6 ms"]
+    assert figures(prose(text))[0][0] == 1
+
+
+def test_normalize_spellings():
+    assert normalize("500 ms") == normalize("500ms") == "500ms"
+    assert normalize("320 µs") == "320us"
+    assert normalize("1,500 req/s") == "1500req/s"
+    assert normalize("3 of 9") == "3/9"
+    assert normalize("95 %") == "95%"
+
+
+# ---- the documents -----------------------------------------------------------
+
+def test_no_figure_that_the_report_does_not_hold():
+    """Every figure in the prose is in report/linux.md or is a design
+    constant: a figure copied by hand from a run goes stale, the report is
+    regenerated from the run it names."""
+    in_report = {normalize(t) for _, t in figures(read(REPORT))}
+    stray = []
+    for path in doc_files():
+        for line, token in figures(prose(read(path))):
+            norm = normalize(token)
+            if norm not in in_report and norm not in ALLOWED:
+                stray.append("%s:%d: %r" % (rel(path), line, token))
+    assert not stray, ("figures in hand-written prose that report/linux.md does not hold (point at the "
+                       "report's section instead, or add a design constant to ALLOWED with its reason):\n  "
+                       + "\n  ".join(stray))
+
+
+def slug(heading, seen):
+    """GitHub's anchor for a heading: lower case, punctuation but - and _
+    dropped, spaces as -, a -N suffix for repeats."""
+    text = re.sub(r"[`*_]{1,2}(?=\S)|(?<=\S)[`*_]{1,2}", "", heading.strip()).lower()
+    text = "".join(c for c in text if c in " -_" or unicodedata.category(c)[0] in "LN")
+    base = text.replace(" ", "-")
+    n = seen.get(base, 0)
+    seen[base] = n + 1
+    return base if n == 0 else "%s-%d" % (base, n)
+
+
+def anchors(path):
+    seen = {}
+    body = without_fences(read(path))  # a "#" line inside a code block is not a heading
+    return {slug(m.group(1), seen) for m in re.finditer(r"(?m)^#{1,6}\s+(.*?)\s*#*\s*$", body)}
+
+
+def links(text):
+    """[(line, target)] of inline links and reference definitions."""
+    out = []
+    for m in re.finditer(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)", text):
+        out.append((text.count("\n", 0, m.start()) + 1, m.group(1)))
+    for m in re.finditer(r"(?m)^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", text):
+        out.append((text.count("\n", 0, m.start()) + 1, m.group(1)))
+    return out
+
+
+def test_relative_links_resolve():
+    bad = []
+    for path in doc_files():
+        for line, target in links(without_fences(read(path))):  # a link in a code block is none
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+                continue  # http:, https:, mailto:
+            file_part, _, anchor = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
+            where = "%s:%d: %s" % (rel(path), line, target)
+            if not os.path.exists(dest):
+                bad.append(where + " (no such file)")
+            elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
+                bad.append(where + " (no such heading in %s)" % rel(dest))
+    assert not bad, "broken relative links:\n  " + "\n  ".join(bad)
+
+
+def readme_variants():
+    """The first cells of the README's variants table (header: variant |
+    mechanism), without their backquotes; fails unless there is exactly
+    one such table."""
+    tables, current = [], None
+    for line in read(README).splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]] if line.strip().startswith("|") else None
+        if cells is None:
+            current = None
+            continue
+        if current is None:
+            current = {"header": [c.lower() for c in cells], "rows": []}
+            tables.append(current)
+        elif not all(re.fullmatch(r":?-+:?", c) for c in cells):
+            current["rows"].append(cells)
+    found = [t for t in tables if t["header"][:2] == ["variant", "mechanism"]]
+    assert len(found) == 1, "README.md: expected one variants table (variant | mechanism), found %d" % len(found)
+    return [row[0].strip("`") for row in found[0]["rows"]]
+
+
+def test_readme_variants_table_matches_the_server():
+    assert os.access(SERVER, os.X_OK), "%s is missing: run make first" % SERVER
+    out = subprocess.run([SERVER, "--list-variants"], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 0, out.stderr
+    served = [json.loads(line)["variant"] for line in out.stdout.splitlines() if line.strip()]
+    listed = readme_variants()
+    assert len(listed) == len(set(listed)), "README.md lists a variant twice: %s" % listed
+    assert sorted(listed) == sorted(served), (
+        "README.md's variants table and --list-variants differ: only in the README %s; only in the server %s"
+        % (sorted(set(listed) - set(served)), sorted(set(served) - set(listed))))
+
+
+def test_tables_end_before_the_next_paragraph():
+    """A line right after a table row that is not blank is read as one more
+    row of the table: the paragraph it was meant to start is lost in it."""
+    bad = []
+    for path in doc_files():
+        lines = without_fences(read(path)).splitlines()
+        for i, (row, nxt) in enumerate(zip(lines, lines[1:]), 2):
+            if row.lstrip().startswith("|") and nxt.strip() and not nxt.lstrip().startswith("|"):
+                bad.append("%s:%d: %s" % (rel(path), i, nxt.strip()[:60]))
+    assert not bad, "text glued to the table above it (leave a blank line):\n  " + "\n  ".join(bad)
