@@ -355,7 +355,7 @@ def in_epoll_wait(state, wchan):
 
 
 def in_nanosleep(state, wchan):
-    """Inside an inline /sleep (servers/worker.c's nanosleep loop)."""
+    """Inside an inline /sleep (servers/app.c's nanosleep loop)."""
     return state == "S" and "nanosleep" in wchan
 
 

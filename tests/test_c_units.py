@@ -31,7 +31,7 @@ def test_c_unit_tests_pass(name):
     with every input placed against a guard page, so an over-read shows up as
     a crash (non-zero exit) and a contract violation as a counted failure.
     test_handoff checks the hand-off queues and policy; test_shared_epoll
-    replays, in one thread against servers/worker.c, the --shared-epoll
+    replays, in one thread against servers/accept.c and servers/shared_epoll.c, the --shared-epoll
     interleaving of two threads' EMFILE rests that once left the listener's
     edge-triggered registration disarmed with connections waiting (it checks
     that epoll reports the listener again once the second rest ends). Both

@@ -3,7 +3,7 @@ RLIMIT_NOFILE lowered so accept() fails with EMFILE while connections wait
 in the listen queue, a worker must not spin (its CPU stays low), must keep
 serving the connections it has, and must resume accepting when descriptors
 free up. The server rests the listener for 100 ms after such a failure
-(worker.c, ACCEPT_REST_MS) instead of retrying at once (a level-triggered
+(accept.c, ACCEPT_REST_MS) instead of retrying at once (a level-triggered
 listener would spin) or waiting for the next connection (an edge-triggered
 one would never retry the queue).
 
