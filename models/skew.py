@@ -35,8 +35,11 @@ import random
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "report"))
+import results_io  # noqa: E402  (report/results_io.py: the JSON Lines reader the report uses)
 PROG = "skew.py"
 
 # The race model's defaults, and why.
@@ -616,23 +619,15 @@ def simulate_race(workers, cpus, connections, rounds, seed, latency, shape="burs
 # ---------------------------------------------------------------- measured rows
 
 def read_jsonl(path):
-    """Yields (where, object) for each non-blank line; names the file and line on error."""
+    """[(where, object)] for each non-blank line, read by the report's JSON Lines
+    reader (report/results_io.py); names the file and line on error."""
     try:
-        f = open(path)
-    except OSError as e:
-        raise InputError(f"{path}: {e.strerror}")
-    with f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                raise InputError(f"{where}: not JSON")
-            if not isinstance(obj, dict):
-                raise InputError(f"{where}: not a JSON object")
-            yield where, obj
+        return results_io.read_jsonl(Path(path), lambda obj, lineno: (f"{path}:{lineno}", obj))
+    except results_io.InputError as e:
+        words = {"json": "not JSON", "object": "not a JSON object", "utf8": "not valid UTF-8"}
+        if e.reason == "read":
+            raise InputError(f"{path}: {e.strerror}") from None
+        raise InputError(f"{path}:{e.line}: {words.get(e.reason, e.message)}") from None
 
 
 def parse_split(text, where):

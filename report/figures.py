@@ -4,7 +4,11 @@
     /usr/bin/python3 report/figures.py --run-dir results/linux/STAMP --out report/figures
 
 Like report.py this only re-derives: it reads the run's meta.json, its JSON Lines
-files and (for the payoff CDFs) wrk's raw output, and writes
+files and (for the payoff CDFs) wrk's raw output, and writes the figures below.
+meta.json and the rows are read by the report's own readers (report/common.py's
+read_meta, each section's row reader under report/sections/), so the figures
+accept exactly the rows the report does; a run without meta.json is drawn in
+the rows' own order.
 
     balancing_shares.svg   balancing.jsonl   busiest worker's share, per variant and round
     placement_heatmap.svg  placement.jsonl   median busiest share per placement x variant
@@ -30,7 +34,6 @@ usage errors exit 2. matplotlib is imported only when drawing.
 
 import argparse
 import io
-import json
 import re
 import statistics
 import sys
@@ -39,7 +42,15 @@ from pathlib import Path
 from typing import Callable, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402  (report/common.py: the meta.json reader report.py uses too)
 import results_io  # noqa: E402  (report/results_io.py: the readers report.py uses too)
+from common import WITHIN, Meta  # noqa: E402
+# The rows are read by the report's sections, the same readers report.py uses.
+from sections.balancing import Round, read_balancing  # noqa: E402
+from sections.cost import read_cost  # noqa: E402
+from sections.payoff import read_payoff  # noqa: E402
+from sections.placement import FailedRun, PlacementRun, StopWinner, read_placement  # noqa: E402
+from sections.wrk import WrkRun  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "report" / "figures"
@@ -50,7 +61,6 @@ COST = "cost_bars.svg"
 PAYOFF = "payoff_latency.svg"
 FIGURES = (BALANCING, PLACEMENT, COST, PAYOFF)
 
-WITHIN = 2.0  # the gate's bar: a round is balanced when max/min <= 2
 DPI = 100
 HASH_SALT = "acceptlab"
 FONT = "DejaVu Sans"
@@ -89,20 +99,19 @@ class InputError(results_io.InputError, FiguresError):
     program = "figures"
 
 
-# The readers report.py uses too (report/results_io.py); what they raise is
-# named as the figures' own InputError here.
-RowError = results_io.RowError
-json_kind = results_io.json_kind
 shown = results_io.shown
 
 
 def _as_figures_input(call, *args):
+    """call(*args); an error from the readers report.py uses too (results_io.py,
+    common.py, sections/) is raised again as the figures' own, so it reads
+    `figures: FILE:LINE: what`."""
     try:
         return call(*args)
     except InputError:
         raise
     except results_io.InputError as e:
-        raise InputError(e.path, e.line, e.message) from None
+        raise InputError(e.path, e.line, e.message, e.reason, e.strerror) from None
 
 
 # ---------------------------------------------------------------- reading
@@ -112,74 +121,29 @@ def read_text(path: Path) -> str:
     return _as_figures_input(results_io.read_text, path)
 
 
-def read_jsonl(path: Path, parse_row: Callable[[dict], object]) -> list:
-    """parse_row(obj) for every non-blank line; a row it returns None for is skipped.
-    Returns [(line number, parsed row)]."""
-    rows = _as_figures_input(results_io.read_jsonl, path, lambda obj, lineno: (lineno, parse_row(obj)))
-    return [(lineno, row) for lineno, row in rows if row is not None]
+def read_rows(path: Path, read: Callable[[Path], list]) -> list:
+    """The rows of a study's file through its report section's reader (read:
+    e.g. sections.balancing.read_balancing), a problem named as the figures'."""
+    return _as_figures_input(read, path)
 
 
-def is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
-
-
-def get(obj: dict, key: str):
-    if key not in obj:
-        raise RowError(f'missing "{key}"')
-    return obj[key]
-
-
-def get_str(obj: dict, key: str) -> str:
-    value = get(obj, key)
-    if not isinstance(value, str) or not value:
-        raise RowError(f'"{key}" must be a non-empty string, got {json.dumps(value)}')
-    return value
-
-
-def get_int(obj: dict, key: str, minimum: int = 0) -> int:
-    value = get(obj, key)
-    if not is_int(value) or value < minimum:
-        raise RowError(f'"{key}" must be an integer >= {minimum}, got {json.dumps(value)}')
-    return value
-
-
-def get_number(obj: dict, key: str, nullable: bool = False):
-    value = get(obj, key)
-    if value is None and nullable:
+def read_meta(run_dir: Path) -> Optional[Meta]:
+    """The run's meta.json through the report's reader (without its check that
+    "stamp" names the directory: a copy of a run draws under any name), or None
+    when the run has no meta.json: the figures then take every order from the rows."""
+    if not (run_dir / "meta.json").exists():
         return None
-    if not is_number(value) or value < 0:
-        raise RowError(f'"{key}" must be a number >= 0{" or null" if nullable else ""}, got {json.dumps(value)}')
-    return value
-
-
-def get_counts(obj: dict, key: str = "counts") -> tuple:
-    """Connections per worker, as a tuple of counts (the worker ids do not matter here)."""
-    value = get(obj, key)
-    if not isinstance(value, dict) or not all(is_int(n) and n >= 0 for n in value.values()):
-        raise RowError(f'"{key}" must be an object of worker -> integer >= 0')
-    return tuple(sorted(value.values(), reverse=True))
-
-
-def check_error(obj: dict) -> bool:
-    """True for a failed step (a row with "error"), which every figure skips."""
-    if "error" not in obj:
-        return False
-    if not isinstance(obj["error"], str):
-        raise RowError(f'"error" must be a string, got {json_kind(obj["error"])}')
-    return True
+    return _as_figures_input(common.read_meta, run_dir, False)
 
 
 def busiest_share(counts: tuple) -> Optional[float]:
     """The busiest worker's share of the answered connections: 1/N is even, 1.0 all
-    to one. None when nothing was answered. The denominator is the answered
-    connections (the sum of counts), not the ones attempted, so that for 2 workers
-    share <= 2/3 is exactly the gate's max/min <= 2."""
-    total = sum(counts)
-    return None if total == 0 else max(counts) / total
+    to one. None when nothing was answered. counts: a row's (worker, connections).
+    The denominator is the answered connections (the sum of counts), not the ones
+    attempted, so that for 2 workers share <= 2/3 is exactly the gate's max/min <= 2."""
+    values = [n for _, n in counts]
+    total = sum(values)
+    return None if total == 0 else max(values) / total
 
 
 def within_limit(workers: int) -> float:
@@ -204,157 +168,6 @@ def ordered(preferred: list, present: list) -> list:
     head = [p for p in first_seen(preferred) if p in have]
     return head + [p for p in present if p not in set(head)]
 
-
-# ---------------------------------------------------------------- meta.json
-
-
-@dataclass(frozen=True)
-class Meta:
-    variants: tuple = ()
-    shapes: tuple = ()
-    cost_arms: tuple = ()
-    cost_modes: tuple = ()
-    payoff_cells: tuple = ()  # (arm, workers)
-
-
-def str_list(value) -> tuple:
-    """A list of strings, or () when meta.json records something else (the report
-    validates meta.json; here it only suggests an order)."""
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    return ()
-
-
-def read_meta(run_dir: Path) -> Meta:
-    path = run_dir / "meta.json"
-    if not path.exists():
-        return Meta()
-    text = read_text(path)
-    try:
-        obj = results_io.parse_json(text)
-    except json.JSONDecodeError as e:
-        raise InputError(path, e.lineno, f"invalid JSON: {e.msg}") from None
-    except ValueError as e:
-        raise InputError(path, None, f"invalid JSON: {e}") from None
-    if not isinstance(obj, dict):
-        raise InputError(path, 1, f"expected a JSON object, got {json_kind(obj)}")
-    params = obj.get("parameters")
-    params = params if isinstance(params, dict) else {}
-    shapes = params.get("shapes")
-    shapes = tuple(s["name"] for s in shapes if isinstance(s, dict) and isinstance(s.get("name"), str)) \
-        if isinstance(shapes, list) else ()
-    cost = params.get("cost") if isinstance(params.get("cost"), dict) else {}
-    payoff = params.get("payoff") if isinstance(params.get("payoff"), dict) else {}
-    cells = payoff.get("cells")
-    cells = tuple((c["arm"], c["workers"]) for c in cells
-                  if isinstance(c, dict) and isinstance(c.get("arm"), str) and is_int(c.get("workers"))) \
-        if isinstance(cells, list) else ()
-    return Meta(str_list(params.get("variants")), shapes, str_list(cost.get("arms")),
-                str_list(cost.get("modes")), cells)
-
-
-# ---------------------------------------------------------------- rows
-
-
-@dataclass(frozen=True)
-class BalancingRound:
-    variant: str
-    shape: str
-    round: int
-    workers: int
-    share: Optional[float]
-
-
-@dataclass(frozen=True)
-class FailedVariant:
-    variant: Optional[str]
-
-
-def parse_balancing(obj: dict):
-    if check_error(obj):
-        v = obj.get("variant")
-        return FailedVariant(v if isinstance(v, str) and v else None)
-    return BalancingRound(get_str(obj, "variant"), get_str(obj, "shape"), get_int(obj, "round", 1),
-                          get_int(obj, "workers", 1), busiest_share(get_counts(obj)))
-
-
-@dataclass(frozen=True)
-class PlacementRun:
-    placement: str
-    label: str
-    variant: str
-    shape: str
-    run: int
-    rounds: int
-    both: int
-    share: Optional[float]
-
-
-@dataclass(frozen=True)
-class PlacementName:
-    """A failed run still names its placement and variant (their rows stay in the map)."""
-    placement: Optional[str]
-    variant: Optional[str]
-    shape: Optional[str]
-
-
-def parse_placement(obj: dict):
-    shape = obj.get("shape")
-    if shape in PLACEMENT_SKIPPED_SHAPES:
-        return None
-    if check_error(obj):
-        names = [obj.get(k) if isinstance(obj.get(k), str) and obj.get(k) else None
-                 for k in ("placement", "variant", "shape")]
-        return PlacementName(*names)
-    label = obj.get("label", "")
-    if not isinstance(label, str):
-        raise RowError(f'"label" must be a string, got {json_kind(label)}')
-    rounds = get_int(obj, "rounds", 1)
-    both = get_int(obj, "both_answered_rounds", 0)
-    if both > rounds:
-        raise RowError(f'"both_answered_rounds" is {both}, more than "rounds" ({rounds})')
-    return PlacementRun(get_str(obj, "placement"), label, get_str(obj, "variant"), get_str(obj, "shape"),
-                        get_int(obj, "run", 1), rounds, both, busiest_share(get_counts(obj)))
-
-
-@dataclass(frozen=True)
-class WrkRow:
-    arm: str
-    workers: int
-    setting: object  # cost: mode; payoff: connections
-    round: int
-    rps: Optional[float]
-    p50: Optional[float]
-    p99: Optional[float]
-
-
-def latency_ms(obj: dict) -> tuple:
-    value = obj.get("latency_ms")
-    if value is None:
-        return None, None
-    if not isinstance(value, dict):
-        raise RowError(f'"latency_ms" must be an object, got {json_kind(value)}')
-    out = []
-    for p in ("p50", "p99"):
-        v = value.get(p)
-        if v is not None and (not is_number(v) or v < 0):
-            raise RowError(f'"latency_ms"."{p}" must be a number >= 0, got {json.dumps(v)}')
-        out.append(v)
-    return tuple(out)
-
-
-def wrk_parser(setting_key: str):
-    def parse(obj: dict):
-        if check_error(obj):
-            return None
-        arm = get_str(obj, "arm")
-        workers = get_int(obj, "workers", 1)
-        setting = get_str(obj, "mode") if setting_key == "mode" else get_int(obj, setting_key, 1)
-        rnd = get_int(obj, "round", 1)
-        rps = get_number(obj, "requests_per_s", nullable=True)
-        p50, p99 = latency_ms(obj)
-        return WrkRow(arm, workers, setting, rnd, rps, p50, p99)
-    return parse
 
 
 PERCENTILE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)%\s+(\S+)\s*$")
@@ -405,17 +218,20 @@ class BalancingData:
     rounds: dict  # (variant, shape) -> [share] by round
 
 
-def gather_balancing(meta: Meta, rows: list) -> Optional[BalancingData]:
-    measured = [r for _, r in rows if isinstance(r, BalancingRound)]
-    named = [r.variant for _, r in rows if r.variant is not None]
+def gather_balancing(meta: Optional[Meta], rows: list) -> Optional[BalancingData]:
+    """rows: sections.balancing's (Round, FailedStep)."""
+    measured = [r for r in rows if isinstance(r, Round)]
+    named = [r.variant for r in rows]
     if not measured:
         return None
-    variants = ordered(list(meta.variants), first_seen(named))
-    shapes = ordered(list(meta.shapes) + list(SHAPE_ORDER), first_seen(r.shape for r in measured))
+    variants = ordered(list(meta.variants) if meta else [], first_seen(named))
+    shapes = ordered(([s.name for s in meta.shapes] if meta else []) + list(SHAPE_ORDER),
+                     first_seen(r.shape for r in measured))
     rounds = {}
     for r in sorted(measured, key=lambda r: (r.variant, r.shape, r.round)):
-        if r.share is not None:
-            rounds.setdefault((r.variant, r.shape), []).append(r.share)
+        share = busiest_share(r.counts)
+        if share is not None:
+            rounds.setdefault((r.variant, r.shape), []).append(share)
     workers = []
     for v in variants:
         ns = sorted(r.workers for r in measured if r.variant == v)
@@ -435,16 +251,18 @@ class PlacementData:
 
 
 def gather_placement(rows: list) -> Optional[PlacementData]:
-    runs = [r for _, r in rows if isinstance(r, PlacementRun)]
+    """rows: sections.placement's (PlacementRun, StopWinner, FailedRun); the
+    stop-winner assertion is not drawn."""
+    everything = [r for r in rows if not isinstance(r, StopWinner) and r.shape not in PLACEMENT_SKIPPED_SHAPES]
+    runs = [r for r in everything if isinstance(r, PlacementRun)]
     if not runs:
         return None
-    everything = [r for _, r in rows]
-    placements = first_seen(r.placement for r in everything if r.placement is not None)
+    placements = first_seen(r.placement for r in everything)
     labels = {}
     for r in runs:
         if r.label and r.placement not in labels:
             labels[r.placement] = r.label
-    variants = first_seen(r.variant for r in everything if r.variant is not None)
+    variants = first_seen(r.variant for r in everything)
     shapes = ordered(list(SHAPE_ORDER), first_seen(r.shape for r in everything
                                                    if r.shape is not None
                                                    and r.shape not in PLACEMENT_SKIPPED_SHAPES))
@@ -456,10 +274,10 @@ def gather_placement(rows: list) -> Optional[PlacementData]:
                               key=lambda r: r.run)
                 if not mine:
                     continue
-                shares = [r.share for r in mine if r.share is not None]
+                shares = [x for x in (busiest_share(r.counts) for r in mine) if x is not None]
                 cells[(s, p, v)] = (median(shares) if shares else None,
-                                    sum(r.both for r in mine), sum(r.rounds for r in mine), len(mine))
-    failed = {(r.shape, r.placement, r.variant) for r in everything if isinstance(r, PlacementName)}
+                                    sum(r.both_rounds for r in mine), sum(r.rounds for r in mine), len(mine))
+    failed = {(r.shape, r.placement, r.variant) for r in everything if isinstance(r, FailedRun)}
     shares = [c[0] for c in cells.values() if c[0] is not None]
     return PlacementData(shapes, [(p, labels.get(p, "")) for p in placements], variants, cells, failed,
                          min(0.5, min(shares)) if shares else 0.5)
@@ -473,12 +291,14 @@ class CostData:
     bars: dict  # (mode, arm, workers) -> (median, min, max, n)
 
 
-def gather_cost(meta: Meta, rows: list) -> Optional[CostData]:
-    runs = [r for _, r in rows if r.rps is not None]
+def gather_cost(meta: Optional[Meta], rows: list) -> Optional[CostData]:
+    """rows: sections.cost's (WrkRun, Failed); a failed run is not drawn."""
+    runs = [r for r in rows if isinstance(r, WrkRun)]
     if not runs:
         return None
-    modes = ordered(list(meta.cost_modes) + list(MODE_TITLES), first_seen(r.setting for r in runs))
-    arms = ordered(list(meta.cost_arms), first_seen(r.arm for r in runs))
+    p = meta.cost if meta else None
+    modes = ordered(list(p.modes if p else ()) + list(MODE_TITLES), first_seen(r.setting for r in runs))
+    arms = ordered(list(p.arms if p else ()), first_seen(r.arm for r in runs))
     workers = sorted(set(r.workers for r in runs))
     bars = {}
     for m in modes:
@@ -497,22 +317,22 @@ class PayoffData:
     curves: dict  # (connections, arm, workers) -> (((fraction, ms), ...), from_raw: bool, rounds)
 
 
-def gather_payoff(meta: Meta, run_dir: Path, rows: list) -> Optional[PayoffData]:
+def gather_payoff(meta: Optional[Meta], run_dir: Path, rows: list) -> Optional[PayoffData]:
+    """rows: sections.payoff's (WrkRun, Failed); a failed run is not drawn."""
     runs = []
-    for _, r in rows:
+    for r in (r for r in rows if isinstance(r, WrkRun)):
         raw = run_dir / "raw" / f"payoff-{r.arm}-w{r.workers}-c{r.setting}-r{r.round}.wrk.txt"
         safe = re.fullmatch(r"[A-Za-z0-9._-]+", r.arm) is not None  # an arm name, never a path
         points = read_wrk_distribution(raw) if safe and raw.is_file() else None
         if points is not None:
             runs.append((r, points, True))
         else:
-            fallback = tuple((f, ms) for f, ms in ((0.5, r.p50), (0.99, r.p99)) if ms is not None)
-            if fallback:
-                runs.append((r, fallback, False))
+            runs.append((r, ((0.5, r.p50), (0.99, r.p99)), False))
     if not runs:
         return None
     connections = sorted(set(r.setting for r, _, _ in runs))
-    cells = ordered(list(meta.payoff_cells), first_seen((r.arm, r.workers) for r, _, _ in runs))
+    cells = ordered(list(meta.payoff.cells if meta and meta.payoff else ()),
+                    first_seen((r.arm, r.workers) for r, _, _ in runs))
     curves = {}
     for c in connections:
         for arm, w in cells:
@@ -778,21 +598,21 @@ def plan(run_dir: Path, say: Callable[[str], None] = lambda line: None) -> dict:
     meta = read_meta(run_dir)
     todo = {}
 
-    def study(name: str, parse, gather, draw, figure: str):
+    def study(name: str, read, gather, draw, figure: str):
         path = run_dir / name
         if not path.is_file():
             say(f"figures: no {name} in {shown(run_dir)}; {figure} not drawn")
             return
-        data = gather(read_jsonl(path, parse))
+        data = gather(read_rows(path, read))
         if data is None:
             say(f"figures: {shown(path)} has no measured row; {figure} not drawn")
             return
         todo[figure] = (draw, data)
 
-    study("balancing.jsonl", parse_balancing, lambda rows: gather_balancing(meta, rows), draw_balancing, BALANCING)
-    study("placement.jsonl", parse_placement, gather_placement, draw_placement, PLACEMENT)
-    study("cost.jsonl", wrk_parser("mode"), lambda rows: gather_cost(meta, rows), draw_cost, COST)
-    study("payoff.jsonl", wrk_parser("connections"), lambda rows: gather_payoff(meta, run_dir, rows),
+    study("balancing.jsonl", read_balancing, lambda rows: gather_balancing(meta, rows), draw_balancing, BALANCING)
+    study("placement.jsonl", read_placement, gather_placement, draw_placement, PLACEMENT)
+    study("cost.jsonl", read_cost, lambda rows: gather_cost(meta, rows), draw_cost, COST)
+    study("payoff.jsonl", read_payoff, lambda rows: gather_payoff(meta, run_dir, rows),
           draw_payoff, PAYOFF)
     return todo
 

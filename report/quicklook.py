@@ -12,11 +12,13 @@
   cost       median req/s per arm at 2 workers, keep-alive (K) and close (C),
              arms numbered and listed the same way
 
-It reads the run's files with figures.py's readers (no matplotlib needed). It
-is a convenience, never a gate: without gnuplot it prints one line saying so, a
-missing or corrupt input skips that plot with a line saying why, and the exit
-status is 0 unless the arguments are bad (2). The report and the SVG figures
-are what to read; this is the glance at the end of a campaign.
+It reads the run's files with the report's readers, through figures.py's
+read_meta and read_rows (no matplotlib needed). It is a convenience, never a
+gate: without gnuplot it prints one line saying so, a missing or corrupt input
+skips that plot with a line saying why (a corrupt meta.json: the order is the
+rows' own), and the exit status is 0 unless the arguments are bad (2). The
+report and the SVG figures are what to read; this is the glance at the end of
+a campaign.
 """
 
 import argparse
@@ -28,6 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures  # noqa: E402  (report/figures.py, beside this file)
+from sections.balancing import read_balancing  # noqa: E402  (the report's row readers)
+from sections.cost import read_cost  # noqa: E402
 
 WIDTH, HEIGHT = 100, 30
 NO_GNUPLOT = "quicklook: gnuplot not found; skipping the terminal plots (apt-get install gnuplot-nox)"
@@ -70,21 +74,22 @@ def datablock(name: str, rows: list) -> str:
                                                   for v in row) + "\n" for row in rows) + "EOD\n"
 
 
-def read(run_dir: Path, name: str, parse, what: str):
-    """The rows of run_dir/name, or None after saying why the plot is skipped."""
+def read(run_dir: Path, name: str, reader, what: str):
+    """The rows of run_dir/name (reader: its study's row reader), or None after
+    saying why the plot is skipped."""
     path = run_dir / name
     if not path.is_file():
         print(f"quicklook: no {name} in {figures.shown(run_dir)}; skipping the {what} plot")
         return None
     try:
-        return figures.read_jsonl(path, parse)
+        return figures.read_rows(path, reader)
     except figures.FiguresError as e:
         print(f"{e.render().replace('figures:', 'quicklook:', 1)}; skipping the {what} plot")
         return None
 
 
 def balancing_plot(run_dir: Path, meta) -> list:
-    rows = read(run_dir, "balancing.jsonl", figures.parse_balancing, "balancing")
+    rows = read(run_dir, "balancing.jsonl", read_balancing, "balancing")
     if rows is None:
         return []
     data = figures.gather_balancing(meta, rows)
@@ -117,7 +122,7 @@ def balancing_plot(run_dir: Path, meta) -> list:
 
 
 def cost_plot(run_dir: Path, meta) -> list:
-    rows = read(run_dir, "cost.jsonl", figures.wrk_parser("mode"), "cost")
+    rows = read(run_dir, "cost.jsonl", read_cost, "cost")
     if rows is None:
         return []
     data = figures.gather_cost(meta, rows)
@@ -170,7 +175,7 @@ def main(argv=None) -> int:
         meta = figures.read_meta(args.run_dir)
     except figures.FiguresError as e:
         print(f"{e.render().replace('figures:', 'quicklook:', 1)}; variants in file order")
-        meta = figures.Meta()
+        meta = None
     for plot in (balancing_plot, cost_plot):
         lines = plot(args.run_dir, meta)
         if lines:

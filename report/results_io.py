@@ -1,7 +1,9 @@
-"""results_io.py: reading a measured run's files, shared by report.py and
-figures.py (and quicklook.py through figures.py): one set of errors naming
-FILE:LINE, one strict JSON reader (no NaN or Infinity), one JSON Lines
-reader. Each program prefixes the error with its own name (InputError.render).
+"""results_io.py: reading a measured run's files, shared by report.py, its
+sections and figures.py (and quicklook.py through figures.py), and by
+models/skew.py: one set of errors naming FILE:LINE, one strict JSON reader (no
+NaN or Infinity), one JSON Lines reader. Each program prefixes the error with
+its own name (InputError.render); one with messages of its own (skew.py) words
+them from InputError.reason.
 """
 
 import json
@@ -16,11 +18,17 @@ class InputError(Exception):
 
     program = "report"  # the name render() prefixes; figures.py's subclass says "figures"
 
-    def __init__(self, path: Path, line: Optional[int], message: str):
+    def __init__(self, path: Path, line: Optional[int], message: str, reason: str = "row",
+                 strerror: Optional[str] = None):
         super().__init__(message)
         self.path = path
         self.line = line
         self.message = message
+        # What went wrong, for a program that words it itself: "read" (the file;
+        # strerror: the system's words), "utf8", "json" (a line is not JSON),
+        # "object" (a line is JSON but not an object), "row" (the content).
+        self.reason = reason
+        self.strerror = strerror
 
     def render(self) -> str:
         where = shown(self.path) if self.line is None else f"{shown(self.path)}:{self.line}"
@@ -50,19 +58,19 @@ def shown(path: Path) -> str:
 def read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, None, "cannot read: file does not exist") from None
-    except IsADirectoryError:
-        raise InputError(path, None, "cannot read: is a directory") from None
+    except FileNotFoundError as e:
+        raise InputError(path, None, "cannot read: file does not exist", "read", e.strerror) from None
+    except IsADirectoryError as e:
+        raise InputError(path, None, "cannot read: is a directory", "read", e.strerror) from None
     except OSError as e:
-        raise InputError(path, None, f"cannot read: {e.strerror or e}") from None
+        raise InputError(path, None, f"cannot read: {e.strerror or e}", "read", e.strerror or str(e)) from None
 
 
 def decode_utf8(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise InputError(path, data.count(b"\n", 0, e.start) + 1, "not valid UTF-8") from None
+        raise InputError(path, data.count(b"\n", 0, e.start) + 1, "not valid UTF-8", "utf8") from None
 
 
 def read_text(path: Path) -> str:
@@ -103,17 +111,17 @@ def read_jsonl(path: Path, parse_row: Callable[[dict, int], object]) -> list:
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise InputError(path, lineno, "not valid UTF-8") from None
+            raise InputError(path, lineno, "not valid UTF-8", "utf8") from None
         if not line.strip():
             continue
         try:
             obj = parse_json(line)
         except json.JSONDecodeError as e:
-            raise InputError(path, lineno, f"invalid JSON: {e.msg}") from None
+            raise InputError(path, lineno, f"invalid JSON: {e.msg}", "json") from None
         except ValueError as e:
-            raise InputError(path, lineno, f"invalid JSON: {e}") from None
+            raise InputError(path, lineno, f"invalid JSON: {e}", "json") from None
         if not isinstance(obj, dict):
-            raise InputError(path, lineno, f"expected a JSON object, got {json_kind(obj)}")
+            raise InputError(path, lineno, f"expected a JSON object, got {json_kind(obj)}", "object")
         try:
             rows.append(parse_row(obj, lineno))
         except RowError as e:

@@ -12,8 +12,8 @@ import sys
 from conftest import PYTHON, ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "report"))
-import report  # noqa: E402
 from studies import faults as faults_study  # noqa: E402  (conftest put probes/ on the path)
+from sections import faults as faults_section  # noqa: E402  (report/sections/faults.py)
 
 CASES = '''
 import pytest
@@ -97,8 +97,8 @@ def test_every_fault_case_leaves_one_row(tmp_path):
     e = rows["e skipped"]
     assert e["held"] is None and e["skipped"] == "needs root"
 
-    parsed = [report.parse_fault_row(r, i + 1) for i, r in enumerate(rows.values())]
-    text = "\n".join(report.render_faults(None, parsed))
+    parsed = [faults_section.parse_fault_row(r, i + 1) for i, r in enumerate(rows.values())]
+    text = "\n".join(faults_section.render_faults(None, parsed))
     assert ("1 of 4 held; broken: b fails after recording; c fails first; d setup (seven --threads 2) "
             "(1 skipped).") in text
     assert "| e skipped | held | skipped: needs root | skipped |" in text

@@ -228,7 +228,7 @@ def test_payoff_reads_wrk_latency_distribution(tmp_path):
     assert figures.read_wrk_distribution(raw / "payoff-bare-w1-c8-r1.wrk.txt") == (
         (0.5, 0.9), (0.75, 1.5), (0.9, 2.0), (0.99, 1200.0))
     data = figures.gather_payoff(figures.read_meta(run), run,
-                                 figures.read_jsonl(run / "payoff.jsonl", figures.wrk_parser("connections")))
+                                 figures.read_rows(run / "payoff.jsonl", figures.read_payoff))
     curve, from_raw, n = data.curves[(8, "bare", 1)]
     assert from_raw and n == 2
     assert curve == ((0.5, 1.0), (0.75, 1.6), (0.9, 3.0), (0.99, 1300.0))
@@ -246,7 +246,7 @@ def test_placement_heatmap_cells(drawn):
     both_answered_rounds over rounds, checked here against the fixture."""
     run, out, _ = drawn
     figures = load_figures()
-    data = figures.gather_placement(figures.read_jsonl(run / "placement.jsonl", figures.parse_placement))
+    data = figures.gather_placement(figures.read_rows(run / "placement.jsonl", figures.read_placement))
     assert data.shapes == ["oneshot", "burst", "ramp"]
     assert [p for p, _ in data.placements] == ["unpinned", "pinned-probe-cpu1", "pinned-probe-cpu0"]
     assert data.variants == ["bare", "exclusive", "reuseport"]
@@ -302,8 +302,8 @@ def test_row_with_wrong_field_names_it(tmp_path):
                             "requests_per_s": "fast"}) + "\n")
     proc = run_cli(FIGURES_PY, "--run-dir", "run", "--out", "out", cwd=tmp_path)
     assert proc.returncode == 1
-    assert proc.stderr.splitlines() == ['figures: run/cost.jsonl:17: "requests_per_s" must be a number >= 0 '
-                                        'or null, got "fast"']
+    assert proc.stderr.splitlines() == ['figures: run/cost.jsonl:17: "requests_per_s" must be a number >= 0, '
+                                        'got "fast"']
 
 
 def test_corrupt_wrk_percentile_names_raw_file_line(tmp_path):
@@ -401,7 +401,7 @@ def test_quicklook_skips_missing_and_corrupt_inputs(tmp_path):
     proc = run_cli(QUICKLOOK_PY, "--run-dir", "run", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
-        'quicklook: run/balancing.jsonl:1: missing "shape"; skipping the balancing plot',
+        'quicklook: run/balancing.jsonl:1: missing required key "shape"; skipping the balancing plot',
         "quicklook: no cost.jsonl in run; skipping the cost plot",
     ]
 

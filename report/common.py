@@ -1,0 +1,446 @@
+"""common.py: what several of the report's sections share, and the one reader
+of a run's meta.json (report.py, figures.py and quicklook.py all read it here).
+
+- the field getters a row reader checks its rows with: each raises RowError
+  naming the key (report/results_io.py adds FILE:LINE);
+- meta.json: Meta and its parts (the shapes, how wrk ran the cost and payoff
+  studies, how the peers study ran), read by read_meta;
+- formatting helpers for markdown cells and numbers;
+- Study: one results file and the section made from it (report.py lists them
+  in the report's order), and row_reader, which makes a study's ONE reader
+  from its row parser and its whole-file checks.
+"""
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+# The readers and errors shared with figures.py (report/results_io.py).
+from results_io import InputError, RowError, decode_utf8, json_kind, parse_json, read_bytes, read_jsonl
+
+WITHIN = 2.0  # the gate's bar: a round is balanced when max/min <= 2
+SPLIT_RE = re.compile(r"^[0-9]+(/[0-9]+)*$")
+SEED_000 = "shared/seeds/000_7431855f3c489ed2.txt"
+
+
+# ---------------------------------------------------------------- field checks
+
+
+def is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def get(obj: dict, key: str, where: tuple = ()):
+    if key not in obj:
+        raise RowError(f'missing required key "{key}"', where)
+    return obj[key]
+
+
+def get_str(obj: dict, key: str, where: tuple = ()) -> str:
+    value = get(obj, key, where)
+    if not isinstance(value, str) or not value.strip():
+        raise RowError(f'"{key}" must be a non-empty string, got {json_kind(value)}', where + (key,))
+    return value
+
+
+def get_bool(obj: dict, key: str, where: tuple = ()) -> bool:
+    value = get(obj, key, where)
+    if not isinstance(value, bool):
+        raise RowError(f'"{key}" must be true or false, got {json.dumps(value)}', where + (key,))
+    return value
+
+
+def get_int(obj: dict, key: str, minimum: int = 0, where: tuple = ()) -> int:
+    value = get(obj, key, where)
+    if not is_int(value) or value < minimum:
+        raise RowError(f'"{key}" must be an integer >= {minimum}, got {json.dumps(value)}', where + (key,))
+    return value
+
+
+def get_counter(obj: dict, key: str) -> dict:
+    """An object of name -> non-negative integer (counts per worker, error counters)."""
+    value = get(obj, key)
+    if not isinstance(value, dict):
+        raise RowError(f'"{key}" must be an object, got {json_kind(value)}')
+    for name, n in value.items():
+        if not is_int(n) or n < 0:
+            raise RowError(f'"{key}" entry "{name}" must be an integer >= 0, got {json.dumps(n)}')
+    return value
+
+
+def get_split(obj: dict, key: str) -> str:
+    value = get(obj, key)
+    if not isinstance(value, str) or not SPLIT_RE.match(value):
+        raise RowError(f'"{key}" must be counts separated by "/" like "31/1", got {json.dumps(value)}')
+    return value
+
+
+def get_number(obj: dict, key: str, nullable: bool = False):
+    value = get(obj, key)
+    if value is None and nullable:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0:
+        raise RowError(f'"{key}" must be a number >= 0{" or null" if nullable else ""}, got {json.dumps(value)}')
+    return value
+
+
+def get_failure(obj: dict) -> tuple:
+    """A failed step's "error" (a string) and "round" (an integer >= 1; None when
+    null or absent: the step failed before its rounds)."""
+    error = obj["error"]
+    if not isinstance(error, str):
+        raise RowError(f'"error" must be a string, got {json_kind(error)}')
+    rnd = obj.get("round")
+    if rnd is not None and (not is_int(rnd) or rnd < 1):
+        raise RowError(f'"round" must be an integer >= 1 or null, got {json.dumps(rnd)}')
+    return error, rnd
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def number(value) -> str:
+    """10 -> "10", 2.5 -> "2.5": integral floats print without a fraction."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def ordered(listed: tuple, present: set) -> list:
+    """The names in the order meta.json lists them, then any others alphabetically."""
+    return [n for n in listed if n in present] + sorted(present - set(listed))
+
+
+def plural(n: int, word: str, words: Optional[str] = None) -> str:
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def cell_text(text: str) -> str:
+    """One line, safe inside a markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def ms_text(value: float) -> str:
+    """Latency in ms: 0.273, 5.84, 32.0, 118 (3 decimals under 1 ms, then fewer)."""
+    for bound, digits in ((1, 3), (10, 2), (100, 1)):
+        if value < bound:
+            return f"{value:.{digits}f}"
+    return f"{value:.0f}"
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A step of a study that produced no measurement, with its reason."""
+    line: int
+    key: tuple
+    error: str
+
+
+def failed_notes(failed: list, label) -> list:
+    """One line per failed step, then a blank line (nothing if none failed)."""
+    notes = [f"- {label(f.key)}: failed: {cell_text(f.error)}" for f in failed]
+    return notes + [""] if notes else []
+
+
+# ---------------------------------------------------------------- meta.json
+
+
+@dataclass(frozen=True)
+class Shape:
+    name: str
+    connections: int
+    gap_ms: Optional[float] = None
+    requests: Optional[int] = None
+
+    def label(self) -> str:
+        """`burst 32`, `ramp 32 (10 ms)`, `keepalive 32 x 4`."""
+        text = f"{self.name} {self.connections}"
+        if self.requests is not None:
+            text += f" x {self.requests}"
+        if self.gap_ms is not None:
+            text += f" ({number(self.gap_ms)} ms)"
+        return text
+
+
+@dataclass(frozen=True)
+class Meta:
+    stamp: str
+    date: str
+    git_commit: str
+    git_dirty: bool
+    kernel: str
+    cpu_model: str
+    cpus: int
+    workers: int
+    rounds: int
+    shapes: tuple
+    variants: tuple
+    tools: tuple  # (name, version) sorted by name
+    cost: Optional["BenchParams"] = None    # parameters.cost: how wrk ran (cost study)
+    payoff: Optional["BenchParams"] = None  # parameters.payoff
+    peers: Optional["PeersParams"] = None   # parameters.peers: how the peers study ran
+
+
+def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
+    """run_name: the run directory's name, which "stamp" must equal (None: not checked)."""
+    if not isinstance(obj, dict):
+        raise RowError(f"expected a JSON object, got {json_kind(obj)}")
+    stamp = get_str(obj, "stamp")
+    if run_name is not None and stamp != run_name:
+        raise RowError(f'"stamp" is {json.dumps(stamp)} but the run directory is {json.dumps(run_name)}', ("stamp",))
+    date = get_str(obj, "date")
+    if not re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", date):
+        raise RowError(f'"date" must be an ISO-8601 date and time, got {json.dumps(date)}', ("date",))
+    commit = get_str(obj, "git_commit")
+    dirty = get(obj, "git_dirty")
+    if not isinstance(dirty, bool):
+        raise RowError(f'"git_dirty" must be true or false, got {json_kind(dirty)}', ("git_dirty",))
+    kernel = get_str(obj, "kernel")
+    cpu_model = get_str(obj, "cpu_model")
+    cpus = get_int(obj, "cpus", 1)
+    platform = get_str(obj, "platform")
+    if platform != "linux":
+        raise RowError(f'"platform" must be "linux" for the Linux report, got {json.dumps(platform)}', ("platform",))
+
+    params = get(obj, "parameters")
+    if not isinstance(params, dict):
+        raise RowError(f'"parameters" must be an object, got {json_kind(params)}', ("parameters",))
+    where = ("parameters",)
+    workers = get_int(params, "workers", 1, where)
+    rounds = get_int(params, "rounds", 1, where)
+    raw_shapes = get(params, "shapes", where)
+    if not isinstance(raw_shapes, list) or not raw_shapes:
+        raise RowError('"shapes" must be a non-empty array', where + ("shapes",))
+    shapes = []
+    for i, s in enumerate(raw_shapes):
+        at = where + ("shapes", i)
+        if not isinstance(s, dict):
+            raise RowError(f'"shapes"[{i}] must be an object, got {json_kind(s)}', at)
+        name = get_str(s, "name", at)
+        if any(name == seen.name for seen in shapes):
+            raise RowError(f'"shapes"[{i}]: shape "{name}" is listed twice', at)
+        connections = get_int(s, "connections", 1, at)
+        gap = s.get("gap_ms")
+        if gap is not None and (isinstance(gap, bool) or not isinstance(gap, (int, float)) or gap < 0):
+            raise RowError(f'"shapes"[{i}] "gap_ms" must be a number >= 0, got {json.dumps(gap)}', at + ("gap_ms",))
+        requests = None
+        if "requests" in s:
+            requests = get_int(s, "requests", 1, at)
+        shapes.append(Shape(name, connections, gap, requests))
+    raw_variants = get(params, "variants", where)
+    if (not isinstance(raw_variants, list) or not raw_variants
+            or not all(isinstance(v, str) and v.strip() for v in raw_variants)):
+        raise RowError('"variants" must be a non-empty array of names', where + ("variants",))
+    if len(set(raw_variants)) != len(raw_variants):
+        raise RowError('"variants" lists a name twice', where + ("variants",))
+
+    raw_tools = get(obj, "tools")
+    if not isinstance(raw_tools, dict):
+        raise RowError(f'"tools" must be an object, got {json_kind(raw_tools)}', ("tools",))
+    for name, version in raw_tools.items():
+        if not isinstance(version, str):
+            raise RowError(f'"tools" entry "{name}" must be a version string, got {json_kind(version)}', ("tools", name))
+    tools = tuple(sorted(raw_tools.items()))
+
+    return Meta(stamp, date, commit, dirty, kernel, cpu_model, cpus, workers, rounds,
+                tuple(shapes), tuple(raw_variants), tools,
+                parse_bench_params(params, "cost", where), parse_bench_params(params, "payoff", where),
+                parse_peers_params(params, where))
+
+
+def locate(text: str, key_path: tuple) -> int:
+    """The line of the innermost key in key_path that can be found, or 1.
+
+    json does not keep positions, so this searches for each "key" in turn after
+    the previous one; good enough to point a reader at the right line."""
+    pos, line_pos = 0, 0
+    for key in key_path:
+        if not isinstance(key, str):
+            continue
+        hit = re.compile(r'"' + re.escape(key) + r'"\s*:').search(text, pos)
+        if not hit:
+            break
+        pos = line_pos = hit.start()
+    return text.count("\n", 0, line_pos) + 1
+
+
+def read_meta(run_dir: Path, check_stamp: bool = True) -> Meta:
+    """run_dir/meta.json; check_stamp: its "stamp" must be the directory's name
+    (the figures draw a copy of a run under any name, so they do not check)."""
+    path = run_dir / "meta.json"
+    text = decode_utf8(path, read_bytes(path))
+    try:
+        obj = parse_json(text)
+    except json.JSONDecodeError as e:
+        raise InputError(path, e.lineno, f"invalid JSON: {e.msg}") from None
+    except ValueError as e:
+        raise InputError(path, 1, f"invalid JSON: {e}") from None
+    try:
+        return parse_meta_obj(obj, run_dir.name if check_stamp else None)
+    except RowError as e:
+        raise InputError(path, locate(text, e.key_path), e.message) from None
+
+
+@dataclass(frozen=True)
+class BenchParams:
+    """How wrk was run for the cost or the payoff study (meta.json parameters.cost/.payoff)."""
+    path: str
+    threads: int
+    connections: tuple  # cost: one count; payoff: one per column
+    duration_s: float
+    timeout_s: Optional[float]
+    rounds: int
+    close_gap_s: Optional[float] = None
+    sysctls: tuple = ()  # (name, value), sorted by name
+    anchors: tuple = ()  # cost: (arm, Anchor), in meta's order: servers not ours run as arms
+    # The campaign's order of things, which the figures follow; only a hint,
+    # so whatever is not a list of names is taken as no order (()).
+    arms: tuple = ()   # cost: the arms
+    modes: tuple = ()  # cost: the modes
+    cells: tuple = ()  # payoff: (arm, workers)
+
+
+def meta_number(obj: dict, key: str, where: tuple, minimum: float = 0, optional: bool = False):
+    if optional and obj.get(key) is None:
+        return None
+    value = get(obj, key, where)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < minimum:
+        raise RowError(f'"{key}" must be a number >= {number(minimum)}, got {json.dumps(value)}', where + (key,))
+    return value
+
+
+def parse_bench_params(params: dict, key: str, where: tuple) -> Optional[BenchParams]:
+    if key not in params:
+        return None
+    obj = params[key]
+    at = where + (key,)
+    if not isinstance(obj, dict):
+        raise RowError(f'"{key}" must be an object, got {json_kind(obj)}', at)
+    conns = get(obj, "connections", at)
+    conns = [conns] if is_int(conns) else conns
+    if not isinstance(conns, list) or not conns or not all(is_int(c) and c >= 1 for c in conns):
+        raise RowError('"connections" must be an integer >= 1 or a non-empty array of them', at + ("connections",))
+    sysctls = obj.get("sysctls", {})
+    if not isinstance(sysctls, dict) or not all(v is None or is_int(v) or isinstance(v, str)
+                                                 for v in sysctls.values()):
+        raise RowError('"sysctls" must be an object of name -> value', at + ("sysctls",))
+    anchors = obj.get("anchor") or {}
+    if not isinstance(anchors, dict):
+        raise RowError(f'"anchor" must be an object of arm -> how it ran, got {json_kind(anchors)}', at + ("anchor",))
+    parsed = []
+    for arm, how in anchors.items():
+        if not isinstance(how, dict):
+            raise RowError(f'"anchor" entry "{arm}" must be an object, got {json_kind(how)}', at + ("anchor", arm))
+        parsed.append((arm, Anchor(*(get_str(how, k, at + ("anchor", arm))
+                                     for k in ("peer", "software", "access_log", "answer")))))
+    return BenchParams(get_str(obj, "path", at), get_int(obj, "threads", 1, at), tuple(conns),
+                       meta_number(obj, "duration_s", at, 1), meta_number(obj, "timeout_s", at, 0, True),
+                       get_int(obj, "rounds", 1, at), meta_number(obj, "close_gap_s", at, 0, True),
+                       tuple(sorted(sysctls.items())), tuple(parsed),
+                       str_list(obj.get("arms")), str_list(obj.get("modes")), arm_workers(obj.get("cells")))
+
+
+def str_list(value) -> tuple:
+    """A list of strings, or () when meta.json records something else."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return ()
+
+
+def arm_workers(value) -> tuple:
+    """payoff's cells as (arm, workers), leaving out an entry that is not one."""
+    if not isinstance(value, list):
+        return ()
+    return tuple((c["arm"], c["workers"]) for c in value
+                 if isinstance(c, dict) and isinstance(c.get("arm"), str) and is_int(c.get("workers")))
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A server not ours that the cost study ran as an arm (meta.json parameters.cost.anchor)."""
+    peer: str        # its configuration in probes/peers/peers.py
+    software: str    # e.g. nginx/1.22.1
+    access_log: str  # "off": it logs no request, as our server does not
+    answer: str      # what it answers, as its configuration says
+
+
+@dataclass(frozen=True)
+class PeerShape:
+    """A shape of the peers study; runs: oneshot's probe rounds per measured round."""
+    name: str
+    connections: int
+    gap_ms: Optional[float] = None
+    requests: Optional[int] = None
+    runs: Optional[int] = None
+
+    def label(self) -> str:
+        """`burst 32`, `ramp 32 (10 ms)`, `keepalive 32 x 4`, `oneshot 10 x 8`."""
+        if self.runs is not None:
+            return f"{self.name} {self.runs} x {self.connections}"
+        return Shape(self.name, self.connections, self.gap_ms, self.requests).label()
+
+
+@dataclass(frozen=True)
+class PeersParams:
+    """How the peers study ran (meta.json parameters.peers)."""
+    names: tuple
+    rounds: int
+    workers: int
+    shapes: tuple  # PeerShape
+    trace: bool
+
+
+def parse_peers_params(params: dict, where: tuple) -> Optional[PeersParams]:
+    if "peers" not in params:
+        return None
+    obj = params["peers"]
+    at = where + ("peers",)
+    if not isinstance(obj, dict):
+        raise RowError(f'"peers" must be an object, got {json_kind(obj)}', at)
+    names = get(obj, "peers", at)
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+        raise RowError('"peers" must be an array of names', at + ("peers",))
+    raw = get(obj, "shapes", at)
+    if not isinstance(raw, list) or not raw:
+        raise RowError('"shapes" must be a non-empty array', at + ("shapes",))
+    shapes = []
+    for i, s in enumerate(raw):
+        sat = at + ("shapes", i)
+        if not isinstance(s, dict):
+            raise RowError(f'"shapes"[{i}] must be an object, got {json_kind(s)}', sat)
+        shapes.append(PeerShape(get_str(s, "name", sat), get_int(s, "connections", 1, sat),
+                                meta_number(s, "gap_ms", sat, 0, True),
+                                get_int(s, "requests", 1, sat) if "requests" in s else None,
+                                get_int(s, "rounds", 1, sat) if "rounds" in s else None))
+    return PeersParams(tuple(names), get_int(obj, "rounds", 1, at), get_int(obj, "workers", 1, at),
+                       tuple(shapes), get_bool(obj, "trace", at))
+
+
+# ---------------------------------------------------------------- studies
+
+
+@dataclass(frozen=True)
+class Study:
+    """One results file and the section made from it."""
+    name: str
+    filename: str
+    read: Callable[[Path], list]  # the study's one row reader (row_reader), shared with figures.py
+    render: Callable[[Meta, list], list]
+    is_round: Callable[[object], bool] = lambda row: True  # what the success line counts
+    absent: Optional[Callable[[Meta], list]] = None  # the section when the run has no such file
+    reads: tuple = ()  # studies (earlier in the report) whose rows render() also gets, as a dict
+
+
+def row_reader(parse_row: Callable[[dict, int], object],
+               check: Optional[Callable[[Path, list], None]] = None) -> Callable[[Path], list]:
+    """A study's reader: parse_row(obj, line) for every row (a bad row is
+    FILE:LINE), then check(path, rows) for what only the whole file shows
+    (a round given twice...). Returns the rows in file order."""
+    def read(path: Path) -> list:
+        rows = read_jsonl(path, parse_row)
+        if check is not None:
+            check(path, rows)
+        return rows
+    return read

@@ -1,0 +1,316 @@
+"""The balancing study (balancing.jsonl): which worker gets each new connection,
+per variant and shape, one row per round. Its rows (Round, FailedStep) are also
+the peers study's rounds (sections/peers.py) and what figures.py and
+quicklook.py draw the busiest worker's share from."""
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from common import (SEED_000, WITHIN, InputError, Meta, RowError, Shape, Study, cell_text, get, get_counter,
+                    get_failure, get_int, get_split, get_str, number, ordered, plural, row_reader)
+
+# The probe's error counters, in the order the report lists them; any other
+# counter a newer probe adds follows, alphabetically.
+ERROR_ORDER = ("refused", "connect_timeout", "reset", "eof", "timeout", "bad_response", "send", "other")
+
+
+@dataclass(frozen=True)
+class Round:
+    """One measured round of one variant and shape."""
+    line: int
+    variant: str
+    shape: str
+    round: int
+    connections: int
+    answered: int
+    split: str
+    ratio: Optional[float]  # None: a worker got none (infinite)
+    starved: int
+    errors: tuple  # (name, count) with count > 0, in ERROR_ORDER then by name
+    requests_split: Optional[str] = None
+    switched: Optional[int] = None
+    mode: str = "process"  # the server's mode: "process" or "threads"
+    step_handoffs: Optional[int] = None  # handoff arms: connections moved over the step's rounds
+    workers: Optional[int] = None  # the server's worker count (balancing rows; None in the peers')
+    counts: tuple = ()  # (worker, connections) as the row lists them
+
+    @property
+    def within(self) -> bool:
+        return self.ratio is not None and self.ratio <= WITHIN
+
+    @property
+    def troubled(self) -> bool:
+        """Errors counted or connections left unanswered: the cell gets a `!`."""
+        return bool(self.errors) or self.answered < self.connections
+
+
+@dataclass(frozen=True)
+class FailedStep:
+    """A variant x shape step that produced no counts (server never ready, probe died...)."""
+    line: int
+    variant: str
+    shape: str
+    round: Optional[int]
+    error: str
+
+
+def parse_balancing_row(obj: dict, line: int, with_workers: bool = True):
+    """A round (Round) or a step that failed (FailedStep). with_workers: the row
+    must say its worker count (balancing rows do; the peers' rounds are read
+    without it)."""
+    variant = get_str(obj, "variant")
+    shape = get_str(obj, "shape")
+    if "error" in obj:
+        error, rnd = get_failure(obj)
+        return FailedStep(line, variant, shape, rnd, error)
+
+    rnd = get_int(obj, "round", 1)
+    workers = get_int(obj, "workers", 1) if with_workers else None
+    connections = get_int(obj, "connections", 1)
+    answered = get_int(obj, "answered", 0)
+    counts = tuple(get_counter(obj, "counts").items())
+    split = get_split(obj, "split")
+    ratio = get(obj, "ratio")
+    if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio < 1):
+        raise RowError(f'"ratio" must be a number >= 1 or null, got {json.dumps(ratio)}')
+    starved = get_int(obj, "starved", 0)
+    if (ratio is None) != (starved > 0):
+        raise RowError(f'"ratio" {json.dumps(ratio)} and "starved" {starved} disagree '
+                       '(ratio is null exactly when a worker got none)')
+    errors = get_counter(obj, "errors")
+    listed = [(k, errors[k]) for k in ERROR_ORDER if errors.get(k)]
+    listed += sorted((k, n) for k, n in errors.items() if k not in ERROR_ORDER and n)
+    requests_split = None
+    if "requests_split" in obj:
+        requests_split = get_split(obj, "requests_split")
+    switched = None
+    if "switched" in obj:
+        switched = get_int(obj, "switched", 0)
+    mode = get_str(obj, "mode") if "mode" in obj else "process"
+    if mode not in ("process", "threads"):
+        raise RowError(f'"mode" must be "process" or "threads", got {json.dumps(mode)}')
+    step_handoffs = get_int(obj, "step_handoffs", 0) if "step_handoffs" in obj else None
+    return Round(line, variant, shape, rnd, connections, answered, split,
+                 None if ratio is None else float(ratio), starved, tuple(listed),
+                 requests_split, switched, mode, step_handoffs, workers, counts)
+
+
+def check_balancing(path: Path, rows: list) -> None:
+    """One row per (variant, shape, round): a repeated round is a corrupt file, not data."""
+    seen = {}
+    for row in rows:
+        if isinstance(row, Round):
+            key = (row.variant, row.shape, row.round)
+            if key in seen:
+                raise InputError(path, row.line, f"round {row.round} of {row.variant} {row.shape} "
+                                 f"is already on line {seen[key]}")
+            seen[key] = row.line
+
+
+def shape_columns(meta: Meta, rows: list) -> list:
+    """Shape labels in meta's order; shapes only the rows know follow, alphabetically."""
+    by_name = {s.name: s for s in meta.shapes}
+    present = {r.shape for r in rows}
+    columns = []
+    for name in ordered(tuple(by_name), present | set(by_name)):
+        if name in by_name:
+            columns.append((name, by_name[name].label()))
+        else:
+            sizes = {r.connections for r in rows if r.shape == name and isinstance(r, Round)}
+            columns.append((name, f"{name} {sizes.pop()}" if len(sizes) == 1 else name))
+    return columns
+
+
+def sort_steps(steps: list) -> list:
+    """Measured rounds in round order, then failed steps (by round if known) in file order."""
+    return sorted(steps, key=lambda r: (isinstance(r, FailedStep), r.round or 0, r.line))
+
+
+def error_note(r: Round) -> str:
+    parts = []
+    if r.answered < r.connections:
+        parts.append(f"{r.answered} of {r.connections} connections answered")
+    if r.errors:
+        parts.append("errors: " + ", ".join(f"{name} {n}" for name, n in r.errors))
+    else:
+        parts.append("no error counted")
+    return "; ".join(parts)
+
+
+def steps_cell(name: str, shape: str, steps: list, notes: list) -> str:
+    """One table cell: the steps' splits in round order (`!`, and a line added to
+    notes, for a round with errors or unanswered connections; "failed: why" for
+    a failed step), or "not run"."""
+    parts = []
+    for r in sort_steps(steps):
+        if isinstance(r, FailedStep):
+            parts.append("failed: " + cell_text(r.error))
+        elif r.troubled:
+            parts.append(r.split + "!")
+            notes.append(f"- {name}, {shape}, round {r.round}: {error_note(r)}.")
+        else:
+            parts.append(r.split)
+    return " ".join(parts) if parts else "not run"
+
+
+def describe_shape(shape: Shape) -> str:
+    """How the probe drives a shape, for the section's opening sentence."""
+    if shape.name == "burst":
+        how = f"opens {shape.connections} at once"
+    elif shape.name == "ramp":
+        gap = f", {number(shape.gap_ms)} ms apart" if shape.gap_ms is not None else ""
+        how = f"opens {shape.connections} one at a time{gap}, holding all open"
+    elif shape.name == "keepalive":
+        reqs = f"{shape.requests} requests" if shape.requests is not None else "several requests"
+        how = (f"opens {shape.connections}, holds them and asks {reqs} on each, also counting "
+               "requests per worker and connections answered by two workers")
+    else:
+        how = f"opens {shape.connections}"
+    return f"{shape.name} {how}"
+
+
+def render_balancing(meta: Meta, rows: list) -> list:
+    out = ["## Balancing", ""]
+    shapes_said = "; ".join(describe_shape(s) for s in meta.shapes)
+    out.append(
+        f"What was measured: which worker gets each new connection. Each variant ran with "
+        f"{plural(meta.workers, 'worker')} (processes, or threads of one process where the mode column "
+        f"says threads: `/pid` then answers the thread's id), one server per variant and shape. In each round the probe "
+        f"opens the round's connections and, once all are open, asks `/pid` on each and counts "
+        f"connections per worker: {shapes_said}. Each cell holds one split per round, in round order "
+        f"({plural(meta.rounds, 'round')} per shape planned): the per-worker counts, largest share "
+        f"first, a worker that got none shown as 0. \"within 2:1\" counts a variant's measured rounds "
+        f"whose max/min ratio is at most 2; a failed step is not a round.")
+    out.append("")
+    if not rows:
+        out += ["No rounds were recorded in this run.", ""]
+        return out
+
+    variants = ordered(meta.variants, {r.variant for r in rows})
+    columns = shape_columns(meta, rows)
+    steps = {}
+    for r in rows:
+        steps.setdefault((r.variant, r.shape), []).append(r)
+
+    out.append("| variant | mode | " + " | ".join(label for _, label in columns) + " | within 2:1 |")
+    out.append("|---|---|" + "---|" * len(columns) + "---|")
+    notes = []
+    for v in variants:
+        cells = [steps_cell(v, shape, steps.get((v, shape), []), notes) for shape, _ in columns]
+        measured = [r for r in rows if r.variant == v and isinstance(r, Round)]
+        within = sum(r.within for r in measured)
+        cells.append(f"{within}/{len(measured)}")
+        mode = measured[0].mode if measured else "?"
+        out.append(f"| {cell_text(v)} | {mode} | " + " | ".join(cells) + " |")
+    out.append("")
+    if notes:
+        out.append("`!` marks a round with errors or unanswered connections:")
+        out.append("")
+        out += notes
+        out.append("")
+
+    out.append("**What this shows.** Per variant, from the rounds above: how many fell outside 2:1, "
+               "how many left a worker with no connection, the worst and best round (by max/min), "
+               "and for shapes that send several requests per connection the request splits.")
+    out.append("")
+    shape_rank = {name: i for i, (name, _) in enumerate(columns)}
+    for v in variants:
+        mine = sorted((r for r in rows if r.variant == v),
+                      key=lambda r: (shape_rank[r.shape], isinstance(r, FailedStep), r.round or 0, r.line))
+        out.append(f"- {variant_summary(v, mine)}")
+    measured = [r for r in rows if isinstance(r, Round)]
+    failed = [r for r in rows if isinstance(r, FailedStep)]
+    overall = (f"All variants: {sum(r.within for r in measured)} of {plural(len(measured), 'round')} "
+               f"within 2:1, {sum(r.starved > 0 for r in measured)} left a worker with no connection")
+    if failed:
+        overall += f", {plural(len(failed), 'step')} failed"
+    out += ["", overall + ".", ""]
+    return out + render_reference()
+
+
+def variant_summary(variant: str, rows: list) -> str:
+    """One plain sentence group for a variant, computed from its rows in table order."""
+    measured = [r for r in rows if isinstance(r, Round)]
+    failed = [r for r in rows if isinstance(r, FailedStep)]
+    parts = []
+    if measured:
+        outside = sum(not r.within for r in measured)
+        starved = sum(r.starved > 0 for r in measured)
+        parts.append(f"{outside} of {plural(len(measured), 'round')} outside 2:1; "
+                     f"{starved or 'none'} left a worker with no connection.")
+        rank = lambda r: math.inf if r.ratio is None else r.ratio  # noqa: E731
+        worst = max(measured, key=rank)  # max/min keep the first of equals: table order
+        best = min(measured, key=rank)
+        if len(measured) == 1:
+            parts.append(f"Its one round: {worst.shape} round {worst.round}, {worst.split}.")
+        elif worst.ratio is None and best.ratio is None:
+            parts.append(f"Every round left a worker with none (first: {worst.shape} round {worst.round}, "
+                         f"{worst.split}).")
+        elif rank(worst) == rank(best):
+            parts.append(f"Every round had the same max/min (first: {worst.shape} round {worst.round}, "
+                         f"{worst.split}).")
+        else:
+            parts.append(f"Worst: {worst.shape} round {worst.round}, {worst.split}; "
+                         f"best: {best.shape} round {best.round}, {best.split}.")
+        for shape in dict.fromkeys(r.shape for r in measured if r.requests_split is not None):
+            ka = [r for r in measured if r.shape == shape and r.requests_split is not None]
+            text = f"Requests per worker in {shape}: " + " ".join(r.requests_split for r in ka)
+            with_switch = [r for r in ka if r.switched is not None]
+            if with_switch:
+                switched = sum(r.switched for r in with_switch)
+                text += (f"; {plural(switched, 'connection')} answered by two workers"
+                         if switched else "; no connection answered by two workers")
+            parts.append(text + ".")
+        moved = {}
+        for r in measured:
+            if r.step_handoffs is not None:
+                moved.setdefault(r.shape, [r.step_handoffs, 0])[1] += r.connections
+        if moved:
+            parts.append("Connections handed to another thread: " + ", ".join(
+                f"{shape} {n} of {total}" for shape, (n, total) in moved.items()) + ".")
+        troubled = sum(r.troubled for r in measured)
+        if troubled:
+            parts.append(f"{plural(troubled, 'round')} with errors or unanswered connections (`!`).")
+    else:
+        parts.append("no round measured.")
+    for f in failed:
+        parts.append(f"{f.shape} failed: {' '.join(f.error.split())}.")
+    return f"{variant}: " + " ".join(parts)
+
+
+# ---------------------------------------------------------------- reference rows
+
+
+# Figures quoted from the seed design note, never merged with ours. The splits
+# are kept exactly as the note writes them (13/19 is its order, not ours).
+REFERENCE_ROWS = (
+    ("bare race, accept sharing off (the knob-off arm), Linux", "burst 32",
+     "21/11 and 32/0", f'`{SEED_000}` ("Accept sharing"), section "After"'),
+    ("bare race, accept sharing off (the knob-off arm), Linux", "ramp 32",
+     "27/5, 23/9", f'`{SEED_000}` ("Accept sharing"), section "After"'),
+    ("per-worker SO_REUSEPORT listeners, the note's two-listener model, Linux", "burst 32",
+     "13/19, 13/19, 21/11", f'`{SEED_000}` ("Accept sharing"), section "The three candidates, and the measurement that chose"'),
+)
+
+
+def render_reference() -> list:
+    out = ["### Reference rows (not measured here)", ""]
+    out.append(f'Quoted from the seed design note `{SEED_000}` ("Accept sharing"), for comparison '
+               "with the table above, all with two workers. These are that note's figures, from its "
+               "own server and machines, not results of this run, and nothing above is computed "
+               "from them. Splits are written as the note writes them.")
+    out.append("")
+    out.append("| what | shape | rounds | source |")
+    out.append("|---|---|---|---|")
+    for what, shape, splits, source in REFERENCE_ROWS:
+        out.append(f"| {what} | {shape} | {splits} | {source} |")
+    out.append("")
+    return out
+
+
+read_balancing = row_reader(parse_balancing_row, check_balancing)
+STUDY = Study("balancing", "balancing.jsonl", read_balancing, render_balancing,
+              is_round=lambda row: isinstance(row, Round))

@@ -1,0 +1,279 @@
+"""The cost study (cost.jsonl): req/s when answering costs next to nothing,
+keep-alive and Connection: close, each arm's ratio to bare's in the same round;
+and the anchor, a server not ours run as an arm in the same rounds."""
+
+import re
+import statistics
+from typing import Optional
+
+from common import BenchParams, Failed, Meta, Study, cell_text, is_int, number, ordered, plural, row_reader
+from sections.wrk import (COST_MODES, WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes,
+                          wrk_row_parser)
+
+
+def sysctl_value(p: BenchParams, name: str):
+    return dict(p.sysctls).get(name)
+
+
+def ports_text(p: BenchParams) -> str:
+    rng = sysctl_value(p, "net.ipv4.ip_local_port_range")
+    reuse = sysctl_value(p, "net.ipv4.tcp_tw_reuse")
+    parts = []
+    if isinstance(rng, str) and re.match(r"^\d+ \d+$", rng):
+        lo, hi = map(int, rng.split())
+        parts.append(f"the client's ephemeral ports were {lo}-{hi} ({hi - lo + 1} ports, "
+                     "`net.ipv4.ip_local_port_range`)")
+    if reuse is not None:
+        meaning = {0: "off", 1: "on", 2: "on for loopback only"}.get(reuse, "")
+        parts.append(f"`net.ipv4.tcp_tw_reuse` was {reuse}" + (f" ({meaning}: a connect may reuse a port "
+                                                                "whose socket is in TIME_WAIT)" if meaning else ""))
+    if not parts:
+        return "the port range and tcp_tw_reuse were not recorded"
+    return " and ".join(parts)
+
+
+def render_cost(meta: Meta, rows: list) -> list:
+    runs = [r for r in rows if isinstance(r, WrkRun)]
+    p = meta.cost
+    out = ["## Cost", ""]
+    if p is None:
+        out += ["meta.json does not record how wrk was run for this study; the figures are the rows' own.", ""]
+    else:
+        conns = p.connections[0]
+        gap = (f" After every `Connection: close` run the campaign paused {number(p.close_gap_s)} s "
+               "before the next run." if p.close_gap_s is not None else "")
+        out += [f"What was measured: requests per second when answering costs next to nothing (`GET {p.path}`, "
+                "the hello endpoint), so what the accept path costs shows. Each run starts a fresh server and "
+                f"runs {wrk_cmd(p, conns)} against it on 127.0.0.1, in two modes: keep-alive (wrk opens its "
+                f"{conns} connections once, so only the first {conns} requests need an accept) and "
+                f"`-H \"Connection: close\"` (every request a new connection, so every request is an accept). "
+                f"Every arm ran at each worker count in the table; "
+                f"{rotation_text(p.rounds, 'arm x workers', 'per mode')}.{gap} "
+                f"Ports: {ports_text(p)}; how many sockets were left in TIME_WAIT, and on which side, is "
+                "measured after every run (`ss -tanH state time-wait`) and summed up under the "
+                "Connection: close table. Each cell holds one entry per round, in round order: req/s, "
+                "and in brackets the ratio to bare's req/s at the same workers, mode and round "
+                "(`-` when bare has none there).", ""]
+    anchors = dict(p.anchors) if p else {}
+    anchor_arms = set(anchors) | {r.arm for r in runs if r.peer}
+    anchor_rows = [r for r in rows if r.key[0] in anchor_arms]
+    rows = [r for r in rows if r.key[0] not in anchor_arms]
+    runs = [r for r in runs if r.arm not in anchor_arms]
+    if not rows:
+        return out + ["No runs were recorded in this run.", ""] + render_anchor(anchors, anchor_rows, runs)
+    arms = ordered(meta.variants, {r.key[0] for r in rows})
+    workers = sorted({r.key[1] for r in rows})
+    label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {dict(COST_MODES)[key[2]]}"  # noqa: E731
+    for mode, title in COST_MODES:
+        mine = [r for r in rows if r.key[2] == mode]
+        if not mine:
+            continue
+        out += [f"### {title}", "",
+                "| arm | " + " | ".join(plural(w, "worker") for w in workers) + " |",
+                "|---|" + "---|" * len(workers)]
+        for arm in arms:
+            cells = []
+            for w in workers:
+                entries = sorted((r for r in mine if r.key[:2] == (arm, w)),
+                                 key=lambda r: (r.round if isinstance(r, WrkRun) else (r.key[3] or 0), r.line))
+                parts = []
+                for r in entries:
+                    if isinstance(r, Failed):
+                        parts.append("failed")
+                    else:
+                        ratio = "-" if r.ratio is None else f"{r.ratio:.2f}"
+                        parts.append(f"{r.rps:.0f} ({ratio})" + ("!" if r.errors else ""))
+                cells.append(" ".join(parts) or "not run")
+            out.append(f"| {cell_text(arm)} | " + " | ".join(cells) + " |")
+        out.append("")
+        measured = [r for r in runs if r.setting == mode]
+        out += wrk_notes(measured, label) + wrk_failed(mine, label)
+        lines = []
+        for arm in arms:
+            per = []
+            for w in workers:
+                if not [r for r in measured if r.key[:2] == (arm, w)]:
+                    continue  # not run at this worker count
+                ratios = [r.ratio for r in measured if r.key[:2] == (arm, w) and r.ratio is not None]
+                if arm == "bare":
+                    rps = [r.rps for r in measured if r.key[:2] == (arm, w)]
+                    spread = f": {min(rps):.0f} to {max(rps):.0f}" if len(rps) > 1 else ""
+                    if rps:
+                        per.append(f"median {statistics.median(rps):.0f} req/s at {plural(w, 'worker')} "
+                                   f"({plural(len(rps), 'round')}{spread})")
+                elif ratios:
+                    per.append(f"{statistics.median(ratios):.2f} at {plural(w, 'worker')} "
+                               f"({plural(len(ratios), 'round')})")
+                else:
+                    per.append(f"no ratio at {plural(w, 'worker')}")
+            if arm == "bare":
+                lines.append(f"- bare (the reference): " + ("; ".join(per) if per else "no run measured") + ".")
+            else:
+                lines.append(f"- {arm}: median ratio to bare " + ", ".join(per) + "."
+                             + knob_off_text(measured, arm, workers) + process_text(measured, arm, workers))
+        out += ["**What this shows.** Per arm, the median over the rounds of its ratio to bare "
+                "(above 1: more requests per second than bare in the same round); bare's own spread over "
+                "the rounds is the run-to-run noise a ratio has to beat:", ""] + lines + [""]
+        if mode == "close":
+            out += time_wait_summary(p, measured)
+    return out + render_anchor(anchors, anchor_rows, runs)
+
+
+# Our arms set beside the anchor, in this order; the goal is on the first.
+ANCHOR_COMPARED = ("bare", "fdpass")
+ANCHOR_GOAL_WORKERS = 2
+
+
+def render_anchor(anchors: dict, rows: list, ours: list) -> list:
+    """The cost anchor: wrk against a server not ours (nginx), run as an arm in
+    the same rounds, beside bare and fdpass, with the ratios per round."""
+    runs = [r for r in rows if isinstance(r, WrkRun)]
+    arms = list(anchors) + sorted({r.key[0] for r in rows} - set(anchors))
+    if not arms:
+        return ["### Anchor: nginx", "", "Not measured in this run: its cost study ran no server but ours (the "
+                "campaign's cost study runs nginx as the arm `nginx`).", ""]
+    out = []
+    for arm in arms:
+        mine = [r for r in runs if r.arm == arm]
+        how = anchors.get(arm)
+        peer = how.peer if how else next((r.peer for r in mine if r.peer), "?")
+        software = how.software if how else next((r.software for r in mine if r.software), "?")
+        log = (f"`access_log {how.access_log}`" if how else "its access log as configured")
+        answer = f"`{how.answer}`" if how else "its configured answer"
+        out += [f"### Anchor: {arm}", "",
+                f"What was measured: the same wrk runs against {arm} ({software}: the peers' `{peer}` "
+                "configuration from `probes/peers/peers.py`, the worker count of the cell, "
+                f"{log}), started fresh for each run on a free port and stopped after it, and alternated with "
+                "the arms above in the same rounds. Per request, nginx parses it, matches `location /` and "
+                f"answers {answer} (headers Server, Date, Content-Type, Content-Length and Connection, the "
+                "worker's pid as the body) and logs nothing; our server parses it and answers `GET /` with its "
+                "fixed hello (headers Content-Type, Content-Length, X-Worker and Connection) and keeps no log "
+                "either. Each cell: req/s per round, in round order; a ratio is ours over "
+                f"{arm}'s in the same round and mode (`-` where either is missing).", ""]
+        failed = [r for r in rows if isinstance(r, Failed) and r.key[0] == arm]
+        for w in sorted({r.key[1] for r in rows if r.key[0] == arm}):
+            out += anchor_table(arm, w, [r for r in mine if r.workers == w],
+                                [r for r in ours if r.workers == w and r.arm in ANCHOR_COMPARED],
+                                {(f.key[2], f.key[3]) for f in failed if f.key[1] == w})
+        label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {dict(COST_MODES)[key[2]]}"  # noqa: E731
+        out += wrk_notes(mine, label) + wrk_failed(failed, label)
+        out += anchor_findings(arm, mine, [r for r in ours if r.arm in ANCHOR_COMPARED])
+    return out
+
+
+def anchor_ratios(anchor: list, ours: list, arm: str, mode: str) -> list:
+    """[(round, ours / anchor)] for the rounds both measured in this mode."""
+    base = {r.round: r.rps for r in anchor if r.setting == mode}
+    return [(r.round, r.rps / base[r.round]) for r in sorted(ours, key=lambda r: r.round)
+            if r.arm == arm and r.setting == mode and base.get(r.round)]
+
+
+def anchor_table(arm: str, workers: int, anchor: list, ours: list, failed: set) -> list:
+    """failed: (mode, round) of the anchor's runs that failed."""
+    rounds = sorted({r.round for r in anchor + ours} | {n for _, n in failed if n})
+    out = [f"| at {plural(workers, 'worker')} | " + " | ".join(f"{t} (round {', '.join(map(str, rounds))})"
+                                                               for _, t in COST_MODES) + " |",
+           "|---|" + "---|" * len(COST_MODES)]
+    for name, mine in [(arm, anchor)] + [(a, [r for r in ours if r.arm == a]) for a in ANCHOR_COMPARED]:
+        cells = []
+        for mode, _ in COST_MODES:
+            by_round = {r.round: r for r in mine if r.setting == mode}
+            cells.append(" ".join(f"{by_round[n].rps:.0f}" + ("!" if by_round[n].errors else "") if n in by_round
+                                  else "failed" if name == arm and (mode, n) in failed else "-" for n in rounds))
+        out.append(f"| {cell_text(name)} | " + " | ".join(cells) + " |")
+    for a in ANCHOR_COMPARED:
+        cells = []
+        for mode, _ in COST_MODES:
+            ratio = dict(anchor_ratios(anchor, ours, a, mode))
+            cells.append(" ".join(f"{ratio[n]:.2f}" if n in ratio else "-" for n in rounds))
+        out.append(f"| {a} / {cell_text(arm)} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def anchor_findings(arm: str, anchor: list, ours: list) -> list:
+    """The goal (bare at least matches the anchor on keep-alive at 2 workers),
+    judged from the medians of the per-round ratios, and the other ratios."""
+    goal_arm = ANCHOR_COMPARED[0]
+    w = ANCHOR_GOAL_WORKERS
+    at_w = [r for r in anchor if r.workers == w]
+    ours_w = [r for r in ours if r.workers == w]
+    ratios = [x for _, x in anchor_ratios(at_w, ours_w, goal_arm, "keepalive")]
+    goal = (f"The goal, our harness at least matching {arm} on keep-alive with {w} workers ({goal_arm}'s req/s "
+            f"at or above {arm}'s): ")
+    if not ratios:
+        goal += f"not judged: no round measured both {goal_arm} and {arm} on keep-alive at {w} workers."
+    else:
+        med = statistics.median(ratios)
+        above = sum(x >= 1 for x in ratios)
+        goal += (f"{'met' if med >= 1 else 'not met'} as measured: {goal_arm} / {arm} median {med:.2f} over "
+                 f"{plural(len(ratios), 'round')} ({', '.join(f'{x:.2f}' for x in ratios)}), "
+                 f"{above} of {len(ratios)} at or above 1.")
+    others = []
+    for a in ANCHOR_COMPARED:
+        for mode, words in (("keepalive", "keep-alive"), ("close", "`Connection: close`")):
+            if a == goal_arm and mode == "keepalive":
+                continue
+            got = [x for _, x in anchor_ratios(at_w, ours_w, a, mode)]
+            if got:
+                others.append(f"{a} / {arm} on {words}: median {statistics.median(got):.2f} "
+                              f"over {plural(len(got), 'round')}")
+    text = goal + (" Also at " + f"{w} workers: " + "; ".join(others) + "." if others else "")
+    return ["**What this shows.** " + text, ""]
+
+
+def knob_off_text(runs: list, arm: str, workers: list) -> str:
+    """For an arm measured beside its knob-off arm (fdpass): the median ratio
+    to it per worker count, and the hand-offs per second while it ran."""
+    per = []
+    for w in workers:
+        mine = [r for r in runs if r.key[:2] == (arm, w)]
+        ratios = [r.ratio_to_knob_off for r in mine if r.ratio_to_knob_off is not None]
+        rates = [r.handoffs_per_s for r in mine if r.handoffs_per_s is not None]
+        if ratios:
+            per.append(f"{statistics.median(ratios):.2f} of its knob-off arm at {plural(w, 'worker')}"
+                       + (f" ({statistics.median(rates):.0f} hand-offs/s)" if rates else
+                          " (mechanism off: no hand-offs)"))
+    return (" Same binary, mechanism on vs off, median: " + "; ".join(per) + ".") if per else ""
+
+
+def process_text(runs: list, arm: str, workers: list) -> str:
+    """For a threads-mode arm measured beside the same variant in process
+    mode: the median ratio to it per worker count."""
+    per = []
+    for w in workers:
+        ratios = [r.ratio_to_process for r in runs if r.key[:2] == (arm, w) and r.ratio_to_process is not None]
+        if ratios:
+            per.append(f"{statistics.median(ratios):.2f} at {plural(w, 'worker')}")
+    return (" Threads over the process arm, same round, median: " + "; ".join(per) + ".") if per else ""
+
+
+def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
+    counts = [r.time_wait_after for r in runs if r.time_wait_after is not None]
+    sides = [r.tw_sides for r in runs if r.tw_sides is not None]
+    if not counts:
+        return []
+    text = (f"TIME_WAIT after the Connection: close runs: {min(counts)} to {max(counts)} sockets on the "
+            "machine (earlier runs' included: a socket stays in TIME_WAIT 60 s, longer than the pause).")
+    if sides:
+        server, client = sum(s[0] for s in sides), sum(s[1] for s in sides)
+        text += (f" On the run's own server port, summed over the runs: {server} on the server's side, "
+                 f"{client} on the client's side")
+        reuse = sysctl_value(p, "net.ipv4.tcp_tw_reuse") if p else None
+        reusable = (", which tcp_tw_reuse lets a loopback connect reuse" if reuse in (1, 2)
+                    else "" if reuse is None else f", which tcp_tw_reuse={reuse} does not let a connect reuse")
+        if server > client:
+            live = "live connections" if p is None else f"{p.connections[0]} live connections"
+            text += (": the server closes first after answering a `Connection: close` request, so TIME_WAIT "
+                     f"sits on the server's port and does not hold wrk's ephemeral ports; those hold the {live} "
+                     f"and the few client-side TIME_WAIT sockets{reusable}.")
+        else:
+            text += f": wrk closes first, so TIME_WAIT sits on its ephemeral ports{reusable}."
+    cap = sysctl_value(p, "net.ipv4.tcp_max_tw_buckets") if p else None
+    if is_int(cap) and max(counts) >= cap * 0.95:
+        text += (f" The count came within 5% of `net.ipv4.tcp_max_tw_buckets` ({cap}): past it the kernel "
+                 "closes sockets without TIME_WAIT (counted as TCPTimeWaitOverflow in /proc/net/netstat).")
+    return [text, ""]
+
+
+read_cost = row_reader(wrk_row_parser("mode"), check_wrk_rows(lambda mode: dict(COST_MODES)[mode], True))
+STUDY = Study("cost", "cost.jsonl", read_cost, render_cost, is_round=lambda row: isinstance(row, WrkRun))

@@ -1,0 +1,85 @@
+"""The payoff study (payoff.jsonl): what a second worker buys when every request
+costs CPU (req/s, p50 and p99 against bare at 1 worker)."""
+
+import statistics
+
+from common import Meta, Study, cell_text, ms_text, ordered, plural, row_reader
+from sections.wrk import WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser
+
+
+def render_payoff(meta: Meta, rows: list) -> list:
+    runs = [r for r in rows if isinstance(r, WrkRun)]
+    p = meta.payoff
+    conns = sorted({r.key[2] for r in rows} | set(p.connections if p else ()))
+    out = ["## Payoff: a CPU-bound app", ""]
+    if p is None:
+        out += ["meta.json does not record how wrk was run for this study; the figures are the rows' own.", ""]
+    else:
+        cmds = " and ".join(wrk_cmd(p, c) for c in p.connections)
+        out += [f"What was measured: what a second worker buys when every request costs CPU. Each run starts a "
+                f"fresh server and runs {cmds} (keep-alive) against `GET {p.path}` on 127.0.0.1 "
+                "(`/work?us=N` spins N µs of CPU in the worker for each request): bare at 1 worker, the "
+                "baseline, and every arm at 2 workers; "
+                f"{rotation_text(p.rounds, 'arm x workers', 'per connection count')}. Each figure is the median over the rounds "
+                "measured: req/s, and wrk's p50 and p99 latency in ms. wrk's threads share the machine's "
+                f"{plural(meta.cpus, 'CPU')} with the workers."
+                + (" Connections served per worker (accepted, or handed to it) come from the server's "
+                   "worker_exit lines (wrk opens one connection more than `-c` says)."
+                   if any(r.served for r in runs) else ""), ""]
+    if not rows:
+        return out + ["No runs were recorded in this run.", ""]
+    cells = []
+    for r in sorted(rows, key=lambda r: (r.key[1] != 1 or r.key[0] != "bare", r.key[1])):
+        if r.key[:2] not in cells:
+            cells.append(r.key[:2])
+    rank = {a: i for i, a in enumerate(ordered(meta.variants, {c[0] for c in cells}))}
+    cells.sort(key=lambda c: (c != ("bare", 1), c[1], rank[c[0]]))
+    head = "| arm | workers | " + " | ".join(f"c{c} req/s | c{c} p50 ms | c{c} p99 ms" for c in conns) + " |"
+    out += [head, "|---|---|" + "---|---|---|" * len(conns)]
+    medians = {}
+    for cell in cells:
+        parts = []
+        for c in conns:
+            mine = [r for r in runs if r.key == cell + (c,)]
+            if not mine:
+                parts += ["-", "-", "-"]
+                continue
+            m = tuple(statistics.median(getattr(r, f) for r in mine) for f in ("rps", "p50", "p99"))
+            medians[cell + (c,)] = m + (len(mine),)
+            parts += [f"{m[0]:.0f}" + ("!" if any(r.errors for r in mine) else ""), ms_text(m[1]), ms_text(m[2])]
+        out.append(f"| {cell_text(cell[0])} | {cell[1]} | " + " | ".join(parts) + " |")
+    out.append("")
+    label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {key[2]} connections"  # noqa: E731
+    out += wrk_notes(runs, label) + wrk_failed(rows, label)
+    lines = []
+    for cell in cells:
+        if cell == ("bare", 1):
+            continue
+        per = []
+        for c in conns:
+            got, base = medians.get(cell + (c,)), medians.get(("bare", 1, c))
+            if got is None:
+                per.append(f"not measured with {c} connections")
+            elif base is None or base[0] == 0:
+                per.append(f"{got[0]:.0f} req/s with {c} connections (no baseline)")
+            else:
+                per.append(f"{got[0] / base[0]:.2f}x the baseline's req/s with {c} connections, "
+                           f"p99 {ms_text(got[2])} ms against {ms_text(base[2])} ms")
+        splits = []
+        for c in conns:
+            mine = sorted((r for r in runs if r.key == cell + (c,) and r.served), key=lambda r: r.round)
+            if mine:
+                splits.append(f"c{c} " + " ".join(r.served for r in mine))
+        if splits:
+            per.append("connections served per worker, by round: " + ", ".join(splits))
+        lines.append(f"- {cell[0]} at {plural(cell[1], 'worker')}: " + "; ".join(per) + ".")
+    if lines:
+        counts = sorted({m[3] for m in medians.values()})
+        rounds = " or ".join(str(n) for n in counts)
+        out += [f"**What this shows.** Against the baseline (bare at 1 worker), from the medians above "
+                f"({rounds} {'round' if counts == [1] else 'rounds'} each):", ""] + lines + [""]
+    return out
+
+
+read_payoff = row_reader(wrk_row_parser("connections"), check_wrk_rows(lambda c: f"{c} connections", False))
+STUDY = Study("payoff", "payoff.jsonl", read_payoff, render_payoff, is_round=lambda row: isinstance(row, WrkRun))

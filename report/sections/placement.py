@@ -1,0 +1,180 @@
+"""The placement study (placement.jsonl): which worker wins under each CPU
+placement of the workers and the probe, and the stop-winner assertion. Its
+rows are also what figures.py's placement heat map is drawn from."""
+
+import json
+from dataclasses import dataclass
+from typing import Optional
+
+from common import (Meta, RowError, Study, cell_text, get, get_bool, get_counter, get_int, get_split, get_str, ordered,
+                    plural, row_reader)
+
+
+SEED_002 = "shared/seeds/002_31b119a6e806d5e9.txt"
+PLACEMENT_REFERENCE = (
+    ("bare race, nothing pinned (15 runs)", "63–77 of 80 to one worker"),
+    ("bare race, workers on CPUs 0 and 1, probe on CPU 1", "80/0 in four runs of five, the fifth 79/1 "
+     "(all to the worker on CPU 0)"),
+    ("bare race, probe on a CPU of its own (CPU 2)", "70–76 of 80 to one worker"),
+    ("bare race, everything on one CPU", "alternates, 45/35"),
+    ("bare race, a CPU hog beside either worker", "moves the split toward even"),
+    ("EPOLLEXCLUSIVE (the note's Python model)", "80/0 in every placement"),
+    ("per-worker SO_REUSEPORT", "40/40 to 46/34 in every placement"),
+    ("the winner SIGSTOPped", "the other answers 80 of 80; SIGCONT, SIGTERM: exit 0, no crash or respawn"),
+)
+
+
+@dataclass(frozen=True)
+class PlacementRun:
+    line: int
+    placement: str
+    label: str
+    variant: str
+    shape: str
+    run: int
+    rounds: int
+    split: str
+    ratio: Optional[float]
+    starved: int
+    both_rounds: int
+    counts: tuple  # (worker, connections) over the run's rounds, as the row lists them
+
+
+@dataclass(frozen=True)
+class FailedRun:
+    """A placement and variant whose step failed; shape: the shape it was in, when the row says."""
+    line: int
+    placement: str
+    variant: str
+    shape: Optional[str]
+    error: str
+
+
+@dataclass(frozen=True)
+class StopWinner:
+    line: int
+    placement: str
+    label: str
+    variant: str
+    held: bool
+    before: Optional[str]
+    other: Optional[int]
+    of: Optional[int]
+    exit: Optional[int]
+    crash: int
+    why: Optional[str]
+
+
+def parse_placement_row(obj: dict, line: int):
+    placement = get_str(obj, "placement")
+    variant = get_str(obj, "variant")
+    if "error" in obj:
+        shape = obj.get("shape")
+        return FailedRun(line, placement, variant, shape if isinstance(shape, str) and shape.strip() else None,
+                         str(obj["error"]))
+    label = get_str(obj, "label")
+    shape = get_str(obj, "shape")
+    if shape == "stop_winner":
+        held = get_bool(obj, "held")
+        return StopWinner(line, placement, label, variant, held, obj.get("before"), obj.get("other_answered"),
+                          obj.get("of"), obj.get("exit"), get_int(obj, "crash_or_respawn", 0), obj.get("why"))
+    ratio = get(obj, "ratio")
+    if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio < 1):
+        raise RowError(f'"ratio" must be a number >= 1 or null, got {json.dumps(ratio)}')
+    run, rounds = get_int(obj, "run", 1), get_int(obj, "rounds", 1)
+    split, starved, both = get_split(obj, "split"), get_int(obj, "starved", 0), get_int(obj, "both_answered_rounds", 0)
+    if both > rounds:
+        raise RowError(f'"both_answered_rounds" is {both}, more than "rounds" ({rounds})')
+    return PlacementRun(line, placement, label, variant, shape, run, rounds, split,
+                        None if ratio is None else float(ratio), starved, both, tuple(get_counter(obj, "counts").items()))
+
+
+def render_placement(meta: Meta, rows: list) -> list:
+    out = ["## Placement: which worker wins is CPU placement", ""]
+    runs = [r for r in rows if isinstance(r, PlacementRun)]
+    n = max((r.run for r in runs), default=0)
+    oneshot = max((r.rounds for r in runs if r.shape == "oneshot"), default=10)
+    out.append(
+        "What was measured: the scheduling-stickiness note's experiment on this machine. Each placement "
+        "pins (or not) the 2 workers and the probe, adds a CPU hog, or moves the probe into a network "
+        "namespace of its own that reaches the server over a veth pair (off loopback's wake path). Per "
+        f"placement and variant one server; the probe runs {plural(n, 'run')} of each shape with 10 ms between "
+        f"rounds: oneshot is the note's probe (a run is {oneshot} rounds of 8 sequential connections, each closed "
+        f"before the next: {oneshot * 8} per run), burst 32 and ramp 32 (5 ms apart) are one round per run. Each "
+        f"cell holds the runs' splits and, in brackets, in how many rounds both workers answered (of "
+        f"{n * oneshot} for oneshot, of {n} otherwise).")
+    out.append("")
+    if not runs:
+        return out + ["No placement run was recorded.", ""]
+    placements = list(dict.fromkeys(r.placement for r in runs))
+    labels = {r.placement: r.label for r in runs}
+    variants = ordered(meta.variants, {r.variant for r in runs})
+    for shape in dict.fromkeys(r.shape for r in runs):
+        out += [f"### {shape}", "", "| placement | " + " | ".join(variants) + " |",
+                "|---|" + "---|" * len(variants)]
+        for p in placements:
+            cells = []
+            for v in variants:
+                mine = sorted((r for r in runs if (r.placement, r.variant, r.shape) == (p, v, shape)),
+                              key=lambda r: r.run)
+                if not mine:
+                    failed = [r for r in rows if isinstance(r, FailedRun) and (r.placement, r.variant) == (p, v)]
+                    cells.append("failed: " + cell_text(failed[0].error) if failed else "not run")
+                    continue
+                both = sum(r.both_rounds for r in mine)
+                total = sum(r.rounds for r in mine)
+                cells.append(" ".join(r.split for r in mine) + f" ({both}/{total})")
+            out.append(f"| {cell_text(labels[p])} | " + " | ".join(cells) + " |")
+        out.append("")
+    stops = [r for r in rows if isinstance(r, StopWinner)]
+    if stops:
+        out += ["### The fairness-free assertion (`--stop-winner`, bare)", "",
+                "10 x 8 oneshot rounds, then the probe SIGSTOPs the worker that answered most and runs them "
+                "again: the other must answer every connection; then SIGCONT and SIGTERM, and the server must "
+                "exit 0 with no worker reaped or respawned before the stop.", "",
+                "| placement | before | other worker, winner stopped | exit | reaped or respawned before the stop | held |",
+                "|---|---|---|---|---|---|"]
+        for s in stops:
+            other = f"{s.other} of {s.of}" if s.other is not None else cell_text(s.why or "no result")
+            out.append(f"| {cell_text(s.label)} | {s.before or '-'} | {other} | "
+                       f"{'-' if s.exit is None else s.exit} | {s.crash} | {'yes' if s.held else 'NO'} |")
+        out.append("")
+    out.append("**What this shows.** " + placement_findings(runs, stops, placements, labels, variants))
+    out.append("")
+    out += [f"### Reference rows (not measured here)", "",
+            f'Quoted from the seed design note `{SEED_002}` ("Scheduling stickiness"), measured by that note in '
+            "a 4-vCPU Linux container with its own server (10 rounds x 8 sequential connections per run); "
+            "not results of this run.", "", "| what | figures | source |", "|---|---|---|"]
+    for what, figures in PLACEMENT_REFERENCE:
+        out.append(f"| {what} | {figures} | `{SEED_002}` |")
+    out.append("")
+    return out
+
+
+def placement_findings(runs, stops, placements, labels, variants) -> str:
+    parts = []
+    for v in variants:
+        one = [r for r in runs if r.variant == v and r.shape == "oneshot"]
+        if not one:
+            continue
+        share = {}
+        for p in placements:
+            mine = [r for r in one if r.placement == p]
+            if mine:
+                shares = sorted(int(r.split.split("/")[0]) / (r.rounds * 8) for r in mine)
+                share[p] = shares[len(shares) // 2]
+        if not share:
+            continue
+        worst = max(share, key=lambda p: share[p])
+        within = sum(all(r.ratio is not None and r.ratio <= 2 for r in one if r.placement == p) for p in share)
+        parts.append(f"{v}: oneshot runs all within 2:1 in {within} of {len(share)} placements; the most "
+                     f"skewed placement is {labels[worst]} (median busiest share {share[worst]:.0%}).")
+    if stops:
+        held = sum(s.held for s in stops)
+        parts.append(f"The stop-winner assertion held in {held} of {plural(len(stops), 'placement')}.")
+    return " ".join(parts)
+
+
+read_placement = row_reader(parse_placement_row)
+STUDY = Study("placement", "placement.jsonl", read_placement, render_placement,
+              is_round=lambda row: isinstance(row, PlacementRun))

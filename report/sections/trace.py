@@ -1,0 +1,235 @@
+"""Two studies of the tracer: why each worker won (trace.jsonl, bin/acceptlab-trace
+beside every balancing step) and what the tracer costs (trace_overhead.jsonl,
+wrk with and without it attached)."""
+
+import statistics
+from dataclasses import dataclass
+from typing import Optional
+
+from common import (Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number, get_str, is_int,
+                    json_kind, ordered, plural, row_reader)
+from sections.wrk import COST_MODES
+
+
+@dataclass(frozen=True)
+class TraceWorker:
+    index: Optional[int]
+    tid: int
+    wakeups: int
+    won: int
+    lost: int
+    wasted: int
+    accept_cpu: tuple  # ((cpu, count), ...)
+    hist: tuple  # ((log2 slot, count), ...)
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """bin/acceptlab-trace beside one balancing step (all its rounds)."""
+    line: int
+    variant: str
+    shape: str
+    mode: str
+    connections: int
+    workers: tuple
+    tracer_won: tuple  # per ready worker index: (index, won)
+    probe: tuple  # per ready worker index: (index, connections)
+    equal: bool
+    expect_equal: bool
+
+
+def cpu_counts(obj: dict, key: str) -> tuple:
+    value = get(obj, key)
+    if not isinstance(value, dict) or not all(k.isdigit() and is_int(v) and v >= 0 for k, v in value.items()):
+        raise RowError(f'"{key}" must be an object of CPU (or slot) numbers to integer counts')
+    return tuple(sorted((int(k), v) for k, v in value.items()))
+
+
+def parse_trace_row(obj: dict, line: int):
+    variant = get_str(obj, "variant")
+    shape = get_str(obj, "shape")
+    mode = get_str(obj, "mode")
+    connections = get_int(obj, "connections", 0)
+    raw = get(obj, "workers")
+    if not isinstance(raw, list):
+        raise RowError(f'"workers" must be a list, got {json_kind(raw)}')
+    workers = []
+    for i, w in enumerate(raw):
+        if not isinstance(w, dict):
+            raise RowError(f'"workers"[{i}] must be an object')
+        index = w.get("index")
+        if index is not None and not is_int(index):
+            raise RowError(f'"workers"[{i}] "index" must be an integer or null')
+        workers.append(TraceWorker(index, get_int(w, "tid", 1, ("workers", i)),
+                                   get_int(w, "wakeups", 0, ("workers", i)), get_int(w, "won", 0, ("workers", i)),
+                                   get_int(w, "lost", 0, ("workers", i)), get_int(w, "wasted", 0, ("workers", i)),
+                                   cpu_counts(w, "accept_cpu"), cpu_counts(w, "wake_to_accept_us_log2")))
+    check = get(obj, "cross_check")
+    if not isinstance(check, dict):
+        raise RowError('"cross_check" must be an object')
+    won = cpu_counts(check, "tracer_won")
+    probe = cpu_counts(check, "probe_connections")
+    equal = get_bool(check, "equal", ("cross_check",))
+    expect = get_bool(check, "expect_equal", ("cross_check",))
+    if equal != (won == probe):
+        raise RowError('"cross_check" "equal" disagrees with its own counts')
+    return TraceStep(line, variant, shape, mode, connections, tuple(workers), won, probe, equal, expect)
+
+
+def median_bucket(hist: dict) -> str:
+    total = sum(hist.values())
+    if not total:
+        return "-"
+    seen = 0
+    for slot in sorted(hist):
+        seen += hist[slot]
+        if seen * 2 >= total:
+            lo = 0 if slot == 0 else 2 ** slot
+            return f"{lo}-{2 ** (slot + 1)} µs"
+    return "-"
+
+
+def render_trace(meta: Meta, rows: list) -> list:
+    out = ["## Why each worker won (trace)", ""]
+    out.append(
+        "What was measured: `bin/acceptlab-trace` (eBPF: the syscalls' tracepoints for accept and "
+        "epoll_wait, tp_btf for sched_waking and inet_sock_set_state) ran beside every balancing step, "
+        "attached to the server's process group after its ready line and stopped after the probe, so "
+        "each row covers that variant's rounds of all three shapes. Wakeups count a worker woken while "
+        "blocked in epoll_wait or accept; won and lost are accept() calls that returned a connection "
+        "or EAGAIN; a wasted wakeup is one after which the worker lost an accept and won none before "
+        "it waited again; wake to accept is the median bucket (log2 µs) of the time from the wakeup "
+        "to the worker entering accept(); accept CPU is where the won accepts ran, per CPU. Won per "
+        "worker is the tracer's count beside the probe's connections per worker: they must be equal "
+        "wherever the acceptor serves the connection (the cross-check); for fdpass, handoff and the "
+        "shared epoll the acceptor is not always the owner, so both are shown.")
+    out.append("")
+    if not rows:
+        return out + ["No trace was recorded in this run.", ""]
+    variants = ordered(meta.variants, {r.variant for r in rows})
+    out.append("| variant | mode | wakeups | won | lost | wasted wakeups | wake to accept (median) | "
+               "accept CPU | won per worker (tracer / probe) | cross-check |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    disagree = []
+    for v in variants:
+        mine = [r for r in rows if r.variant == v]
+        workers = [w for r in mine for w in r.workers]
+        wakeups = sum(w.wakeups for w in workers)
+        won = sum(w.won for w in workers)
+        lost = sum(w.lost for w in workers)
+        wasted = sum(w.wasted for w in workers)
+        hist, cpus = {}, {}
+        for w in workers:
+            for slot, n in w.hist:
+                hist[slot] = hist.get(slot, 0) + n
+            for cpu, n in w.accept_cpu:
+                cpus[cpu] = cpus.get(cpu, 0) + n
+        tracer, probe = {}, {}
+        for r in mine:
+            for i, n in r.tracer_won:
+                tracer[i] = tracer.get(i, 0) + n
+            for i, n in r.probe:
+                probe[i] = probe.get(i, 0) + n
+        per = " ".join(f"{tracer.get(i, 0)}/{probe.get(i, 0)}" for i in sorted(set(tracer) | set(probe)))
+        agree = sum(r.equal for r in mine)
+        expect = all(r.expect_equal for r in mine)
+        check = (f"{agree} of {plural(len(mine), 'step')} equal" if expect
+                 else f"acceptor is not the owner ({agree} of {len(mine)} equal)")
+        for r in mine:
+            if r.expect_equal and not r.equal:
+                disagree.append(f"- {v}, {r.shape}: tracer won "
+                                + " ".join(f"{i}:{n}" for i, n in r.tracer_won) + ", probe "
+                                + " ".join(f"{i}:{n}" for i, n in r.probe) + ".")
+        share = f"{wasted} ({wasted / wakeups:.0%})" if wakeups else "0"
+        cpu_text = " ".join(f"{c}:{n}" for c, n in sorted(cpus.items())) or "-"
+        out.append(f"| {cell_text(v)} | {mine[0].mode} | {wakeups} | {won} | {lost} | {share} | "
+                   f"{median_bucket(hist)} | {cpu_text} | {per} | {check} |")
+    out.append("")
+    if disagree:
+        out += ["Steps where the tracer and the probe disagree although the acceptor serves:", ""]
+        out += disagree + [""]
+    steps = [r for r in rows if r.expect_equal]
+    out.append(f"**What this shows.** The cross-check held in {sum(r.equal for r in steps)} of "
+               f"{plural(len(steps), 'step')} where the acceptor serves the connection. "
+               + trace_findings(rows, variants))
+    out.append("")
+    return out
+
+
+def trace_findings(rows: list, variants: list) -> str:
+    """Comparisons computed from the rows: who wastes wakeups, and how much."""
+    parts = []
+    by = {}
+    for v in variants:
+        ws = [w for r in rows if r.variant == v for w in r.workers]
+        wakeups = sum(w.wakeups for w in ws)
+        if wakeups:
+            by[v] = (sum(w.wasted for w in ws) / wakeups, sum(w.lost for w in ws))
+    if by:
+        most = max(by, key=lambda v: by[v][0])
+        least = min(by, key=lambda v: by[v][0])
+        parts.append(f"The largest share of wasted wakeups: {most} ({by[most][0]:.0%}, {by[most][1]} accepts "
+                     f"lost to EAGAIN); the smallest: {least} ({by[least][0]:.0%}).")
+    return " ".join(parts)
+
+# ---------------------------------------------------------------- tracer overhead
+
+
+@dataclass(frozen=True)
+class OverheadRun:
+    line: int
+    traced: bool
+    mode: str
+    round: int
+    rps: float
+    ratio: Optional[float]
+
+
+def parse_overhead_row(obj: dict, line: int):
+    traced = get_bool(obj, "traced")
+    mode = get_str(obj, "mode")
+    if "error" in obj:
+        return Failed(line, (traced, mode, obj.get("round")), str(obj["error"]))
+    ratio = get_number(obj, "ratio_traced", nullable=True) if "ratio_traced" in obj else None
+    return OverheadRun(line, traced, mode, get_int(obj, "round", 1), get_number(obj, "requests_per_s"), ratio)
+
+
+def render_trace_overhead(meta: Meta, rows: list) -> list:
+    out = ["## The tracer's overhead", ""]
+    out.append("What was measured: wrk (as in the cost study, `GET /` with 64 connections) against bare at 2 "
+               "workers, once with `acceptlab-trace --pgid` attached and once without, alternated within "
+               "each round, keep-alive and Connection: close. Each cell: req/s untraced, traced, and the "
+               "ratio traced/untraced (target: at least 0.97).")
+    out.append("")
+    runs = [r for r in rows if isinstance(r, OverheadRun)]
+    if not runs:
+        return out + ["No run was recorded.", ""]
+    out += ["| mode | " + " | ".join(f"round {n}" for n in sorted({r.round for r in runs})) + " | median ratio |",
+            "|---|" + "---|" * (len({r.round for r in runs}) + 1)]
+    lines = []
+    for mode, title in COST_MODES:
+        cells, ratios = [], []
+        for n in sorted({r.round for r in runs}):
+            off = next((r for r in runs if r.mode == mode and r.round == n and not r.traced), None)
+            on = next((r for r in runs if r.mode == mode and r.round == n and r.traced), None)
+            if off and on and on.ratio is not None:
+                ratios.append(on.ratio)
+                cells.append(f"{off.rps:.0f} / {on.rps:.0f} ({on.ratio:.2f})")
+            else:
+                cells.append("incomplete")
+        med = statistics.median(ratios) if ratios else None
+        out.append(f"| {title} | " + " | ".join(cells) + f" | {'-' if med is None else f'{med:.2f}'} |")
+        if med is not None:
+            lines.append(f"{title}: median ratio {med:.2f} over {plural(len(ratios), 'round')} "
+                         f"({'meets' if med >= 0.97 else 'misses'} the 0.97 target)")
+    failed = [r for r in rows if isinstance(r, Failed)]
+    out += ["", "**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
+            + (f" {plural(len(failed), 'run')} failed." if failed else ""), ""]
+    return out
+
+
+read_trace = row_reader(parse_trace_row)
+read_trace_overhead = row_reader(parse_overhead_row)
+TRACE = Study("trace", "trace.jsonl", read_trace, render_trace, is_round=lambda row: False)
+TRACE_OVERHEAD = Study("trace_overhead", "trace_overhead.jsonl", read_trace_overhead, render_trace_overhead,
+                       is_round=lambda row: False)

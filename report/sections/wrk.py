@@ -1,0 +1,163 @@
+"""The row format the cost and the payoff studies share (cost.jsonl,
+payoff.jsonl: one wrk run a row), its checks, and the text both sections use.
+Each study's reader is in its own section (sections/cost.py, sections/payoff.py);
+figures.py draws from the same rows."""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from common import (BenchParams, Failed, InputError, RowError, failed_notes, get, get_counter, get_failure,
+                    get_int, get_number, get_split, get_str, is_int, number, plural)
+
+
+# wrk's error counters, in the order the report lists them (others follow, alphabetically).
+WRK_ERROR_ORDER = ("connect", "read", "write", "timeout", "non_2xx_3xx")
+COST_MODES = (("keepalive", "Keep-alive"), ("close", "Connection: close"))
+
+
+@dataclass(frozen=True)
+class WrkRun:
+    """One wrk run: cost (setting = mode) or payoff (setting = connections)."""
+    line: int
+    arm: str
+    workers: int
+    setting: object
+    round: int
+    rps: float
+    p50: float
+    p99: float
+    errors: tuple  # (name, count) with count > 0
+    ratio: Optional[float] = None  # cost: req/s over bare's, same workers, mode, round
+    time_wait_after: Optional[int] = None
+    tw_sides: Optional[tuple] = None  # (server side, client side) on the run's server port
+    served: Optional[str] = None  # connections served per worker, largest first: "33/0"
+    ratio_to_knob_off: Optional[float] = None  # cost, fdpass: req/s over its knob-off arm's
+    handoffs_per_s: Optional[float] = None  # fdpass, handoff: connections passed to a sibling per second
+    ratio_to_process: Optional[float] = None  # cost, threads arms: req/s over the process arm's
+    peer: Optional[str] = None  # cost, an anchor arm: the peer configuration it ran (a server not ours)
+    software: Optional[str] = None  # and its software
+
+    @property
+    def key(self) -> tuple:
+        return (self.arm, self.workers, self.setting)
+
+
+def get_int_or_null(obj: dict, key: str) -> Optional[int]:
+    value = obj.get(key)
+    if value is not None and (not is_int(value) or value < 0):
+        raise RowError(f'"{key}" must be an integer >= 0 or null, got {json.dumps(value)}')
+    return value
+
+
+def get_latency_ms(obj: dict, key: str) -> tuple:
+    value = get(obj, key)
+    if not isinstance(value, dict) or not all(
+            not isinstance(value.get(p), bool) and isinstance(value.get(p), (int, float)) and value[p] >= 0
+            for p in ("p50", "p99")):
+        raise RowError(f'"{key}" must be an object with numbers >= 0 "p50" and "p99"')
+    return value["p50"], value["p99"]
+
+
+def wrk_row_parser(setting_key: str):
+    """cost rows carry "mode", payoff rows "connections"; the rest is shared."""
+    def parse(obj: dict, line: int):
+        arm = get_str(obj, "arm")
+        workers = get_int(obj, "workers", 1)
+        if setting_key == "mode":
+            setting = get_str(obj, "mode")
+            if setting not in dict(COST_MODES):
+                raise RowError(f'"mode" must be "keepalive" or "close", got {json.dumps(setting)}')
+        else:
+            setting = get_int(obj, setting_key, 1)
+        if "error" in obj:
+            error, rnd = get_failure(obj)
+            return Failed(line, (arm, workers, setting, rnd), error)
+        rnd = get_int(obj, "round", 1)
+        rps = get_number(obj, "requests_per_s")
+        p50, p99 = get_latency_ms(obj, "latency_ms")
+        errors = get_counter(obj, "errors")
+        listed = [(k, errors[k]) for k in WRK_ERROR_ORDER if errors.get(k)]
+        listed += sorted((k, n) for k, n in errors.items() if k not in WRK_ERROR_ORDER and n)
+        get_number(obj, "duration_s")
+        served = None if obj.get("served_split") is None else get_split(obj, "served_split")
+        handoffs = get_number(obj, "handoffs_per_s", nullable=True) if "handoffs_per_s" in obj else None
+        if setting_key != "mode":
+            return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed), served=served,
+                          handoffs_per_s=handoffs)
+        ratio = get_number(obj, "ratio_to_bare", nullable=True)
+        sides = obj.get("time_wait_sides")
+        if sides is not None:
+            if not isinstance(sides, dict) or not all(is_int(sides.get(k)) and sides[k] >= 0
+                                                      for k in ("server", "client")):
+                raise RowError('"time_wait_sides" must be null or an object with integers >= 0 '
+                               '"server" and "client"')
+            sides = (sides["server"], sides["client"])
+        knob_off = get_number(obj, "ratio_to_knob_off", nullable=True) if "ratio_to_knob_off" in obj else None
+        to_process = get_number(obj, "ratio_to_process", nullable=True) if "ratio_to_process" in obj else None
+        peer = get_str(obj, "peer") if obj.get("peer") is not None else None
+        software = get_str(obj, "software") if obj.get("software") is not None else None
+        return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed),
+                      ratio, get_int_or_null(obj, "time_wait_after"), sides, served, knob_off, handoffs,
+                      to_process, peer, software)
+    return parse
+
+
+def check_wrk_rows(what: str, with_ratio: bool):
+    """One measured row per (arm, workers, mode or connections, round); in cost,
+    ratio_to_bare must be req/s over the bare row's at the same workers, mode and
+    round (null exactly when no bare row was measured there)."""
+    def check(path: Path, rows: list) -> None:
+        seen = {}
+        for r in rows:
+            if isinstance(r, WrkRun):
+                key = r.key + (r.round,)
+                if key in seen:
+                    raise InputError(path, r.line, f"round {r.round} of {r.arm} at {plural(r.workers, 'worker')}, "
+                                     f"{what(r.setting)} is already on line {seen[key].line}")
+                seen[key] = r
+        if not with_ratio:
+            return
+        for r in rows:
+            if not isinstance(r, WrkRun):
+                continue
+            bare = seen.get(("bare", r.workers, r.setting, r.round))
+            where = f"{plural(r.workers, 'worker')}, {what(r.setting)}, round {r.round}"
+            if bare is None or bare.rps == 0:
+                if r.ratio is not None:
+                    raise InputError(path, r.line, f'"ratio_to_bare" is {number(r.ratio)} but no bare row '
+                                     f"with req/s > 0 was measured at {where}")
+            elif r.ratio is None or abs(r.ratio - r.rps / bare.rps) > 0.0006:
+                raise InputError(path, r.line, f'"ratio_to_bare" {json.dumps(r.ratio)} disagrees with '
+                                 f"{number(r.rps)} req/s over bare's {number(bare.rps)} (line {bare.line}) "
+                                 f"= {r.rps / bare.rps:.4f}")
+    return check
+
+def wrk_notes(runs: list, label) -> list:
+    notes = [f"- {label(r.key)}, round {r.round}: " + ", ".join(f"{name} {n}" for name, n in r.errors) + "."
+             for r in sorted(runs, key=lambda r: r.line) if r.errors]
+    if not notes:
+        return []
+    return ["`!` marks a run in which wrk counted errors (socket errors connect/read/write/timeout, "
+            "or responses that were not 2xx/3xx):", ""] + notes + [""]
+
+
+def wrk_failed(rows: list, label) -> list:
+    failed = [Failed(f.line, f.key[:3], (f"round {f.key[3]}: " if f.key[3] else "") + f.error)
+              for f in rows if isinstance(f, Failed)]
+    return failed_notes(failed, label)
+
+
+def wrk_cmd(p: BenchParams, connections: int, extra: str = "") -> str:
+    timeout = f" --timeout {number(p.timeout_s)}s" if p.timeout_s is not None else ""
+    return f"`wrk -t{p.threads} -c{connections} -d{number(p.duration_s)}s --latency{timeout}{extra}`"
+
+
+def rotation_text(rounds: int, cell: str, per: str) -> str:
+    """How the runs were alternated, for the opening sentence."""
+    if rounds == 1:
+        return f"arms were alternated: one round, running every {cell} once {per}"
+    return (f"arms were alternated: each of the {rounds} rounds ran every {cell} once {per}, in an order "
+            f"rotated by 1/{rounds} of the list from one round to the next, so drift over the run hits "
+            "every arm alike")
