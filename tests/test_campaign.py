@@ -125,12 +125,16 @@ def test_interrupt_leaves_nothing_running(tmp_path):
     try:
         # Steps 9-12 are the hog placements (7 placements x 2 arms, in order):
         # once step 8 is done, wait until a hog runs (its command line in /proc).
+        seen = []
         for line in proc.stdout:
+            seen.append(line)
             if line.startswith("[  8/"):
                 break
+        assert proc.poll() is None, "the campaign ended before its hog placements: %r" % seen[-5:]
         deadline = time.monotonic() + 60
         while True:
-            hogs = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith("while True: pass")]
+            hogs = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith("while True: pass")
+                    and _descends_from(p, proc.pid)]  # this campaign's, not another run's on the machine
             if hogs or proc.poll() is not None or time.monotonic() > deadline:
                 break
             time.sleep(0.01)
@@ -152,6 +156,21 @@ def test_interrupt_leaves_nothing_running(tmp_path):
     assert server_pids() <= before, "servers left running"
     netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert "acceptlab-%d" % proc.pid not in netns
+
+
+def _descends_from(pid, root):
+    """Whether process pid is root or one of its descendants (its parent
+    chain, from /proc; False once it has gone)."""
+    pid = int(pid)
+    while pid > 1:
+        if pid == root:
+            return True
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
 
 
 def _cmdline(pid):
