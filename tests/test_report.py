@@ -518,3 +518,47 @@ def test_perturbation_absent(results, tmp_path):
     assert run_in(tmp_path).returncode == 0
     text = (tmp_path / "linux.md").read_text()
     assert "## Balance under perturbation\n\nNot measured in this run" in text
+
+
+# ---------------------------------------------------------------- reference rows against this run
+
+sys.path.insert(0, str(REPO / "report"))
+from types import SimpleNamespace as NS  # noqa: E402
+
+from sections import balancing as balancing_section, placement as placement_section  # noqa: E402
+
+
+def test_reference_verdict_says_where_the_run_disagrees():
+    """A balancing reference row agrees when the note and our arm both have a
+    round outside 2:1, or neither has; otherwise the cell says it disagrees
+    (in bold) and gives our rounds. Only 2-worker process rounds count."""
+    def rnd(split, within, workers=2, mode="process"):
+        return NS(variant="reuseport", shape="burst", mode=mode, workers=workers, split=split, within=within)
+    even = [rnd("17/15", True), rnd("18/14", True)]
+    assert balancing_section.reference_verdict("13/19, 21/11", "reuseport", "burst", even) == \
+        "agrees: reuseport: 17/15 18/14 (0 of 2 outside 2:1)"
+    skewed = even + [rnd("32/0", False)]
+    assert balancing_section.reference_verdict("13/19, 21/11", "reuseport", "burst", skewed).startswith(
+        "**disagrees**: reuseport: 17/15 18/14 32/0 (1 of 3 outside 2:1)")
+    assert balancing_section.reference_verdict("21/11 and 32/0", "reuseport", "burst", skewed).startswith("agrees")
+    # rounds at 4 workers or in threads mode are not the note's case
+    assert balancing_section.reference_verdict("13/19", "reuseport", "burst",
+                                               [rnd("40/24", False, workers=4), rnd("32/0", False, mode="threads")]) == "-"
+
+
+def test_placement_hog_row_says_when_the_hog_does_not_even_the_split():
+    """The note: a CPU hog beside either worker moves bare's split toward
+    even. Toward even means every run within 2:1 and the median busiest below
+    nothing pinned's; one hog placement that does and one that does not is a
+    disagreement in part, and the report names the row under the table."""
+    def run(placement, split):
+        return NS(variant="bare", placement=placement, shape="oneshot", split=split, rounds=10)
+    runs = [run("unpinned", "71/9"), run("unpinned", "77/3"),
+            run("hog-beside-worker0", "43/37"), run("hog-beside-worker0", "40/40"),
+            run("hog-beside-worker1", "80/0"), run("hog-beside-worker1", "67/13")]
+    text = placement_section._hog_check(runs, [])
+    assert text.startswith("**disagrees in part**: beside worker 0 43 and 40 of 80 (toward even); "
+                           "beside worker 1 80 and 67 of 80 (not toward even)"), text
+    even = [r for r in runs if r.placement != "hog-beside-worker1"]
+    assert placement_section._hog_check(even, []).startswith("agrees")
+    assert placement_section._hog_check([r for r in runs if r.placement == "hog-beside-worker1"], []) is None

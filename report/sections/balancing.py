@@ -5,6 +5,7 @@ quicklook.py draw the busiest worker's share from."""
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -228,7 +229,7 @@ def render_balancing(meta: Meta, rows: list) -> list:
     if failed:
         overall += f", {plural(len(failed), 'step')} failed"
     out += ["", overall + ".", ""]
-    return out + render_reference()
+    return out + render_reference(measured)
 
 
 def variant_summary(variant: str, rows: list) -> str:
@@ -286,28 +287,58 @@ def variant_summary(variant: str, rows: list) -> str:
 
 # Figures quoted from the seed design note, never merged with ours. The splits
 # are kept exactly as the note writes them (13/19 is its order, not ours).
+# The note's rows: what, shape, its rounds, the arm of ours that runs the
+# same mechanism, source.
 REFERENCE_ROWS = (
     ("bare race, accept sharing off (the knob-off arm), Linux", "burst 32",
-     "21/11 and 32/0", f'`{SEED_000}` ("Accept sharing"), section "After"'),
+     "21/11 and 32/0", "fdpass-off", f'`{SEED_000}` ("Accept sharing"), section "After"'),
     ("bare race, accept sharing off (the knob-off arm), Linux", "ramp 32",
-     "27/5, 23/9", f'`{SEED_000}` ("Accept sharing"), section "After"'),
+     "27/5, 23/9", "fdpass-off", f'`{SEED_000}` ("Accept sharing"), section "After"'),
     ("per-worker SO_REUSEPORT listeners, the note's two-listener model, Linux", "burst 32",
-     "13/19, 13/19, 21/11", f'`{SEED_000}` ("Accept sharing"), section "The three candidates, and the measurement that chose"'),
+     "13/19, 13/19, 21/11", "reuseport",
+     f'`{SEED_000}` ("Accept sharing"), section "The three candidates, and the measurement that chose"'),
 )
 
 
-def render_reference() -> list:
+def _outside(split):
+    ns = [int(n) for n in re.split(r"[/ ]", split) if n]
+    return min(ns) == 0 or max(ns) > 2 * min(ns)
+
+
+def reference_verdict(note_rounds, arm, shape, measured):
+    """Whether this run's rounds of arm in shape (2 workers, process mode)
+    agree with the note's: both have a round outside 2:1, or neither has."""
+    mine = [r for r in measured if r.variant == arm and r.shape == shape and r.mode == "process"
+            and r.workers in (None, 2)]
+    if not mine:
+        return "-"
+    note_out = sum(_outside(s) for s in re.split(r",| and ", note_rounds))
+    ours_out = sum(not r.within for r in mine)
+    text = f"{arm}: {' '.join(r.split for r in mine)} ({ours_out} of {len(mine)} outside 2:1)"
+    return ("agrees: " if (note_out > 0) == (ours_out > 0) else "**disagrees**: ") + text
+
+
+def render_reference(measured=()) -> list:
     out = ["### Reference rows (not measured here)", ""]
     out.append(f'Quoted from the seed design note `{SEED_000}` ("Accept sharing"), for comparison '
                "with the table above, all with two workers. These are that note's figures, from its "
                "own server and machines, not results of this run, and nothing above is computed "
-               "from them. Splits are written as the note writes them.")
+               "from them. Splits are written as the note writes them. \"This run\" gives the rounds "
+               "of our arm with the same mechanism and says whether they agree: a round outside 2:1 in "
+               "both, or in neither.")
     out.append("")
-    out.append("| what | shape | rounds | source |")
-    out.append("|---|---|---|---|")
-    for what, shape, splits, source in REFERENCE_ROWS:
-        out.append(f"| {what} | {shape} | {splits} | {source} |")
+    out.append("| what | shape | rounds | this run | source |")
+    out.append("|---|---|---|---|---|")
+    disagree = []
+    for what, shape, splits, arm, source in REFERENCE_ROWS:
+        verdict = reference_verdict(splits, arm, shape.split()[0], measured)
+        if verdict.startswith("**disagrees"):
+            disagree.append(f"{what}, {shape}")
+        out.append(f"| {what} | {shape} | {splits} | {verdict} | {source} |")
     out.append("")
+    if disagree:
+        out += ["**Where this run disagrees with the note.** " + "; ".join(disagree) + ": see \"this run\" above.",
+                ""]
     return out
 
 
