@@ -467,6 +467,82 @@ def need_wrk():
     return exe
 
 
+def process_tree(pid):
+    """pid and every process descended from it (each task's children, from
+    /proc), parents first."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop(0)
+        out.append(p)
+        try:
+            tids = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open("/proc/%d/task/%s/children" % (p, t)) as f:
+                    todo += [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                pass
+    return out
+
+
+def cpu_ns(pids):
+    """The on-CPU time, user and system, of every thread of pids so far, in
+    ns (each task's schedstat: the scheduler's own count, not 10 ms ticks)."""
+    total = 0
+    for p in pids:
+        try:
+            tids = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (p, t)) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    return total
+
+
+class CpuMeter:
+    """The CPU time a server spends inside the with block: every thread of its
+    process tree (the supervisor and every worker, or a peer's master and
+    workers), sampled before and after. A process that ends inside the block
+    takes its time with it: the studies that use this stop nothing inside."""
+
+    def __init__(self, root_pid):
+        self.root = root_pid
+        self.ns = None
+
+    def __enter__(self):
+        self.pids = process_tree(self.root)
+        self.start = cpu_ns(self.pids)
+        return self
+
+    def __exit__(self, *exc):
+        self.ns = cpu_ns(self.pids) - self.start
+        return False
+
+
+def cpu_fields(ns, requests, accepted=None):
+    """The row fields for a server's CPU time over a wrk run: the total in µs,
+    per request wrk completed, and per connection the server accepted (when
+    known)."""
+    us = ns / 1000.0
+    return {"server_cpu_us": round(us, 1),
+            "cpu_us_per_request": round(us / requests, 4) if requests else None,
+            "accepted": accepted,
+            "cpu_us_per_connection": round(us / accepted, 3) if accepted else None}
+
+
+def accepted_of(proc):
+    """Connections the server's workers accepted (their worker_exit lines'
+    "accepted"), or None when they printed none."""
+    lines = [e for e in server_events(proc) if e.get("event") == "worker_exit"]
+    return sum(e.get("accepted", 0) for e in lines) if lines else None
+
+
 def run_wrk(prefix, port, path, connections, seconds, headers=()):
     """Runs wrk against 127.0.0.1:port, saves its command and verbatim output
     under raw/ (prefix.wrk.cmd, .wrk.txt, .wrk.stderr); returns parse_wrk's dict."""

@@ -12,7 +12,9 @@ of a run's meta.json (report.py, figures.py and quicklook.py all read it here).
 """
 
 import json
+import math
 import re
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
@@ -444,3 +446,29 @@ def row_reader(parse_row: Callable[[dict, int], object],
             check(path, rows)
         return rows
     return read
+
+
+# Student's t, 97.5th percentile, by degrees of freedom 1..30 (a two-sided 95 %
+# interval); 1.96 beyond.
+T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def mean_interval(values: list) -> tuple:
+    """(mean, half-width of its 95 % interval over the values, t-based; None
+    for fewer than 2)."""
+    m = statistics.fmean(values)
+    if len(values) < 2:
+        return m, None
+    t = T975[len(values) - 2] if len(values) - 1 <= len(T975) else 1.96
+    return m, t * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def interval_text(values: list) -> str:
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    m, half = mean_interval(values)
+    if half is None:
+        return f"{m:.3f} (1 round)"
+    return f"{m:.3f} ± {half:.3f}"

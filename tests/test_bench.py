@@ -12,7 +12,9 @@ the figures are compared side by side in one run, never against constants.
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -206,6 +208,57 @@ def test_finish_cost_fills_ratios(tmp_path):
     cost_study.finish(str(path))
     got = read_rows(path)
     assert [r.get("ratio_to_bare", "absent") for r in got] == [1.5, 1.0, None, "absent", None, 1.0, 0.3333]
+
+
+def test_finish_cost_fills_cpu_ratios(tmp_path):
+    """cpu_ratio_to_bare (and to the knob-off arm) is CPU µs per request over
+    bare's (the knob-off arm's) at the same workers, mode and round, filled
+    like the req/s ratio; a row without CPU figures (a run from before they
+    were measured) gets no CPU ratio key at all."""
+    rows = [
+        {"arm": "bare", "workers": 2, "mode": "close", "round": 1, "requests_per_s": 100.0,
+         "cpu_us_per_request": 20.0},
+        {"arm": "fdpass", "workers": 2, "mode": "close", "round": 1, "requests_per_s": 90.0,
+         "cpu_us_per_request": 22.0},
+        {"arm": "fdpass-off", "workers": 2, "mode": "close", "round": 1, "requests_per_s": 95.0,
+         "cpu_us_per_request": 21.0},
+        {"arm": "bare", "workers": 2, "mode": "keepalive", "round": 1, "requests_per_s": 100.0},
+    ]
+    path = tmp_path / "cost.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cost_study.finish(str(path))
+    got = read_rows(path)
+    assert [r.get("cpu_ratio_to_bare", "absent") for r in got] == [1.0, 1.1, 1.05, "absent"]
+    assert got[1]["cpu_ratio_to_knob_off"] == round(22.0 / 21.0, 4)
+    assert [r["ratio_to_bare"] for r in got] == [1.0, 0.9, 0.95, 1.0]
+
+
+def test_cpu_meter_counts_every_process_of_the_tree():
+    """harness.CpuMeter counts the CPU of the root and its descendants: a
+    child of the shell (the root) that spins 0.2 s by its own clock
+    (time.process_time) inside the meter's block is counted at no less than
+    what its clock says it spun (both are the scheduler's count)."""
+    code = ("import time, sys\n"
+            "sys.stdin.readline()\n"
+            "t0 = time.process_time()\n"
+            "while time.process_time() - t0 < 0.2: pass\n"
+            "print(int((time.process_time() - t0) * 1e9), flush=True)\n"
+            "time.sleep(60)\n")
+    parent = subprocess.Popen(["sh", "-c", "%s -c \"$0\"; :" % PYTHON, code], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        while len(harness.process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(harness.process_tree(parent.pid)) >= 2, "the child never appeared under the shell"
+        with harness.CpuMeter(parent.pid) as meter:
+            parent.stdin.write("go\n")
+            parent.stdin.flush()
+            spun = int(parent.stdout.readline())
+        assert meter.ns >= spun, "the meter saw %d ns of the child's %d ns spin" % (meter.ns, spun)
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
 
 
 # ---------------------------------------------------------------- the wrk parser

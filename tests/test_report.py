@@ -562,3 +562,24 @@ def test_placement_hog_row_says_when_the_hog_does_not_even_the_split():
     even = [r for r in runs if r.placement != "hog-beside-worker1"]
     assert placement_section._hog_check(even, []).startswith("agrees")
     assert placement_section._hog_check([r for r in runs if r.placement == "hog-beside-worker1"], []) is None
+
+
+def test_cost_cpu_table_gives_ratios_with_their_interval():
+    """The cost section's CPU table: per arm, workers and mode, each round's
+    CPU µs per request, and the ratio to bare as the mean over rounds ± its
+    95 % half-width (Student's t with rounds - 1 degrees of freedom); runs
+    without CPU figures (older runs) give no table at all."""
+    from sections import cost as cost_section
+    from sections.wrk import WrkRun
+
+    def run(arm, rnd, cpu, to_bare, to_off=None):
+        return WrkRun(rnd, arm, 2, "close", rnd, 1000.0, 1.0, 2.0, (), ratio=1.0,
+                      cpu=(cpu, cpu * 2), cpu_ratios=(to_bare, to_off, None))
+    runs = [run("bare", 1, 20.0, 1.0), run("bare", 2, 22.0, 1.0),
+            run("fdpass", 1, 21.0, 1.05, 0.98), run("fdpass", 2, 24.2, 1.10, 1.02)]
+    text = "\n".join(cost_section.render_cpu(runs, ["bare", "fdpass"], [2]))
+    assert "| bare | 2 | Connection: close | 20.00 22.00 | 40.0 44.0 | 1 (the reference) | - | 1.00 |" in text
+    # mean 1.075, sd 0.0354, t(1) 12.706: half-width 12.706 * 0.0354 / sqrt(2) = 0.318
+    assert "| fdpass | 2 | Connection: close | 21.00 24.20 | 42.0 48.4 | 1.075 ± 0.318 | 1.000 ± 0.254 | 1.00 |" in text
+    old = [WrkRun(1, "bare", 2, "close", 1, 1000.0, 1.0, 2.0, ())]
+    assert cost_section.render_cpu(old, ["bare"], [2]) == []

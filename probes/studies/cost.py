@@ -15,8 +15,8 @@ import os
 import time
 
 import arms
-from harness import (WRK_THREADS, WRK_TIMEOUT_S, ServerRun, StepFailed, forget, handoffs_of, need_wrk, peers, register,
-                     run_wrk)
+from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
+                     handoffs_of, need_wrk, peers, register, run_wrk)
 from studies.common import (bench_seconds, close_gap, handoff_rate, read_sysctl, rewrite_rows, rotated,
                             served_split, time_wait_counts)
 
@@ -77,7 +77,9 @@ def anchor_run(args, prefix, arm, workers, headers):
             raise StepFailed("%s did not start: %s" % (name, e))
         with open(prefix + ".ready", "w") as f:
             f.write(json.dumps(peer.ready, separators=(",", ":")) + "\n")
-        out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
+        with CpuMeter(peer.proc.pid) as cpu:
+            out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
+        out.update(cpu_fields(cpu.ns, out["requests"]))
         tw = time_wait_counts(peer.port)
     finally:
         peer.stop()
@@ -89,8 +91,10 @@ def anchor_run(args, prefix, arm, workers, headers):
 
 def run_text(out, tw_total):
     bad = sum(out["errors"].values())
-    return "%.0f req/s, p99 %s ms%s, TIME_WAIT %s" % (
-        out["requests_per_s"], out["latency_ms"]["p99"], ", %d errors" % bad if bad else "", tw_total)
+    cpu = out.get("cpu_us_per_request")
+    return "%.0f req/s, %s, p99 %s ms%s, TIME_WAIT %s" % (
+        out["requests_per_s"], "%.2f CPU us/req" % cpu if cpu is not None else "CPU not measured",
+        out["latency_ms"]["p99"], ", %d errors" % bad if bad else "", tw_total)
 
 
 def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
@@ -104,9 +108,13 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
                     "ratio_to_bare": None, "peer": ANCHOR_ARMS[arm], "software": software}, **out)
         return [row], run_text(out, tw_total)
     with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
-        out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
+        with CpuMeter(proc.pid) as cpu:
+            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
         out.update(handoff_rate(ready["port"], out["duration_s"]))
         tw_total, tw_sides = time_wait_counts(ready["port"])
+    # accepted over the server's life: wrk's connections, and the one
+    # handoff_rate's GET /variant adds (for the arms that have one)
+    out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc)))
     moved = handoffs_of(proc)
     if moved is not None:
         out.update({"handoffs": moved,
@@ -138,29 +146,34 @@ def steps(args, raw_dir):
                 yield label, step, {"arm": arm, "workers": workers, "mode": mode, "round": rnd}
 
 
+RATIO_FIELDS = (("requests_per_s", "ratio"), ("cpu_us_per_request", "cpu_ratio"))
+
+
 def fill_ratios(rows):
     """ratio_to_bare: req/s over bare's at the same workers, mode and round
     (null when bare has no measured row there); likewise ratio_to_knob_off
-    and ratio_to_process for the arms that have those partners."""
-    def rate_of(arm):
-        return {(r["workers"], r["mode"], r["round"]): r["requests_per_s"] for r in rows
+    and ratio_to_process for the arms that have those partners; and the same
+    three for CPU time per request (cpu_ratio_to_bare, ...)."""
+    def value_of(arm, field):
+        return {(r["workers"], r["mode"], r["round"]): r.get(field) for r in rows
                 if r.get("arm") == arm and "error" not in r}
 
-    bare = rate_of("bare")
-    knob_off = {arm: rate_of(off) for arm, off in arms.knob_off_of().items()}
-    process = {arm: rate_of(p) for arm, p in arms.process_arm_of().items()}
-    for r in rows:
-        if "error" in r:
-            continue
-        key = (r["workers"], r["mode"], r["round"])
-        base = bare.get(key)
-        r["ratio_to_bare"] = round(r["requests_per_s"] / base, 4) if base else None
-        if r["arm"] in knob_off:
-            off = knob_off[r["arm"]].get(key)
-            r["ratio_to_knob_off"] = round(r["requests_per_s"] / off, 4) if off else None
-        if r["arm"] in process:
-            proc_rate = process[r["arm"]].get(key)
-            r["ratio_to_process"] = round(r["requests_per_s"] / proc_rate, 4) if proc_rate else None
+    def ratio(value, base):
+        return round(value / base, 4) if value is not None and base else None
+
+    for field, name in RATIO_FIELDS:
+        bare = value_of("bare", field)
+        knob_off = {arm: value_of(off, field) for arm, off in arms.knob_off_of().items()}
+        process = {arm: value_of(p, field) for arm, p in arms.process_arm_of().items()}
+        for r in rows:
+            if "error" in r or (field != "requests_per_s" and field not in r):
+                continue
+            key = (r["workers"], r["mode"], r["round"])
+            r[name + "_to_bare"] = ratio(r.get(field), bare.get(key))
+            if r["arm"] in knob_off:
+                r[name + "_to_knob_off"] = ratio(r.get(field), knob_off[r["arm"]].get(key))
+            if r["arm"] in process:
+                r[name + "_to_process"] = ratio(r.get(field), process[r["arm"]].get(key))
 
 
 def finish(path):

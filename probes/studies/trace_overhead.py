@@ -7,7 +7,7 @@ import os
 import time
 
 import arms
-from harness import ServerRun, StepFailed, Tracer, is_root, need_wrk, run_wrk
+from harness import CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root, need_wrk, run_wrk
 from studies.common import bench_seconds, close_gap, rewrite_rows
 from studies.cost import COST_CONNECTIONS, COST_MODES, COST_PATH
 
@@ -37,28 +37,34 @@ def steps(args, raw_dir):
                                    prefix) as (proc, ready, _):
                         tracer = Tracer(proc.pid, prefix) if traced else None
                         try:
-                            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS,
-                                          bench_seconds(args), headers)
+                            with CpuMeter(proc.pid) as cpu:
+                                out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS,
+                                              bench_seconds(args), headers)
                         finally:
                             if tracer:
                                 tracer.stop()
+                    # the server's own CPU: the tracer's programs run in its
+                    # threads (tracepoints fire in the traced task), its
+                    # user-space reader is another process, not counted
+                    out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc)))
                     if mode == "close":
                         time.sleep(close_gap(args))
                     row = dict({"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS, "traced": traced,
                                 "mode": mode, "round": rnd}, **out)
-                    return [row], "%.0f req/s" % out["requests_per_s"]
+                    return [row], "%.0f req/s, %.2f CPU us/req" % (out["requests_per_s"], out["cpu_us_per_request"] or 0)
                 yield ("%s %s %-9s r%d" % (TRACE_OVERHEAD_ARM, "traced  " if traced else "untraced", mode, rnd), step,
                        {"traced": traced, "mode": mode, "round": rnd})
 
 
 def fill_ratio_traced(rows):
     """ratio_traced: a traced run's req/s over the untraced run's of the
-    same mode and round."""
-    off = {(r["mode"], r["round"]): r["requests_per_s"] for r in rows if not r.get("traced") and "error" not in r}
-    for r in rows:
-        if r.get("traced") and "error" not in r:
-            base = off.get((r["mode"], r["round"]))
-            r["ratio_traced"] = round(r["requests_per_s"] / base, 4) if base else None
+    same mode and round; cpu_ratio_traced: likewise for CPU time per request."""
+    for field, name in (("requests_per_s", "ratio_traced"), ("cpu_us_per_request", "cpu_ratio_traced")):
+        off = {(r["mode"], r["round"]): r.get(field) for r in rows if not r.get("traced") and "error" not in r}
+        for r in rows:
+            if r.get("traced") and "error" not in r and (field == "requests_per_s" or field in r):
+                base = off.get((r["mode"], r["round"]))
+                r[name] = round(r[field] / base, 4) if base and r.get(field) is not None else None
 
 
 def finish(path):

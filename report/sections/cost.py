@@ -6,7 +6,8 @@ import re
 import statistics
 from typing import Optional
 
-from common import BenchParams, Failed, Meta, Study, cell_text, is_int, number, ordered, plural, row_reader
+from common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered, plural,
+                    row_reader)
 from sections.wrk import (COST_MODES, WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes,
                           wrk_row_parser)
 
@@ -116,7 +117,45 @@ def render_cost(meta: Meta, rows: list) -> list:
                 "the rounds is the run-to-run noise a ratio has to beat:", ""] + lines + [""]
         if mode == "close":
             out += time_wait_summary(p, measured)
-    return out + render_anchor(anchors, anchor_rows, runs)
+    all_runs = runs + [r for r in anchor_rows if isinstance(r, WrkRun)]
+    return out + render_cpu(all_runs, arms + sorted(anchor_arms), workers) + render_anchor(anchors, anchor_rows, runs)
+
+
+def render_cpu(runs: list, arms: list, workers: list) -> list:
+    """CPU time per request: the server's user + system time (every thread of
+    its process tree, from the scheduler's count) over the requests wrk
+    completed, per round; the ratio to bare's in the same round as a mean
+    with a 95 % interval over the rounds."""
+    measured = [r for r in runs if r.cpu is not None and r.cpu[0] is not None]
+    if not measured:
+        return []
+    out = ["### CPU time per request", "",
+           "The server's CPU time (user + system of every thread of its processes: our supervisor and workers, "
+           "or the anchor's master and workers; each thread's count from the scheduler) over the wrk run, "
+           "divided by the requests wrk completed; per accepted connection where the server reports its "
+           "accepts. Each cell of the per-round columns holds one entry per round, in round order. The ratios "
+           "are to bare's CPU µs per request at the same workers, mode and round (below 1: less CPU per request "
+           "than bare), given as the mean over the rounds ± the half-width of its 95 % interval (Student's t); "
+           "requests per second, which swing more on this machine, stand beside them for comparison.", "",
+           "| arm | workers | mode | CPU µs per request | CPU µs per connection | ratio to bare | "
+           "ratio to knob-off | req/s ratio to bare (median) |",
+           "|---|---|---|---|---|---|---|---|"]
+    for mode, title in COST_MODES:
+        for w in workers:
+            for arm in arms:
+                mine = sorted((r for r in measured if (r.arm, r.workers, r.setting) == (arm, w, mode)),
+                              key=lambda r: (r.round, r.line))
+                if not mine:
+                    continue
+                per_req = " ".join(f"{r.cpu[0]:.2f}" for r in mine)
+                per_conn = " ".join("-" if r.cpu[1] is None else f"{r.cpu[1]:.1f}" for r in mine)
+                to_bare = "1 (the reference)" if arm == "bare" else interval_text([r.cpu_ratios[0] for r in mine])
+                to_off = interval_text([r.cpu_ratios[1] for r in mine])
+                rps = [r.ratio for r in mine if r.ratio is not None]
+                out.append(f"| {cell_text(arm)} | {w} | {title} | {per_req} | {per_conn} | {to_bare} | {to_off} | "
+                           + (f"{statistics.median(rps):.2f}" if rps else "-") + " |")
+    out.append("")
+    return out
 
 
 # Our arms set beside the anchor, in this order; the goal is on the first.

@@ -6,8 +6,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number, get_str, is_int,
-                    json_kind, ordered, plural, row_reader)
+from common import (Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number, get_str,
+                    interval_text, is_int, json_kind, ordered, plural, row_reader)
 from sections.wrk import COST_MODES
 
 
@@ -183,6 +183,8 @@ class OverheadRun:
     round: int
     rps: float
     ratio: Optional[float]
+    cpu: Optional[float] = None  # the server's CPU µs per request
+    cpu_ratio: Optional[float] = None  # traced over untraced, same mode and round
 
 
 def parse_overhead_row(obj: dict, line: int):
@@ -191,7 +193,10 @@ def parse_overhead_row(obj: dict, line: int):
     if "error" in obj:
         return Failed(line, (traced, mode, obj.get("round")), str(obj["error"]))
     ratio = get_number(obj, "ratio_traced", nullable=True) if "ratio_traced" in obj else None
-    return OverheadRun(line, traced, mode, get_int(obj, "round", 1), get_number(obj, "requests_per_s"), ratio)
+    cpu = get_number(obj, "cpu_us_per_request", nullable=True) if "cpu_us_per_request" in obj else None
+    cpu_ratio = get_number(obj, "cpu_ratio_traced", nullable=True) if "cpu_ratio_traced" in obj else None
+    return OverheadRun(line, traced, mode, get_int(obj, "round", 1), get_number(obj, "requests_per_s"), ratio,
+                       cpu, cpu_ratio)
 
 
 def render_trace_overhead(meta: Meta, rows: list) -> list:
@@ -223,9 +228,42 @@ def render_trace_overhead(meta: Meta, rows: list) -> list:
             lines.append(f"{title}: median ratio {med:.2f} over {plural(len(ratios), 'round')} "
                          f"({'meets' if med >= 0.97 else 'misses'} the 0.97 target)")
     failed = [r for r in rows if isinstance(r, Failed)]
-    out += ["", "**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
+    out += [""] + overhead_cpu(runs, lines)
+    out += ["**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
             + (f" {plural(len(failed), 'run')} failed." if failed else ""), ""]
     return out
+
+
+def overhead_cpu(runs: list, lines: list) -> list:
+    """The server's CPU µs per request untraced and traced, per round, and the
+    ratio as a mean ± its 95 % half-width over the rounds (nothing for runs
+    from before the CPU was measured); adds a finding per mode to lines."""
+    if not any(r.cpu is not None for r in runs):
+        return []
+    rounds = sorted({r.round for r in runs})
+    out = ["The server's CPU time per request (user + system of every thread of its processes, over the "
+           "requests wrk completed; the tracer's programs run in the server's threads, so their time is "
+           "in it), untraced / traced, and the ratio's mean ± the half-width of its 95 % interval over the "
+           "rounds:", "",
+           "| mode | " + " | ".join(f"round {n}" for n in rounds) + " | CPU ratio traced/untraced |",
+           "|---|" + "---|" * (len(rounds) + 1)]
+    for mode, title in COST_MODES:
+        cells, ratios = [], []
+        for n in rounds:
+            off = next((r for r in runs if r.mode == mode and r.round == n and not r.traced), None)
+            on = next((r for r in runs if r.mode == mode and r.round == n and r.traced), None)
+            if off and on and off.cpu is not None and on.cpu is not None:
+                cells.append(f"{off.cpu:.2f} / {on.cpu:.2f}")
+                if on.cpu_ratio is not None:
+                    ratios.append(on.cpu_ratio)
+            else:
+                cells.append("incomplete")
+        if not any(c != "incomplete" for c in cells):
+            continue
+        out.append(f"| {title} | " + " | ".join(cells) + f" | {interval_text(ratios)} |")
+        if ratios:
+            lines.append(f"{title}: CPU per request traced/untraced {interval_text(ratios)}")
+    return out + [""]
 
 
 read_trace = row_reader(parse_trace_row)

@@ -38,6 +38,8 @@ class WrkRun:
     ratio_to_process: Optional[float] = None  # cost, threads arms: req/s over the process arm's
     peer: Optional[str] = None  # cost, an anchor arm: the peer configuration it ran (a server not ours)
     software: Optional[str] = None  # and its software
+    cpu: Optional[tuple] = None  # cost: (µs per request, per accepted connection or None) of the server's CPU
+    cpu_ratios: Optional[tuple] = None  # cost: CPU µs per request over bare's, the knob-off arm's, the process arm's
 
     @property
     def key(self) -> tuple:
@@ -98,9 +100,15 @@ def wrk_row_parser(setting_key: str):
         to_process = get_number(obj, "ratio_to_process", nullable=True) if "ratio_to_process" in obj else None
         peer = get_str(obj, "peer") if obj.get("peer") is not None else None
         software = get_str(obj, "software") if obj.get("software") is not None else None
+        cpu = cpu_ratios = None
+        if "cpu_us_per_request" in obj:
+            cpu = (get_number(obj, "cpu_us_per_request", nullable=True),
+                   get_number(obj, "cpu_us_per_connection", nullable=True) if "cpu_us_per_connection" in obj else None)
+            cpu_ratios = tuple(get_number(obj, key, nullable=True) if key in obj else None
+                               for key in ("cpu_ratio_to_bare", "cpu_ratio_to_knob_off", "cpu_ratio_to_process"))
         return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed),
                       ratio, get_int_or_null(obj, "time_wait_after"), sides, served, knob_off, handoffs,
-                      to_process, peer, software)
+                      to_process, peer, software, cpu, cpu_ratios)
     return parse
 
 
