@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:53189 --shape burst --workers-from /tmp/acceptlab-peer-nginx-multi-accept-_s2jr5tu/ready.json --json --connections 32 --rounds 3
