@@ -467,6 +467,21 @@ def need_wrk():
     return exe
 
 
+def _task_files(pid, name):
+    """The text of /proc/<pid>/task/<tid>/<name> for each thread of pid that
+    still has it (a thread or process gone meanwhile is left out)."""
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return
+    for t in tids:
+        try:
+            with open("/proc/%d/task/%s/%s" % (pid, t, name)) as f:
+                yield f.read()
+        except OSError:
+            pass
+
+
 def process_tree(pid):
     """pid and every process descended from it (each task's children, from
     /proc), parents first."""
@@ -474,35 +489,14 @@ def process_tree(pid):
     while todo:
         p = todo.pop(0)
         out.append(p)
-        try:
-            tids = os.listdir("/proc/%d/task" % p)
-        except OSError:
-            continue
-        for t in tids:
-            try:
-                with open("/proc/%d/task/%s/children" % (p, t)) as f:
-                    todo += [int(c) for c in f.read().split()]
-            except (OSError, ValueError):
-                pass
+        todo += [int(c) for text in _task_files(p, "children") for c in text.split()]
     return out
 
 
 def cpu_ns(pids):
     """The on-CPU time, user and system, of every thread of pids so far, in
     ns (each task's schedstat: the scheduler's own count, not 10 ms ticks)."""
-    total = 0
-    for p in pids:
-        try:
-            tids = os.listdir("/proc/%d/task" % p)
-        except OSError:
-            continue
-        for t in tids:
-            try:
-                with open("/proc/%d/task/%s/schedstat" % (p, t)) as f:
-                    total += int(f.read().split()[0])
-            except (OSError, ValueError, IndexError):
-                pass
-    return total
+    return sum(int(text.split()[0]) for p in pids for text in _task_files(p, "schedstat") if text.strip())
 
 
 class CpuMeter:
@@ -536,10 +530,15 @@ def cpu_fields(ns, requests, accepted=None):
             "cpu_us_per_connection": round(us / accepted, 3) if accepted else None}
 
 
+def worker_exits(proc):
+    """The server's worker_exit lines (each worker's counts as it left)."""
+    return [e for e in server_events(proc) if e.get("event") == "worker_exit"]
+
+
 def accepted_of(proc):
     """Connections the server's workers accepted (their worker_exit lines'
     "accepted"), or None when they printed none."""
-    lines = [e for e in server_events(proc) if e.get("event") == "worker_exit"]
+    lines = worker_exits(proc)
     return sum(e.get("accepted", 0) for e in lines) if lines else None
 
 

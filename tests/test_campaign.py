@@ -7,6 +7,7 @@ import os
 import subprocess
 
 from conftest import PYTHON, ROOT, SERVER, pids_running
+import harness  # (conftest put probes/ on the path) the campaign's process tree
 
 CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
 REPORT = os.path.join(ROOT, "report", "report.py")
@@ -133,8 +134,8 @@ def test_interrupt_leaves_nothing_running(tmp_path):
         assert proc.poll() is None, "the campaign ended before its hog placements: %r" % seen[-5:]
         deadline = time.monotonic() + 60
         while True:
-            hogs = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith("while True: pass")
-                    and _descends_from(p, proc.pid)]  # this campaign's, not another run's on the machine
+            # this campaign's hogs (its process tree), not another run's on the machine
+            hogs = [str(p) for p in harness.process_tree(proc.pid) if _cmdline(p).endswith("while True: pass")]
             if hogs or proc.poll() is not None or time.monotonic() > deadline:
                 break
             time.sleep(0.01)
@@ -156,21 +157,6 @@ def test_interrupt_leaves_nothing_running(tmp_path):
     assert server_pids() <= before, "servers left running"
     netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert "acceptlab-%d" % proc.pid not in netns
-
-
-def _descends_from(pid, root):
-    """Whether process pid is root or one of its descendants (its parent
-    chain, from /proc; False once it has gone)."""
-    pid = int(pid)
-    while pid > 1:
-        if pid == root:
-            return True
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                pid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            return False
-    return False
 
 
 def _cmdline(pid):

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 
-from harness import CAMPAIGN, PYTHON, StepFailed, is_root, peers, server_events
+from harness import CAMPAIGN, PYTHON, StepFailed, is_root, peers, worker_exits
 
 BENCH_SECONDS = 2            # wrk -d per run in the campaign (make bench: 6, --bench-seconds);
                              # 2 s keeps the whole campaign within 10 minutes
@@ -41,8 +41,7 @@ def served_split(proc):
     accepted itself or handed to it, so fdpass shows who served, not who won
     the accept), largest first ("33/0"); None when it printed none. wrk opens
     one connection more than -c before its run."""
-    counts = sorted((e.get("admitted", 0) for e in server_events(proc) if e.get("event") == "worker_exit"),
-                    reverse=True)
+    counts = sorted((e.get("admitted", 0) for e in worker_exits(proc)), reverse=True)
     return "/".join(map(str, counts)) if counts else None
 
 

@@ -301,8 +301,9 @@ REFERENCE_ROWS = (
 
 
 def _outside(split):
+    """A note's split ("21/11") outside 2:1, as Round.within judges ours."""
     ns = [int(n) for n in re.split(r"[/ ]", split) if n]
-    return min(ns) == 0 or max(ns) > 2 * min(ns)
+    return min(ns) == 0 or max(ns) > WITHIN * min(ns)
 
 
 def reference_verdict(note_rounds, arm, shape, measured):

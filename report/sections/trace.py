@@ -199,6 +199,13 @@ def parse_overhead_row(obj: dict, line: int):
                        cpu, cpu_ratio)
 
 
+def overhead_pair(runs: list, mode: str, n: int) -> tuple:
+    """(untraced, traced) run of one mode and round; None for one not there."""
+    def find(traced):
+        return next((r for r in runs if r.mode == mode and r.round == n and r.traced == traced), None)
+    return find(False), find(True)
+
+
 def render_trace_overhead(meta: Meta, rows: list) -> list:
     out = ["## The tracer's overhead", ""]
     out.append("What was measured: wrk (as in the cost study, `GET /` with 64 connections) against bare at 2 "
@@ -215,8 +222,7 @@ def render_trace_overhead(meta: Meta, rows: list) -> list:
     for mode, title in COST_MODES:
         cells, ratios = [], []
         for n in sorted({r.round for r in runs}):
-            off = next((r for r in runs if r.mode == mode and r.round == n and not r.traced), None)
-            on = next((r for r in runs if r.mode == mode and r.round == n and r.traced), None)
+            off, on = overhead_pair(runs, mode, n)
             if off and on and on.ratio is not None:
                 ratios.append(on.ratio)
                 cells.append(f"{off.rps:.0f} / {on.rps:.0f} ({on.ratio:.2f})")
@@ -250,8 +256,7 @@ def overhead_cpu(runs: list, lines: list) -> list:
     for mode, title in COST_MODES:
         cells, ratios = [], []
         for n in rounds:
-            off = next((r for r in runs if r.mode == mode and r.round == n and not r.traced), None)
-            on = next((r for r in runs if r.mode == mode and r.round == n and r.traced), None)
+            off, on = overhead_pair(runs, mode, n)
             if off and on and off.cpu is not None and on.cpu is not None:
                 cells.append(f"{off.cpu:.2f} / {on.cpu:.2f}")
                 if on.cpu_ratio is not None:
