@@ -65,8 +65,9 @@ class StepFailed(Exception):
         self.rows = rows
 
 
-def die(msg, code=2):
-    print("campaign: " + msg, file=sys.stderr)
+def die(msg, code=2, prog="campaign"):
+    """One line on stderr naming the program, then exit (2: bad usage)."""
+    print(prog + ": " + msg, file=sys.stderr)
     sys.exit(code)
 
 

@@ -77,10 +77,12 @@ def main():
     chosen = [a for a in args.arms.split(",") if a]
     unknown = [a for a in chosen if a not in arms.names()]
     if unknown or not chosen:
-        harness.die("--arms %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(arms.names())))
+        harness.die("--arms %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(arms.names())),
+                    prog="soak")
     for name in ("keepalive_requests", "close_requests", "max_seconds", "chunk_seconds"):
         if getattr(args, name) < 1:
-            harness.die("--%s %d: expected a positive integer" % (name.replace("_", "-"), getattr(args, name)))
+            harness.die("--%s %d: expected a positive integer" % (name.replace("_", "-"), getattr(args, name)),
+                        prog="soak")
     harness.need_wrk()
     if not harness.is_root():
         chosen = [a for a in chosen if a not in arms.needing_root()]
@@ -114,7 +116,7 @@ def main():
                       % (i, len(chosen), arm, text, elapsed, elapsed / i * (len(chosen) - i)), flush=True)
     except KeyboardInterrupt:
         harness.stop_all()
-        harness.die("interrupted; partial results in %s" % out, 130)
+        harness.die("interrupted; partial results in %s" % out, 130, prog="soak")
     finally:
         harness.stop_all()
     print("soak: %d of %d arms without an error; results in %s" % (len(chosen) - failed, len(chosen), out))

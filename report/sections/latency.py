@@ -71,7 +71,7 @@ def render_mutex_delay(meta: Meta, rows: list) -> list:
     out += latency_table(rows, lambda key: f"mutex, delay {key[1]} ms", "arm")
     worst = [(key, worst_p99(rows, key)) for key in sorted({(r.variant, r.setting) for r in rows
                                                             if isinstance(r, LatencyRound)},
-                                                           key=lambda k: -k[1])]
+                                                           key=lambda k: (-k[1], k[0]))]
     if worst:
         out += ["**What this shows.** Worst first-byte p99 per delay: "
                 + ", ".join(f"{k[1]} ms: {p} us" for k, p in worst) + ".", ""]
