@@ -61,6 +61,14 @@ def get_int(obj: dict, key: str, minimum: int = 0, where: tuple = ()) -> int:
     return value
 
 
+def get_opt_int(obj: dict, key: str, where: tuple = ()):
+    """An integer >= 0, or None when the key is absent or null."""
+    value = obj.get(key)
+    if value is not None and (not is_int(value) or value < 0):
+        raise RowError(f'"{key}" must be an integer >= 0 or null, got {json.dumps(value)}', where + (key,))
+    return value
+
+
 def get_counter(obj: dict, key: str) -> dict:
     """An object of name -> non-negative integer (counts per worker, error counters)."""
     value = get(obj, key)

@@ -583,3 +583,22 @@ def test_cost_cpu_table_gives_ratios_with_their_interval():
     assert "| fdpass | 2 | Connection: close | 21.00 24.20 | 42.0 48.4 | 1.075 ± 0.318 | 1.000 ± 0.254 | 1.00 |" in text
     old = [WrkRun(1, "bare", 2, "close", 1, 1000.0, 1.0, 2.0, ())]
     assert cost_section.render_cpu(old, ["bare"], [2]) == []
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("winner_index", "x", '"winner_index" must be an integer >= 0 or null, got "x"'),
+    ("winner_cpu", 1.5, '"winner_cpu" must be an integer >= 0 or null, got 1.5'),
+    ("accept_after_us", "soon", '"conn" "accept_after_us" must be a number or null, got "soon"'),
+    ("eagain_index", 5, '"conn" "eagain_index" must be a list, got 5'),
+    ("eagain_index", ["w"], '"conn" "eagain_index"[0] must be an integer >= 0 or null, got "w"'),
+])
+def test_timeline_conn_with_a_wrong_type(results, tmp_path, field, value, message):
+    """A timeline connection whose optional fields have the wrong type is a
+    corrupt file (exit 1 naming file and line), not a traceback while the
+    table is drawn."""
+    def edit(line):
+        row = json.loads(line)
+        row["conn"][field] = value
+        return json.dumps(row) + "\n"
+    edit_jsonl_line(results / STAMP / "timeline.jsonl", 1, edit)
+    assert_input_error(run_in(tmp_path), tmp_path, f"report: results/linux/{STAMP}/timeline.jsonl:1: {message}")

@@ -1,11 +1,12 @@
 """The timelines (timeline.jsonl): one oneshot round per variant traced
 connection by connection (who was woken where, who won the accept)."""
 
+import json
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (Meta, RowError, Study, cell_text, get, get_int, get_number, get_str, ms_text, ordered, plural,
-                    row_reader)
+from common import (Meta, RowError, Study, cell_text, get, get_int, get_number, get_opt_int, get_str, is_int,
+                    ms_text, ordered, plural, row_reader)
 
 
 @dataclass(frozen=True)
@@ -33,13 +34,22 @@ def parse_timeline_row(obj: dict, line: int):
     for i, w in enumerate(conn.get("woken") or []):
         if not isinstance(w, dict):
             raise RowError(f'"conn" "woken"[{i}] must be an object')
-        woken.append((w.get("index"), get_int(w, "waker_cpu", 0, ("conn", "woken", i)), w.get("ran_cpu"),
+        at = ("conn", "woken", i)
+        woken.append((get_opt_int(w, "index", at), get_int(w, "waker_cpu", 0, at), get_opt_int(w, "ran_cpu", at),
                       bool(w.get("preempted"))))
-    winner = conn.get("winner_index")
+    eagain = conn.get("eagain_index") or []
+    if not isinstance(eagain, list):
+        raise RowError(f'"conn" "eagain_index" must be a list, got {json.dumps(eagain)}')
+    for i, e in enumerate(eagain):
+        if e is not None and (not is_int(e) or e < 0):
+            raise RowError(f'"conn" "eagain_index"[{i}] must be an integer >= 0 or null, got {json.dumps(e)}')
+    after = conn.get("accept_after_us")
+    if after is not None and (isinstance(after, bool) or not isinstance(after, (int, float)) or after != after):
+        raise RowError(f'"conn" "accept_after_us" must be a number or null, got {json.dumps(after)}')
     return TimelineConn(line, variant, get_int(conn, "n", 1, ("conn",)), get_number(conn, "t_us"),
                         get_int(conn, "est_cpu", 0, ("conn",)), get_str(conn, "client", ("conn",)),
-                        tuple(woken), bool(conn.get("client_preempted")), winner, conn.get("winner_cpu"),
-                        conn.get("accept_after_us"), tuple(conn.get("eagain_index") or ()))
+                        tuple(woken), bool(conn.get("client_preempted")), get_opt_int(conn, "winner_index", ("conn",)),
+                        get_opt_int(conn, "winner_cpu", ("conn",)), after, tuple(eagain))
 
 
 def render_timeline(meta: Meta, rows: list) -> list:
