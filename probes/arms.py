@@ -245,3 +245,11 @@ def reload_cases(quick=False):
 def study_words():
     """Every membership word the table uses."""
     return sorted({w for a in TABLE for w in a.studies})
+
+
+def balancing_wide():
+    """The arms the balancing study runs at its wider worker counts: those
+    users serve with (process mode, no knob-off or measurement arm), and the
+    threads-only balancers (handoff), in the table's order."""
+    return [a.name for a in TABLE if a.default and not a.measurement_only
+            and (a.mode == "process" or (a.claims_balance and not a.process_arm))]
