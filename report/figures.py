@@ -46,7 +46,7 @@ import common  # noqa: E402  (report/common.py: the meta.json reader report.py u
 import results_io  # noqa: E402  (report/results_io.py: the readers report.py uses too)
 from common import WITHIN, Meta  # noqa: E402
 # The rows are read by the report's sections, the same readers report.py uses.
-from sections.balancing import Round, read_balancing  # noqa: E402
+from sections.balancing import Round, base_rows, read_balancing  # noqa: E402
 from sections.cost import read_cost  # noqa: E402
 from sections.payoff import read_payoff  # noqa: E402
 from sections.placement import FailedRun, PlacementRun, StopWinner, read_placement  # noqa: E402
@@ -219,7 +219,9 @@ class BalancingData:
 
 
 def gather_balancing(meta: Optional[Meta], rows: list) -> Optional[BalancingData]:
-    """rows: sections.balancing's (Round, FailedStep)."""
+    """rows: sections.balancing's (Round, FailedStep), at the run's worker
+    count (base_rows: the other counts have tables of their own)."""
+    rows = base_rows(meta, rows)
     measured = [r for r in rows if isinstance(r, Round)]
     named = [r.variant for r in rows]
     if not measured:
