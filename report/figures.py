@@ -49,7 +49,7 @@ from common import WITHIN, Meta  # noqa: E402
 from sections.balancing import Round, base_rows, read_balancing  # noqa: E402
 from sections.cost import read_cost  # noqa: E402
 from sections.payoff import read_payoff  # noqa: E402
-from sections.placement import FailedRun, PlacementRun, StopWinner, read_placement  # noqa: E402
+from sections.placement import FailedRun, PlacementRun, StopWinner, at_two, read_placement  # noqa: E402
 from sections.wrk import WrkRun  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -255,7 +255,7 @@ class PlacementData:
 def gather_placement(rows: list) -> Optional[PlacementData]:
     """rows: sections.placement's (PlacementRun, StopWinner, FailedRun); the
     stop-winner assertion is not drawn."""
-    everything = [r for r in rows if not isinstance(r, StopWinner) and r.shape not in PLACEMENT_SKIPPED_SHAPES]
+    everything = [r for r in at_two(rows) if not isinstance(r, StopWinner) and r.shape not in PLACEMENT_SKIPPED_SHAPES]
     runs = [r for r in everything if isinstance(r, PlacementRun)]
     if not runs:
         return None

@@ -116,7 +116,7 @@ def beside_balancing(measured: list) -> list:
     """The predictions checked against the balancing rows, a table per worker
     count, each beside the rounds it was checked against; only when the run
     has balancing rows at more than one worker count."""
-    mine = [r for r in measured if r.source.startswith("balancing.jsonl")]  # noqa: E501
+    mine = [r for r in measured if r.source.startswith("balancing.jsonl")]
     counts = sorted({r.workers for r in mine})
     if len(counts) < 2:
         return []
