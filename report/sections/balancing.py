@@ -332,7 +332,7 @@ def wide_columns(meta: Meta, rows: list) -> list:
         sizes = sorted({r.connections for r in rows if r.shape == name and isinstance(r, Round)})
         size = "/".join(map(str, sizes))
         if name == "keepalive" and requests.get(name) and sizes:
-            out.append((name, f"keepalive {size}x{requests[name]}"))
+            out.append((name, f"keepalive {size} x {requests[name]}"))
         else:
             out.append((name, f"{name} {size}".strip()))
     return out
