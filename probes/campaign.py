@@ -23,7 +23,8 @@ studies, in the order they run:
                  each connection's story -> timeline.jsonl
   placement      which worker wins under each CPU placement (pinned, one CPU,
                  a hog beside a worker, the probe in a network namespace),
-                 oneshot, burst and ramp; bare's stop-winner check
+                 oneshot, burst and ramp; bare's stop-winner check; at 4
+                 and 8 workers nothing pinned and a hog beside worker 0
                  -> placement.jsonl
   models         models/skew.py campaign: the mechanism models measured and
                  predicted, beside this run's balancing rows -> models.jsonl
