@@ -73,6 +73,9 @@ def test_balancing_at_four_workers_slice(tmp_path):
     fdpass = next(l for l in four.splitlines() if l.startswith("| fdpass |"))
     assert fdpass.count(" ok") == 3 and fdpass.endswith("| 3/3 |"), fdpass
     assert "Every round within 2:1: fdpass." in four
+    # The figure of the other counts: a panel per count, fdpass's rounds in it.
+    svg = (tmp_path / "figures" / "balancing_workers.svg").read_text()
+    assert 'id="share__w4__fdpass__burst"' in svg and "balancing_workers.png" in text
     assert pids_running(SERVER) <= before
 
 

@@ -210,7 +210,8 @@ def render_balancing(meta: Meta, all_rows: list) -> list:
         f"whose max/min ratio is at most 2; a failed step is not a round.")
     out.append("")
     if not rows:
-        out += ["No rounds were recorded in this run.", ""]
+        out += [f"No rounds at {plural(meta.workers, 'worker')} were recorded in this run." if wide else
+                "No rounds were recorded in this run.", ""]
         return out + render_by_workers(meta, wide)
 
     variants = ordered(meta.variants, {r.variant for r in rows})
@@ -352,7 +353,7 @@ def render_by_workers(meta: Meta, rows: list) -> list:
            f"The same probe at {', '.join(map(str, counts))} workers, 16 connections per worker in every shape "
            f"(the table above has {meta.workers}). The arms users serve with ran here: each on ONE server per "
            "worker count, taking the shapes one after another with no pause between rounds (back-to-back, as a "
-           "server that never rests), where a \"fresh\" step says a fresh server per shape; the ramp's "
+           "server that never rests; a heading that says fresh had a fresh server per shape); the ramp's "
            "connections are spaced so a ramp round lasts as long as at the table above. Each round's split "
            "(largest first, a worker with none as 0) is followed by its verdict: ok within 2:1 (max/min <= 2), "
            "out outside it.", ""]
@@ -396,9 +397,10 @@ def render_by_workers(meta: Meta, rows: list) -> list:
             text += f" A step failed for: {', '.join(failed)}."
         out += [text, ""]
         held_everywhere = set(held) if held_everywhere is None else held_everywhere & set(held)
-    ran = ordered(meta.variants, {r.variant for r in rows})
-    out += [f"Across {', '.join(map(str, counts))} workers, every round within 2:1 at every count: "
-            f"{held_text([v for v in ran if v in (held_everywhere or set())])}.", ""]
+    if len(counts) > 1:
+        ran = ordered(meta.variants, {r.variant for r in rows})
+        out += [f"Across {', '.join(map(str, counts))} workers, every round within 2:1 at every count: "
+                f"{held_text([v for v in ran if v in (held_everywhere or set())])}.", ""]
     return out
 
 
