@@ -350,7 +350,7 @@ def render_by_workers(meta: Meta, rows: list) -> list:
         return []
     counts = sorted({r.workers for r in rows})
     out = ["### Balancing at more workers", "",
-           f"The same probe at {', '.join(map(str, counts))} workers, 16 connections per worker in every shape "
+           f"The same probe at {' and '.join(map(str, counts))} workers, 16 connections per worker in every shape "
            f"(the table above has {meta.workers}). The arms users serve with ran here: each on ONE server per "
            "worker count, taking the shapes one after another with no pause between rounds (back-to-back, as a "
            "server that never rests; a heading that says fresh had a fresh server per shape); the ramp's "
@@ -399,7 +399,8 @@ def render_by_workers(meta: Meta, rows: list) -> list:
         held_everywhere = set(held) if held_everywhere is None else held_everywhere & set(held)
     if len(counts) > 1:
         ran = ordered(meta.variants, {r.variant for r in rows})
-        out += [f"Across {', '.join(map(str, counts))} workers, every round within 2:1 at every count: "
+        out += [f"Across {', '.join(map(str, counts[:-1]))} and {counts[-1]} workers, every round within 2:1 at "
+                "every count: "
                 f"{held_text([v for v in ran if v in (held_everywhere or set())])}.", ""]
     return out
 
