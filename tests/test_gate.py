@@ -37,7 +37,8 @@ def test_gate_holds_more_workers():
     assert {l.split()[2] for l in rounds} == {"4w"}, res.stdout
     for when in ("back-to-back", "hogs"):
         for shape in ("burst 64", "ramp 64", "keepalive 64x4"):
-            assert any(("4w %s %s" % (when, shape)) in l and "OUTSIDE 2:1" in l for l in rounds), (when, shape, res.stdout)
+            assert any(("4w %s %s" % (when, shape)) in l and "OUTSIDE 2:1" in l for l in rounds), \
+                (when, shape, res.stdout)
 
 
 def test_gate_rejects_bad_worker_counts():

@@ -159,8 +159,8 @@ def parse_placement_row(obj: dict, line: int):
     if both > rounds:
         raise RowError(f'"both_answered_rounds" is {both}, more than "rounds" ({rounds})')
     return PlacementRun(line, placement, label, variant, shape, run, rounds, split,
-                        None if ratio is None else float(ratio), starved, both, tuple(get_counter(obj, "counts").items()),
-                        workers)
+                        None if ratio is None else float(ratio), starved, both,
+                        tuple(get_counter(obj, "counts").items()), workers)
 
 
 def at_two(rows: list) -> list:
