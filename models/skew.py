@@ -63,6 +63,8 @@ PROG = "skew.py"
 SWEEP_WORKERS = (2, 4, 8, 16, 32, 64)
 SWEEP_CPUS = (2, 4, 8, 16, 32, 64)
 SWEEP_PER_WORKER = 16    # connections per worker in the sweep: 32 at 2 workers, the measured case
+BALANCING_PER_WORKER = 16  # the balancing study's shapes: 16 connections per worker at every count
+BALANCING_RAMP_SPAN_MS = 320  # and its ramp's connections RAMP_SPAN / (16 x N) ms apart (10 at 2 workers)
 
 
 # ---------------------------------------------------------------- command line
@@ -327,19 +329,21 @@ def cmd_race(args):
 
 
 def validate_rows(balancing, latency_for, cpus, rounds, seed, variants, accept_us, arrival_us, gap_ms,
-                  client_cpu, per_worker, shapes=("burst", "ramp")):
-    """Race predictions for the measured 2-worker rows; `latency_for(shape)`
-    gives the latencies to use for that shape."""
+                  client_cpu, per_worker, shapes=("burst", "ramp"), workers=2):
+    """Race predictions for the measured rows at `workers` workers (16
+    connections per worker: 32 at 2); `latency_for(shape)` gives the
+    latencies to use for that shape."""
     out = []
+    k = BALANCING_PER_WORKER * workers
     for shape in shapes:
         latency = latency_for(shape)
-        splits, outside = balancing_rows(balancing, variants, shape)
-        res = simulate_race(2, cpus, 32, rounds, seed, latency, shape=shape, arrival_us=arrival_us,
+        splits, outside = balancing_rows(balancing, variants, shape, workers=workers)
+        res = simulate_race(workers, cpus, k, rounds, seed, latency, shape=shape, arrival_us=arrival_us,
                             gap_ms=gap_ms, accept_us=accept_us, client_cpu=client_cpu, per_worker=per_worker)
         n = len(splits)
         lo, hi = clopper_pearson(outside, n) if n else (None, None)
         out.append({
-            "model": "race-bare", "case": shape, "workers": 2, "cpus": cpus, "connections": 32,
+            "model": "race-bare", "case": shape, "workers": workers, "cpus": cpus, "connections": k,
             "shape": shape, "predicted_outside": res["outside"], "method": "simulation",
             "predicted_rounds": rounds, "seed": seed,
             "measured_outside": outside / n if n else None, "measured_rounds": n, "outside_rounds": outside,
@@ -399,6 +403,63 @@ def run_tool(argv, raw_path, timeout=120):
     return [json.loads(line) for line in out.decode().splitlines() if line.strip()]
 
 
+def balancing_worker_counts(paths, base=2):
+    """The worker counts other than base that the balancing rows hold, ascending."""
+    found = set()
+    for path in paths:
+        for _, row in read_jsonl(path):
+            n = row.get("workers")
+            if isinstance(n, int) and not isinstance(n, bool) and n != base and "split" in row:
+                found.add(n)
+    return sorted(found)
+
+
+def models_at(n, balancing, latency_for, accept_us, per_worker, rounds):
+    """The models' predictions at n workers beside the balancing rows there
+    (16 connections per worker): the hash spread against reuseport's rounds,
+    the EPOLLEXCLUSIVE rule against exclusive's and exclusive-reorder's ramp
+    rounds, the race (on the run's 2 CPUs, from the traced latencies at 2
+    workers) against bare's burst and ramp rounds."""
+    k = BALANCING_PER_WORKER * n
+    out = []
+    hashed = analytic(n, k, samples=20000)
+    for shape in ("burst", "ramp", "keepalive"):
+        splits, outside = balancing_rows(balancing, ("reuseport",), shape, workers=n)
+        if not splits:
+            continue
+        lo, hi = clopper_pearson(outside, len(splits))
+        out.append({
+            "model": "reuseport-balancing", "case": shape, "workers": n, "cpus": None, "connections": k,
+            "shape": shape, "predicted_outside": hashed["outside"], "method": hashed["method"],
+            "measured_outside": outside / len(splits), "measured_rounds": len(splits),
+            "outside_rounds": outside, "ci95": [round(lo, 4), round(hi, 4)],
+            "consistent": lo <= hashed["outside"] <= hi,
+            "measured_splits": [split_text(s) for s in splits],
+            "source": "balancing.jsonl variant reuseport",
+        })
+    for variant, pred in (("exclusive", [k] + [0] * (n - 1)), ("exclusive-reorder", [BALANCING_PER_WORKER] * n)):
+        splits, outside = balancing_rows(balancing, (variant,), "ramp", workers=n)
+        if not splits:
+            continue
+        out.append({
+            "model": "exclusive-balancing", "case": variant, "workers": n, "cpus": None, "connections": k,
+            "shape": "ramp", "rule": "first-registered idle waiter wins"
+            + ("; DEL+ADD every 16 accepts moves it to the back" if variant != "exclusive" else ""),
+            "predicted_split": split_text(pred), "predicted_outside": 1.0 if outside_2to1(pred) else 0.0,
+            "measured_outside": outside / len(splits), "measured_rounds": len(splits),
+            "outside_rounds": outside, "measured_splits": [split_text(s) for s in splits],
+            "consistent": (outside == len(splits)) if outside_2to1(pred) else (outside == 0),
+            "method": "rule", "source": f"balancing.jsonl variant {variant}",
+        })
+    gap_ms = max(1, BALANCING_RAMP_SPAN_MS // k)
+    for row in validate_rows(balancing, latency_for, 2, rounds, 1, ("bare",), accept_us, ARRIVAL_US, gap_ms,
+                             False, per_worker, workers=n):
+        if row["measured_rounds"]:
+            row["gap_ms"] = gap_ms if row["shape"] == "ramp" else None
+            out.append(row)
+    return out
+
+
 def cmd_campaign(args):
     run_campaign(args.out, quick=args.quick, balancing=args.balancing, trace=args.trace, bin_dir=args.bin_dir,
                  netns=False if args.no_netns else None, accept_us=args.accept_us)
@@ -434,7 +495,7 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
         trace = own_trace
 
     rows = []
-    steps = 7
+    steps = 8
     step = [0]
 
     def progress(msg):
@@ -585,7 +646,19 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
     else:
         progress("skipped: no balancing.jsonl")
 
-    # 7. The sweep: bigger machines.
+    # 7. The models beside the balancing rows at every other worker count.
+    counts = balancing_worker_counts(balancing) if balancing else []
+    begin("the models at " + (", ".join(map(str, counts)) if counts else "no other") + " workers beside the "
+          "balancing rows")
+    for n in counts:
+        rows += models_at(n, balancing, latency_for, accept_us, per_worker, 200 if quick else 500)
+    progress("; ".join(f"N={r['workers']} {r['model']} {r['case']}: predicted {r['predicted_outside']:.3f}, measured "
+                       f"{r['outside_rounds']}/{r['measured_rounds']}" for r in rows
+                       if r["workers"] in counts and r.get("source", "") and
+                       str(r.get("source")).startswith("balancing.jsonl"))
+             or "no balancing rows at another worker count")
+
+    # 8. The sweep: bigger machines.
     sweep_rounds = 20 if quick else 60
     begin(f"race sweep N x C, {sweep_rounds} rounds per cell")
     for n, c, res, hashed in sweep(latency, sweep_rounds, 1, SWEEP_PER_WORKER, accept_us=accept_us,

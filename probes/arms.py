@@ -39,6 +39,8 @@ An arm's fields:
                             cost, payoff, placement, perturbation
                                                    in the study (and "quick:<study>"
                                                    in its --quick run)
+                            placement:workers      placement runs it at more workers too
+                                                   (nothing pinned, a hog beside worker 0)
                             cost:one_worker        cost runs it at 1 worker too
                             timeline, slowview     in the study
                             respawn, respawn+migrate
@@ -94,15 +96,15 @@ class Arm:
 
 TABLE = [
     Arm("bare", "bare", when_stopped="others", reload_loses_none=True,
-        studies="quick cost quick:cost cost:one_worker payoff quick:payoff placement quick:placement timeline "
-                "respawn reload",
+        studies="quick cost quick:cost cost:one_worker payoff quick:payoff placement quick:placement "
+                "placement:workers timeline respawn reload",
         place={"cost": 1, "payoff": 1, "placement": 1}),
     Arm("bare-threads", "bare", ["--threads"], process_arm="bare", studies="quick cost", place={"cost": 5}),
     # The race with every thread waiting in ONE epoll instance: any thread may
     # serve any connection's next request.
     Arm("bare-shared-epoll", "bare", ["--threads", "--shared-epoll"], acceptor_is_not_owner=True),
     Arm("exclusive", "exclusive", when_stopped="others", reload_loses_none=True,
-        studies="quick placement timeline reload", place={"placement": 2}),
+        studies="quick placement placement:workers timeline reload", place={"placement": 2}),
     Arm("exclusive-threads", "exclusive", ["--threads"], process_arm="exclusive"),
     Arm("exclusive-reorder", "exclusive-reorder", when_stopped="others", reload_loses_none=True, studies="reload"),
     Arm("exclusive-reorder-threads", "exclusive-reorder", ["--threads"], process_arm="exclusive-reorder"),
@@ -112,7 +114,8 @@ TABLE = [
         studies="placement timeline reload", place={"placement": 3}),
     Arm("lt-yield-threads", "lt-yield", ["--threads"], process_arm="lt-yield"),
     Arm("reuseport", "reuseport", when_stopped="queued",
-        studies="quick payoff placement timeline perturbation respawn respawn+migrate reload reload+migrate",
+        studies="quick payoff placement placement:workers timeline perturbation respawn respawn+migrate reload "
+                "reload+migrate",
         place={"payoff": 3, "placement": 4, "perturbation": 4}),
     Arm("reuseport-threads", "reuseport", ["--threads"], process_arm="reuseport"),
     Arm("reuseport-bpf", "reuseport-bpf", needs_root=True, when_stopped="queued", claims_balance=True,
@@ -127,8 +130,9 @@ TABLE = [
     Arm("mutex-strict-threads", "mutex", ["--accept-mutex-strict", "--threads"], process_arm="mutex-strict"),
     Arm("fdpass", "fdpass", knob_off="fdpass-off", when_stopped="queued", reload_loses_none=True,
         acceptor_is_not_owner=True, claims_balance=True,
-        studies="quick cost quick:cost cost:one_worker payoff quick:payoff placement quick:placement timeline "
-                "perturbation quick:perturbation slowview reload reload+spawn quick:reload+spawn",
+        studies="quick cost quick:cost cost:one_worker payoff quick:payoff placement quick:placement "
+                "placement:workers timeline perturbation quick:perturbation slowview reload reload+spawn "
+                "quick:reload+spawn",
         place={"cost": 3, "payoff": 2, "placement": 5, "perturbation": 1}),
     Arm("fdpass-threads", "fdpass", ["--threads"], knob_off="fdpass-off-threads", process_arm="fdpass",
         acceptor_is_not_owner=True, studies="cost", place={"cost": 6}),
@@ -245,3 +249,11 @@ def reload_cases(quick=False):
 def study_words():
     """Every membership word the table uses."""
     return sorted({w for a in TABLE for w in a.studies})
+
+
+def balancing_wide():
+    """The arms the balancing study runs at its wider worker counts: those
+    users serve with (process mode, no knob-off or measurement arm), and the
+    threads-only balancers (handoff), in the table's order."""
+    return [a.name for a in TABLE if a.default and not a.measurement_only
+            and (a.mode == "process" or (a.claims_balance and not a.process_arm))]

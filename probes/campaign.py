@@ -6,11 +6,14 @@ probes/arms.py) and writes results/linux/<UTC stamp>/: meta.json, one JSON
 Lines file per study, and every tool's verbatim output under raw/. The
 studies, in the order they run:
 
-  balancing      every arm x shape, one fresh server per cell, the probe
-                 asking /pid on every connection for R rounds (--rounds);
-                 shapes: %(shapes)s
-                 -> balancing.jsonl; as root the tracer beside each cell
-                 -> trace.jsonl
+  balancing      at each worker count N (--balancing-workers, default
+                 %(balancing_workers)s), shapes of 16 connections per worker (at 2:
+                 %(shapes)s): at --workers every arm x shape, one
+                 fresh server per cell, the probe asking /pid on every
+                 connection for R rounds (--rounds); at every other N the
+                 arms users serve with, one server each taking the shapes
+                 back-to-back, %(wide_rounds)d rounds each -> balancing.jsonl; as
+                 root the tracer beside each fresh cell -> trace.jsonl
   perturbation   the balancers and their knob-off arms, one server each at
                  each worker count (%(perturbation_workers)s), rounds with no pause
                  under one perturbation after another, the load counters
@@ -20,7 +23,8 @@ studies, in the order they run:
                  each connection's story -> timeline.jsonl
   placement      which worker wins under each CPU placement (pinned, one CPU,
                  a hog beside a worker, the probe in a network namespace),
-                 oneshot, burst and ramp; bare's stop-winner check
+                 oneshot, burst and ramp; bare's stop-winner check; at 4
+                 and 8 workers nothing pinned and a hog beside worker 0
                  -> placement.jsonl
   models         models/skew.py campaign: the mechanism models measured and
                  predicted, beside this run's balancing rows -> models.jsonl
@@ -91,6 +95,8 @@ NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)
 # The docstring's durations, counts and paths, from the studies' constants.
 __doc__ = (__doc__ or "") % {
     "shapes": ", ".join(STUDY["balancing"].shape_label(s) for s in STUDY["balancing"].SHAPES),
+    "balancing_workers": ", ".join(map(str, STUDY["balancing"].BALANCING_WORKERS)),
+    "wide_rounds": STUDY["balancing"].WIDE_ROUNDS,
     "perturbation_workers": ", ".join(map(str, STUDY["perturbation"].PERTURBATION_WORKERS)),
     "perturbations": ", ".join(n for n, _ in STUDY["perturbation"].PERTURBATIONS),
     "mutex_delays": ", ".join(map(str, STUDY["mutex_delay"].MUTEX_DELAYS_MS)),
@@ -279,7 +285,14 @@ def parse_args():
     ap.add_argument("--platform", help="only 'linux' is supported (required)")
     ap.add_argument("--quick", action="store_true", help="one round per cell (a smoke run)")
     ap.add_argument("--rounds", type=int, default=None, help="rounds (trials) per cell (default 3, 1 with --quick)")
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2,
+                    help="workers per server (default 2); the balancing study runs every arm x shape at this "
+                         "count on fresh servers")
+    ap.add_argument("--balancing-workers", metavar="LIST",
+                    help="worker counts of the balancing study, comma-separated (default %s; with --quick: "
+                         "--workers alone; make bench adds 16): at --workers every arm x shape on fresh "
+                         "servers, at the others the arms users serve with, the shapes back-to-back on one "
+                         "server" % ",".join(map(str, STUDY["balancing"].BALANCING_WORKERS)))
     ap.add_argument("--variants", help="comma-separated arms (default: all; with --quick: %s)" % ",".join(QUICK_ARMS))
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
     ap.add_argument("--bench-arms",
@@ -378,6 +391,13 @@ def choose(args):
         die("--bench-rounds %d: expected 1..100" % args.bench_rounds)
     if not 1 <= args.workers <= 64:
         die("--workers %d: expected 1..64" % args.workers)
+    if args.balancing_workers is None:
+        args.balancing_workers = [args.workers] if args.quick else list(STUDY["balancing"].BALANCING_WORKERS)
+    else:
+        try:
+            args.balancing_workers = STUDY["balancing"].worker_counts(args.balancing_workers)
+        except ValueError as e:
+            die("--balancing-workers %s: %s" % (args.balancing_workers, e))
     if args.bench_seconds is not None and not 1 <= args.bench_seconds <= 600:
         die("--bench-seconds %d: expected 1..600" % args.bench_seconds)
 

@@ -11,6 +11,7 @@ accept exactly the rows the report does; a run without meta.json is drawn in
 the rows' own order.
 
     balancing_shares.svg   balancing.jsonl   busiest worker's share, per variant and round
+    balancing_workers.svg  balancing.jsonl   the same at the run's other worker counts, a panel per count
     placement_heatmap.svg  placement.jsonl   median busiest share per placement x variant
     cost_bars.svg          cost.jsonl        median req/s per arm and worker count
     payoff_latency.svg     payoff.jsonl      latency CDFs (raw/payoff-*.wrk.txt, else p50/p99)
@@ -46,20 +47,21 @@ import common  # noqa: E402  (report/common.py: the meta.json reader report.py u
 import results_io  # noqa: E402  (report/results_io.py: the readers report.py uses too)
 from common import WITHIN, Meta  # noqa: E402
 # The rows are read by the report's sections, the same readers report.py uses.
-from sections.balancing import Round, read_balancing  # noqa: E402
+from sections.balancing import Round, base_rows, is_base, read_balancing  # noqa: E402
 from sections.cost import read_cost  # noqa: E402
 from sections.payoff import read_payoff  # noqa: E402
-from sections.placement import FailedRun, PlacementRun, StopWinner, read_placement  # noqa: E402
+from sections.placement import FailedRun, PlacementRun, StopWinner, at_two, read_placement  # noqa: E402
 from sections.wrk import WrkRun  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "report" / "figures"
 
 BALANCING = "balancing_shares.svg"
+BALANCING_WORKERS = "balancing_workers.svg"
 PLACEMENT = "placement_heatmap.svg"
 COST = "cost_bars.svg"
 PAYOFF = "payoff_latency.svg"
-FIGURES = (BALANCING, PLACEMENT, COST, PAYOFF)
+FIGURES = (BALANCING, BALANCING_WORKERS, PLACEMENT, COST, PAYOFF)
 
 DPI = 100
 HASH_SALT = "acceptlab"
@@ -219,7 +221,9 @@ class BalancingData:
 
 
 def gather_balancing(meta: Optional[Meta], rows: list) -> Optional[BalancingData]:
-    """rows: sections.balancing's (Round, FailedStep)."""
+    """rows: sections.balancing's (Round, FailedStep), at the run's worker
+    count (base_rows: the other counts have tables of their own)."""
+    rows = base_rows(meta, rows)
     measured = [r for r in rows if isinstance(r, Round)]
     named = [r.variant for r in rows]
     if not measured:
@@ -240,6 +244,24 @@ def gather_balancing(meta: Optional[Meta], rows: list) -> Optional[BalancingData
     return BalancingData(workers, shapes, rounds)
 
 
+def gather_balancing_workers(meta: Optional[Meta], rows: list) -> Optional[list]:
+    """[(workers, BalancingData)] for each worker count other than the run's
+    (ascending), or None when the run has rows at its own count alone (or no
+    meta to say which count is its own)."""
+    if meta is None:
+        return None
+    wide = [r for r in rows if not is_base(meta, r)]
+    counts = sorted({r.workers for r in wide if isinstance(r, Round)})
+    out = []
+    for n in counts:
+        mine = [r for r in wide if r.workers == n]
+        data = gather_balancing(None, mine)
+        variants = ordered(list(meta.variants), first_seen(r.variant for r in mine))
+        shapes = ordered([s.name for s in meta.shapes] + list(SHAPE_ORDER), first_seen(r.shape for r in mine))
+        out.append((n, BalancingData([(v, n) for v in variants], shapes, data.rounds)))
+    return out or None
+
+
 @dataclass
 class PlacementData:
     shapes: list
@@ -253,7 +275,7 @@ class PlacementData:
 def gather_placement(rows: list) -> Optional[PlacementData]:
     """rows: sections.placement's (PlacementRun, StopWinner, FailedRun); the
     stop-winner assertion is not drawn."""
-    everything = [r for r in rows if not isinstance(r, StopWinner) and r.shape not in PLACEMENT_SKIPPED_SHAPES]
+    everything = [r for r in at_two(rows) if not isinstance(r, StopWinner) and r.shape not in PLACEMENT_SKIPPED_SHAPES]
     runs = [r for r in everything if isinstance(r, PlacementRun)]
     if not runs:
         return None
@@ -369,13 +391,63 @@ def new_figure(width: float, height: float):
 
 
 def draw_balancing(data: BalancingData):
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch, Rectangle
-
     n = len(data.variants)
     fig = new_figure(7.5, 1.6 + 0.34 * n)
     ax = fig.add_subplot()
-    styles = style_for(data.shapes)
+    styles = balancing_axes(ax, data, "")
+    fig.suptitle("Balancing: the busiest worker's share in each round", fontsize=10)
+    balancing_legend(ax, data, styles)
+    return fig
+
+
+def balancing_legend(ax, data: BalancingData, styles: dict):
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Line2D([], [], linestyle="none", marker=styles[s][0], markerfacecolor="none",
+                      markeredgecolor=styles[s][1], markeredgewidth=1.1, label=s) for s in data.shapes]
+    handles.append(Patch(facecolor="#d9f0d3", label="within 2:1 (max/min <= 2)"))
+    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.04), ncol=len(handles),
+              frameon=False, fontsize=8, borderaxespad=0)
+
+
+def draw_balancing_workers(data: list):
+    """A panel per worker count, each as balancing_shares.svg draws the run's own."""
+    n = max(len(d.variants) for _, d in data)
+    fig = new_figure(max(7.5, 1.6 + 3.4 * len(data)), 2.0 + 0.34 * n)
+    axes = fig.subplots(1, len(data), squeeze=False)[0]
+    shapes = first_seen(s for _, d in data for s in d.shapes)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    styles = style_for(shapes)
+    for k, (ax, (workers, d)) in enumerate(zip(axes, data)):
+        balancing_axes(ax, d, f"{workers} workers", styles, key=(f"w{workers}",),
+                       xlabel="busiest worker's share (1/N even, 1 all to one)")
+        if k and [v for v, _ in d.variants] == [v for v, _ in data[0][1].variants]:
+            ax.tick_params(axis="y", labelleft=False)  # the same rows as the first panel's
+    fig.suptitle("Balancing at more workers: the busiest worker's share in each round (back-to-back)\n\n",
+                 fontsize=10)
+    handles = [Line2D([], [], linestyle="none", marker=styles[s][0], markerfacecolor="none",
+                      markeredgecolor=styles[s][1], markeredgewidth=1.1, label=s) for s in shapes]
+    handles.append(Patch(facecolor="#d9f0d3", label="within 2:1 (max/min <= 2)"))
+    # The legend sits in the suptitle's second (blank) line, outside the layout.
+    legend = fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.955), ncol=len(handles),
+                        frameon=False, fontsize=8, borderaxespad=0)
+    legend.set_in_layout(False)
+    return fig
+
+
+def balancing_axes(ax, data: BalancingData, title: str, styles: Optional[dict] = None, key: tuple = (),
+                   xlabel: str = "busiest worker's share of the answered connections (1/N = even, 1.0 = all to one)"
+                   ) -> dict:
+    """One panel of busiest-worker shares, a row per variant (key: what makes
+    its element ids unique in a figure of several panels); returns the
+    shapes' styles."""
+    from matplotlib.patches import Rectangle
+
+    n = len(data.variants)
+    styles = styles or style_for(data.shapes)
     lowest = min(1 / w for _, w in data.variants)
     slots = len(data.shapes)
     for i, (variant, workers) in enumerate(data.variants):
@@ -395,22 +467,18 @@ def draw_balancing(data: BalancingData):
                             if len(shares) > 1 else 0) for k in range(len(shares))]
             marker, colour = styles[shape]
             ax.plot(shares, ys, linestyle="none", marker=marker, markersize=5, markerfacecolor="none",
-                    markeredgecolor=colour, markeredgewidth=1.1, zorder=3, gid=gid("share", variant, shape))
+                    markeredgecolor=colour, markeredgewidth=1.1, zorder=3, gid=gid("share", *key, variant, shape))
         if not any_round:
             ax.text((lowest + 1) / 2, i, "no measured round", ha="center", va="center", fontsize=8,
-                    color="#666666", style="italic", gid=gid("empty", variant))
+                    color="#666666", style="italic", gid=gid("empty", *key, variant))
     ax.set_ylim(n - 0.5, -0.5)
     ax.set_xlim(lowest - 0.02, 1.02)
     ax.set_yticks(range(n), labels=[v for v, _ in data.variants])
     ax.tick_params(axis="y", length=0)
-    ax.set_xlabel("busiest worker's share of the answered connections (1/N = even, 1.0 = all to one)")
-    fig.suptitle("Balancing: the busiest worker's share in each round", fontsize=10)
-    handles = [Line2D([], [], linestyle="none", marker=styles[s][0], markerfacecolor="none",
-                      markeredgecolor=styles[s][1], markeredgewidth=1.1, label=s) for s in data.shapes]
-    handles.append(Patch(facecolor="#d9f0d3", label="within 2:1 (max/min <= 2)"))
-    ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.04), ncol=len(handles),
-              frameon=False, fontsize=8, borderaxespad=0)
-    return fig
+    ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title, fontsize=9, loc="left")
+    return styles
 
 
 def draw_placement(data: PlacementData):
@@ -598,18 +666,23 @@ def plan(run_dir: Path, say: Callable[[str], None] = lambda line: None) -> dict:
     meta = read_meta(run_dir)
     todo = {}
 
-    def study(name: str, read, gather, draw, figure: str):
+    def study(name: str, read, gather, draw, figure: str, optional: bool = False):
+        """optional: a figure most runs have nothing for (said nothing about)."""
         path = run_dir / name
         if not path.is_file():
-            say(f"figures: no {name} in {shown(run_dir)}; {figure} not drawn")
+            if not optional:
+                say(f"figures: no {name} in {shown(run_dir)}; {figure} not drawn")
             return
         data = gather(read_rows(path, read))
         if data is None:
-            say(f"figures: {shown(path)} has no measured row; {figure} not drawn")
+            if not optional:
+                say(f"figures: {shown(path)} has no measured row; {figure} not drawn")
             return
         todo[figure] = (draw, data)
 
     study("balancing.jsonl", read_balancing, lambda rows: gather_balancing(meta, rows), draw_balancing, BALANCING)
+    study("balancing.jsonl", read_balancing, lambda rows: gather_balancing_workers(meta, rows),
+          draw_balancing_workers, BALANCING_WORKERS, optional=True)  # only a run with rows at more worker counts
     study("placement.jsonl", read_placement, gather_placement, draw_placement, PLACEMENT)
     study("cost.jsonl", read_cost, lambda rows: gather_cost(meta, rows), draw_cost, COST)
     study("payoff.jsonl", read_payoff, lambda rows: gather_payoff(meta, run_dir, rows),

@@ -155,6 +155,8 @@ def run_name(value: str) -> str:
 FIGURE_CAPTIONS = {
     "balancing_shares.svg": "Balancing: the busiest worker's share of each round, per variant and shape; "
                             "the band is within 2:1",
+    "balancing_workers.svg": "Balancing at more workers: the busiest worker's share of each round, a panel per "
+                             "worker count; the band is within 2:1",
     "placement_heatmap.svg": "Placement: the busiest worker's median share per placement and variant, with "
                              "the rounds in which both workers answered",
     "cost_bars.svg": "Cost: median req/s per arm and worker count (bars: min to max over the rounds)",

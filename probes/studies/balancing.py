@@ -1,21 +1,53 @@
-"""balancing: every chosen arm x shape, one fresh server per cell (`--port
-0`, its ready line saved), the probe asking /pid on every connection for R
-rounds -> balancing.jsonl (one line per round). As root the tracer runs
-beside each cell -> trace.jsonl (one line per cell: each worker's accepts
-won beside the probe's connections)."""
+"""balancing: which worker gets each new connection, at each worker count of
+--balancing-workers (BALANCING_WORKERS by default), shapes scaled with the
+count N (16 connections per worker: burst 16 x N, ramp 16 x N, keepalive
+16 x N x 4), the probe asking /pid on every connection -> balancing.jsonl
+(one line per round, with "workers" and "how").
+
+At the campaign's --workers (2): every chosen arm x shape, one fresh server
+per cell (`--port 0`, its ready line saved), R rounds (--rounds); as root the
+tracer runs beside each cell -> trace.jsonl (one line per cell: each
+worker's accepts won beside the probe's connections; this count only).
+
+At every other count: the arms users serve with (arms.balancing_wide(): the
+process-mode arms that are no knob-off or measurement arm, and handoff, which
+runs in threads mode only), ONE server per (arm, N) taking the three shapes
+one after another with no pause between rounds (back-to-back, as a server
+that never rests), WIDE_ROUNDS rounds of each; no tracer."""
 
 import json
 import os
 
 import arms
-from harness import ServerRun, Tracer, handoffs_of, probe_cmd, run_probe, split_text
+from harness import ServerRun, StepFailed, Tracer, handoffs_of, probe_cmd, run_probe, split_text
 
 NAME = "balancing"
-SHAPES = [
-    {"name": "burst", "connections": 32},
-    {"name": "ramp", "connections": 32, "gap_ms": 10},
-    {"name": "keepalive", "connections": 32, "requests": 4},
+PER_WORKER = 16            # connections per worker in every shape
+BALANCING_WORKERS = [2, 4, 8]   # the campaign's counts (make bench adds 16 with --balancing-workers)
+WIDE_ROUNDS = 2            # rounds of each shape at a count other than --workers (fewer with --rounds 1)
+RAMP_SPAN_MS = 320         # a ramp round's length at every count: 10 ms apart at 2 workers
+SHAPE_FORMS = [
+    {"name": "burst"},
+    {"name": "ramp"},
+    {"name": "keepalive", "requests": 4},
 ]
+
+
+def shapes_for(workers):
+    """The shapes at a worker count: 16 connections per worker; the ramp's
+    connections RAMP_SPAN_MS / (16 x N) ms apart (10 at 2 workers, 5 at 4, 2
+    at 8, at least 1), so a ramp round lasts as long at every count and each
+    connection is still accepted long before the next arrives."""
+    out = []
+    for s in SHAPE_FORMS:
+        s = dict(s, connections=PER_WORKER * workers)
+        if s["name"] == "ramp":
+            s["gap_ms"] = max(1, RAMP_SPAN_MS // s["connections"])
+        out.append(s)
+    return out
+
+
+SHAPES = shapes_for(2)     # at 2 workers: burst 32, ramp 32, keepalive 32 x 4
 
 
 def shape_label(shape):
@@ -24,11 +56,47 @@ def shape_label(shape):
     return "%s %d" % (shape["name"], shape["connections"])
 
 
+def worker_counts(text):
+    """--balancing-workers' value: distinct counts 1..64, comma-separated, in
+    the order given; ValueError naming what is wrong."""
+    try:
+        counts = [int(n) for n in text.split(",") if n.strip()]
+    except ValueError:
+        raise ValueError("expected worker counts separated by commas, such as 2,4,8")
+    if not counts:
+        raise ValueError("expected at least one worker count")
+    bad = [n for n in counts if not 1 <= n <= 64]
+    if bad:
+        raise ValueError("%d: expected 1..64" % bad[0])
+    if len(set(counts)) != len(counts):
+        raise ValueError("a worker count is given twice")
+    return counts
+
+
+def counts_of(args):
+    return getattr(args, "balancing_workers", None) or [args.workers]
+
+
+def wide_rounds(args):
+    return min(args.rounds, WIDE_ROUNDS)
+
+
 def meta(args):
-    return {"shapes": SHAPES,
+    base = args.workers
+    others = [n for n in counts_of(args) if n != base]
+    return {"shapes": shapes_for(base),
+            "balancing": {"workers": counts_of(args), "base_workers": base, "per_worker": PER_WORKER,
+                          "base": {"how": "fresh", "arms": "every chosen arm", "rounds": args.rounds,
+                                   "server": "one fresh server per arm x shape"},
+                          "wide": {"how": "back-to-back", "workers": others,
+                                   "arms": [a for a in arms.balancing_wide() if a in args.arms],
+                                   "rounds": wide_rounds(args), "round_gap_ms": 0,
+                                   "server": "one server per arm x worker count, the shapes one after another",
+                                   "shapes": {str(n): shapes_for(n) for n in others}}},
             "trace": {"on": getattr(args, "trace", False),
                       "how": "bin/acceptlab-trace --pgid <server pid> --json, attached after the server's "
-                             "ready line and before the probe, stopped after it: one row per balancing step",
+                             "ready line and before the probe, stopped after it: one row per balancing step "
+                             "at %d workers (fresh servers only)" % base,
                       "acceptor_is_not_owner": sorted(arms.where(acceptor_is_not_owner=True))}}
 
 
@@ -60,9 +128,15 @@ def trace_row(arm, shape, ready, rows, trace):
             "cross_check": check}
 
 
-def steps(args, raw_dir):
+def row_of(arm, ready, how, r):
+    return dict({"variant": arm, "mode": ready.get("mode", "process"), "workers": len(ready["workers"]),
+                 "how": how}, **r)
+
+
+def fresh_steps(args, raw_dir):
+    """Every chosen arm x shape at --workers, one fresh server per cell."""
     for arm in args.arms:
-        for shape in SHAPES:
+        for shape in shapes_for(args.workers):
             def step(arm=arm, shape=shape):
                 prefix = os.path.join(raw_dir, "balancing-%s-%s" % (arm, shape["name"]))
                 trace = None
@@ -74,8 +148,7 @@ def steps(args, raw_dir):
                     finally:
                         if tracer:
                             trace = tracer.stop()
-                rows = [dict({"variant": arm, "mode": ready.get("mode", "process"),
-                              "workers": len(ready["workers"])}, **r) for r in rounds]
+                rows = [row_of(arm, ready, "fresh", r) for r in rounds]
                 moved = handoffs_of(proc)
                 if moved is not None:
                     for r in rows:  # over all the step's rounds (one server)
@@ -90,4 +163,44 @@ def steps(args, raw_dir):
                                          "DIFFERS")
                 return rows, split_text(rows) + note
             label = "%-17s %s" % (arm, shape_label(shape))
-            yield label, step, {"variant": arm, "shape": shape["name"], "round": None}
+            yield label, step, {"variant": arm, "workers": args.workers, "how": "fresh", "shape": shape["name"],
+                                "round": None}
+
+
+def wide_steps(args, raw_dir, workers):
+    """The arms users serve with at one more worker count: one server each,
+    the shapes back-to-back."""
+    rounds = wide_rounds(args)
+    for arm in [a for a in arms.balancing_wide() if a in args.arms]:
+        def step(arm=arm):
+            prefix = os.path.join(raw_dir, "balancing-%s-w%d" % (arm, workers))
+            rows, texts = [], []
+            try:
+                with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
+                    for shape in shapes_for(workers):
+                        got = run_probe("%s-%s" % (prefix, shape["name"]),
+                                        probe_cmd(ready["port"], shape, rounds, path, extra=["--round-gap-ms", "0"]),
+                                        rounds)
+                        rows += [row_of(arm, ready, "back-to-back", r) for r in got]
+                        texts.append("%s %s" % (shape["name"], split_text(got)))
+            except StepFailed as e:
+                done = {r["shape"] for r in rows}
+                raise StepFailed(str(e), rows + [{"variant": arm, "workers": workers, "how": "back-to-back",
+                                                  "shape": s["name"], "round": None, "error": str(e)}
+                                                 for s in SHAPE_FORMS if s["name"] not in done])
+            moved = handoffs_of(proc)
+            if moved is not None:
+                for r in rows:  # over the server's life: every shape's rounds
+                    r["step_handoffs"] = moved
+            return rows, "; ".join(texts)
+        yield ("%-17s %dw back-to-back" % (arm, workers), step,
+               {"variant": arm, "workers": workers, "how": "back-to-back", "shape": SHAPE_FORMS[0]["name"],
+                "round": None})
+
+
+def steps(args, raw_dir):
+    for workers in counts_of(args):
+        if workers == args.workers:
+            yield from fresh_steps(args, raw_dir)
+        else:
+            yield from wide_steps(args, raw_dir, workers)

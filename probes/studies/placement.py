@@ -4,7 +4,14 @@ and the probe pinned side by side or on one CPU, a CPU hog beside one
 worker, the probe across a veth pair in a network namespace of its own),
 oneshot 10 x 8, burst and ramp, runs of rounds with a gap between rounds;
 bare also gets the stop-winner check (the worker that answered most
-SIGSTOPped: the other must answer all) -> placement.jsonl (one line per run)."""
+SIGSTOPped: the other must answer all) -> placement.jsonl (one line per run,
+with "workers").
+
+Where it applies at more workers (PLACEMENT_WORKERS): the pinned placements
+are about 2 workers on this machine's 2 CPUs, so at 4 and 8 workers the
+arms of arms.py's "placement:workers" run with nothing pinned and with a CPU
+hog beside worker 0 (the workers alternating over CPUs 0 and 1, the hog on
+CPU 0), one run of oneshot 10 x 8 and one burst of 16 connections per worker."""
 
 import json
 import os
@@ -24,11 +31,18 @@ PLACEMENT_RUNS = 2            # runs per placement x arm x shape (2 keeps the ca
 PLACEMENT_ROUND_GAP_MS = 10   # between rounds: every worker is back asleep
 NETNS_NET = ("10.231.0.1", "10.231.0.2")  # the server's veth end, the probe's (a /30 of our own)
 STOP_WINNER_ARM = "bare"
+PLACEMENT_WORKERS = [4, 8]    # the counts beyond 2 (not with --quick)
+WIDE_PLACEMENTS = ("unpinned", "hog-beside-worker0")
+WIDE_PER_WORKER = 16          # the burst's connections per worker at those counts
 
 
 def meta(args):
     return {"placement": {"arms": arms.in_study("placement"), "placements": placements(), "runs": PLACEMENT_RUNS,
                           "shapes": PLACEMENT_SHAPES, "round_gap_ms": PLACEMENT_ROUND_GAP_MS,
+                          "more_workers": {"workers": [] if args.quick else PLACEMENT_WORKERS,
+                                           "arms": arms.in_study("placement:workers"),
+                                           "placements": {str(n): placements_at(n) for n in PLACEMENT_WORKERS},
+                                           "shapes": {str(n): wide_shapes(n) for n in PLACEMENT_WORKERS}},
                           "stop_winner": "bare: 10 x 8 oneshot, then the probe SIGSTOPs the worker that "
                                          "answered most and runs them again; then SIGCONT and SIGTERM"}}
 
@@ -54,6 +68,25 @@ def placements():
         out.insert(3, {"name": "probe-own-cpu", "label": "workers on CPUs 0 and 1, probe on CPU 2",
                        "pin_workers": "0,1", "probe_cpu": 2})
     return out
+
+
+def placements_at(workers):
+    """The placements that apply at more workers than CPUs: nothing pinned,
+    and a hog beside worker 0 (the workers alternating over CPUs 0 and 1)."""
+    out = []
+    for p in placements():
+        if p["name"] not in WIDE_PLACEMENTS:
+            continue
+        if p.get("pin_workers"):
+            p = dict(p, pin_workers=",".join("01"[i % 2] for i in range(workers)),
+                     label="workers alternating on CPUs 0 and 1, a CPU hog on CPU %d, probe unpinned" % p["hog_cpu"])
+        out.append(p)
+    return out
+
+
+def wide_shapes(workers):
+    """At more workers: one run of the note's oneshot 10 x 8, one burst of 16 per worker."""
+    return [dict(PLACEMENT_SHAPES[0]), {"name": "burst", "connections": WIDE_PER_WORKER * workers, "rounds_per_run": 1}]
 
 
 class Placement:
@@ -172,33 +205,50 @@ def steps(args, raw_dir):
     runs = 1 if args.quick else PLACEMENT_RUNS
     for p in placements():
         for arm in chosen:
-            def step(p=p, arm=arm):
-                prefix = os.path.join(raw_dir, "placement-%s-%s" % (p["name"], arm))
-                server_args = arms.server_args(arm) + (["--pin-workers", p["pin_workers"]] if p.get("pin_workers")
-                                                       else [])
-                pin = ["--pin", str(p["probe_cpu"])] if p.get("probe_cpu") is not None else []
-                rows = []
-                with Placement(p) as (host, wrap):
-                    if host != "127.0.0.1":
-                        server_args += ["--host", host]
-                    with ServerRun(server_args, 2, prefix, arms.env(arm)) as (proc, ready, path):
-                        for shape in PLACEMENT_SHAPES:
-                            n = runs * shape["rounds_per_run"]
-                            cmd = wrap + probe_cmd(ready["port"], shape, n, path, host=host,
-                                                   extra=pin + ["--round-gap-ms", str(PLACEMENT_ROUND_GAP_MS)])
-                            got = run_probe(prefix + "-" + shape["name"], cmd, n)
-                            rows += placement_runs(ready, shape, got)
-                        if arm == STOP_WINNER_ARM:
-                            stop = stop_winner_run(prefix, ready, path, host, wrap, pin)
-                    rc = stop_server(proc) if proc.poll() is None else proc.returncode
-                for r in rows:
-                    r.update({"placement": p["name"], "label": p["label"], "variant": arm,
-                              "mode": ready.get("mode", "process")})
-                if arm == STOP_WINNER_ARM:
-                    rows.append(stop_winner_row(p, arm, proc, rc, stop))
-                text = " ".join("%s %s" % (s["name"], " ".join(r["split"] for r in rows if r.get("shape") == s["name"]))
-                                for s in PLACEMENT_SHAPES)
-                if arm == STOP_WINNER_ARM:
-                    text += "; stop-winner %s" % ("held" if stop["held"] else "FAILED")
-                return rows, text
-            yield "%-18s %-17s" % (p["name"], arm), step, {"placement": p["name"], "variant": arm}
+            yield ("%-18s %-17s" % (p["name"], arm), placement_step(raw_dir, p, arm, 2, PLACEMENT_SHAPES, runs),
+                   {"placement": p["name"], "variant": arm, "workers": 2})
+    if args.quick:
+        return
+    wide = [a for a in arms.in_study("placement:workers") if a in args.arms]
+    for workers in PLACEMENT_WORKERS:
+        for p in placements_at(workers):
+            for arm in wide:
+                yield ("%-18s %-17s %dw" % (p["name"], arm, workers),
+                       placement_step(raw_dir, p, arm, workers, wide_shapes(workers), 1),
+                       {"placement": p["name"], "variant": arm, "workers": workers})
+
+
+def placement_step(raw_dir, p, arm, workers, shapes, runs):
+    """One placement x arm step at a worker count: the shapes' runs on one
+    server (and bare's stop-winner check at 2 workers)."""
+    stop_winner = arm == STOP_WINNER_ARM and workers == 2
+
+    def step():
+        prefix = os.path.join(raw_dir, "placement-%s-%s%s" % (p["name"], arm, "" if workers == 2 else "-w%d" % workers))
+        server_args = arms.server_args(arm) + (["--pin-workers", p["pin_workers"]] if p.get("pin_workers") else [])
+        pin = ["--pin", str(p["probe_cpu"])] if p.get("probe_cpu") is not None else []
+        rows = []
+        with Placement(p) as (host, wrap):
+            if host != "127.0.0.1":
+                server_args += ["--host", host]
+            with ServerRun(server_args, workers, prefix, arms.env(arm)) as (proc, ready, path):
+                for shape in shapes:
+                    n = runs * shape["rounds_per_run"]
+                    cmd = wrap + probe_cmd(ready["port"], shape, n, path, host=host,
+                                           extra=pin + ["--round-gap-ms", str(PLACEMENT_ROUND_GAP_MS)])
+                    got = run_probe(prefix + "-" + shape["name"], cmd, n)
+                    rows += placement_runs(ready, shape, got)
+                if stop_winner:
+                    stop = stop_winner_run(prefix, ready, path, host, wrap, pin)
+            rc = stop_server(proc) if proc.poll() is None else proc.returncode
+        for r in rows:
+            r.update({"placement": p["name"], "label": p["label"], "variant": arm,
+                      "mode": ready.get("mode", "process"), "workers": workers})
+        if stop_winner:
+            rows.append(dict(stop_winner_row(p, arm, proc, rc, stop), workers=workers))
+        text = " ".join("%s %s" % (s["name"], " ".join(r["split"] for r in rows if r.get("shape") == s["name"]))
+                        for s in shapes)
+        if stop_winner:
+            text += "; stop-winner %s" % ("held" if stop["held"] else "FAILED")
+        return rows, text
+    return step

@@ -1,7 +1,11 @@
 """The balancing study (balancing.jsonl): which worker gets each new connection,
-per variant and shape, one row per round. Its rows (Round, FailedStep) are also
+per variant and shape, one row per round, at each worker count the run
+measured: the run's worker count (meta's "workers") in the main table, every
+other count (rows whose "workers" differ: the arms users serve with, back-to-back
+on one server) in a table of its own. Its rows (Round, FailedStep) are also
 the peers study's rounds (sections/peers.py) and what figures.py and
-quicklook.py draw the busiest worker's share from."""
+quicklook.py draw the busiest worker's share from (at the run's worker count,
+base_rows)."""
 
 import json
 import math
@@ -37,6 +41,7 @@ class Round:
     step_handoffs: Optional[int] = None  # handoff arms: connections moved over the step's rounds
     workers: Optional[int] = None  # the server's worker count (balancing rows; None in the peers')
     counts: tuple = ()  # (worker, connections) as the row lists them
+    how: str = "fresh"  # "fresh": a fresh server per shape; "back-to-back": the shapes on one server
 
     @property
     def within(self) -> bool:
@@ -56,6 +61,7 @@ class FailedStep:
     shape: str
     round: Optional[int]
     error: str
+    workers: Optional[int] = None  # the step's worker count when the row says it
 
 
 def parse_balancing_row(obj: dict, line: int, with_workers: bool = True):
@@ -66,7 +72,8 @@ def parse_balancing_row(obj: dict, line: int, with_workers: bool = True):
     shape = get_str(obj, "shape")
     if "error" in obj:
         error, rnd = get_failure(obj)
-        return FailedStep(line, variant, shape, rnd, error)
+        return FailedStep(line, variant, shape, rnd, error,
+                          get_int(obj, "workers", 1) if with_workers and "workers" in obj else None)
 
     rnd = get_int(obj, "round", 1)
     workers = get_int(obj, "workers", 1) if with_workers else None
@@ -94,21 +101,35 @@ def parse_balancing_row(obj: dict, line: int, with_workers: bool = True):
     if mode not in ("process", "threads"):
         raise RowError(f'"mode" must be "process" or "threads", got {json.dumps(mode)}')
     step_handoffs = get_int(obj, "step_handoffs", 0) if "step_handoffs" in obj else None
+    how = get_str(obj, "how") if "how" in obj else "fresh"
+    if how not in ("fresh", "back-to-back"):
+        raise RowError(f'"how" must be "fresh" or "back-to-back", got {json.dumps(how)}')
     return Round(line, variant, shape, rnd, connections, answered, split,
                  None if ratio is None else float(ratio), starved, tuple(listed),
-                 requests_split, switched, mode, step_handoffs, workers, counts)
+                 requests_split, switched, mode, step_handoffs, workers, counts, how)
 
 
 def check_balancing(path: Path, rows: list) -> None:
-    """One row per (variant, shape, round): a repeated round is a corrupt file, not data."""
+    """One row per (variant, workers, shape, round): a repeated round is a corrupt file, not data."""
     seen = {}
     for row in rows:
         if isinstance(row, Round):
-            key = (row.variant, row.shape, row.round)
+            key = (row.variant, row.workers, row.shape, row.round)
             if key in seen:
                 raise InputError(path, row.line, f"round {row.round} of {row.variant} {row.shape} "
                                  f"is already on line {seen[key]}")
             seen[key] = row.line
+
+
+def is_base(meta: Meta, row) -> bool:
+    """A row at the run's worker count (or one that does not say its count)."""
+    return row.workers in (None, meta.workers)
+
+
+def base_rows(meta: Optional[Meta], rows: list) -> list:
+    """The rows at the run's worker count: the main table's, the figure's and
+    the peers' comparison's (every row when there is no meta)."""
+    return [r for r in rows if meta is None or is_base(meta, r)]
 
 
 def shape_columns(meta: Meta, rows: list) -> list:
@@ -173,7 +194,9 @@ def describe_shape(shape: Shape) -> str:
     return f"{shape.name} {how}"
 
 
-def render_balancing(meta: Meta, rows: list) -> list:
+def render_balancing(meta: Meta, all_rows: list) -> list:
+    rows = base_rows(meta, all_rows)
+    wide = [r for r in all_rows if not is_base(meta, r)]
     out = ["## Balancing", ""]
     shapes_said = "; ".join(describe_shape(s) for s in meta.shapes)
     out.append(
@@ -187,8 +210,9 @@ def render_balancing(meta: Meta, rows: list) -> list:
         f"whose max/min ratio is at most 2; a failed step is not a round.")
     out.append("")
     if not rows:
-        out += ["No rounds were recorded in this run.", ""]
-        return out
+        out += [f"No rounds at {plural(meta.workers, 'worker')} were recorded in this run." if wide else
+                "No rounds were recorded in this run.", ""]
+        return out + render_by_workers(meta, wide)
 
     variants = ordered(meta.variants, {r.variant for r in rows})
     columns = shape_columns(meta, rows)
@@ -229,7 +253,7 @@ def render_balancing(meta: Meta, rows: list) -> list:
     if failed:
         overall += f", {plural(len(failed), 'step')} failed"
     out += ["", overall + ".", ""]
-    return out + render_reference(measured)
+    return out + render_reference(measured) + render_by_workers(meta, wide)
 
 
 def variant_summary(variant: str, rows: list) -> str:
@@ -280,6 +304,105 @@ def variant_summary(variant: str, rows: list) -> str:
     for f in failed:
         parts.append(f"{f.shape} failed: {' '.join(f.error.split())}.")
     return f"{variant}: " + " ".join(parts)
+
+
+# ---------------------------------------------------------------- other worker counts
+
+
+def verdict_cell(name: str, shape: str, steps: list, notes: list) -> str:
+    """steps_cell's splits, each measured round followed by its 2:1 verdict
+    ("ok" within, "out" outside)."""
+    parts = []
+    for r in sort_steps(steps):
+        if isinstance(r, FailedStep):
+            parts.append("failed: " + cell_text(r.error))
+            continue
+        mark = "!" if r.troubled else ""
+        if r.troubled:
+            notes.append(f"- {name}, {shape}, round {r.round}: {error_note(r)}.")
+        parts.append(f"{r.split}{mark} {'ok' if r.within else 'out'}")
+    return " ".join(parts) if parts else "not run"
+
+
+def wide_columns(meta: Meta, rows: list) -> list:
+    """(shape, label) at one worker count: meta's shapes' order, the
+    connections from the rows (16 per worker), keepalive's requests from meta."""
+    requests = {s.name: s.requests for s in meta.shapes}
+    out = []
+    for name in ordered(tuple(s.name for s in meta.shapes), {r.shape for r in rows}):
+        sizes = sorted({r.connections for r in rows if r.shape == name and isinstance(r, Round)})
+        size = "/".join(map(str, sizes))
+        if name == "keepalive" and requests.get(name) and sizes:
+            out.append((name, f"keepalive {size} x {requests[name]}"))
+        else:
+            out.append((name, f"{name} {size}".strip()))
+    return out
+
+
+def held_text(names: list) -> str:
+    return ", ".join(names) if names else "none"
+
+
+def render_by_workers(meta: Meta, rows: list) -> list:
+    """The tables at the worker counts other than the run's: one per count,
+    each round's split with its 2:1 verdict, and which arms held."""
+    if not rows:
+        return []
+    counts = sorted({r.workers for r in rows})
+    out = ["### Balancing at more workers", "",
+           f"The same probe at {' and '.join(map(str, counts))} workers, 16 connections per worker in every shape "
+           f"(the table above has {meta.workers}). The arms users serve with ran here: each on ONE server per "
+           "worker count, taking the shapes one after another with no pause between rounds (back-to-back, as a "
+           "server that never rests; a heading that says fresh had a fresh server per shape); the ramp's "
+           "connections are spaced so a ramp round lasts as long as at the table above. Each round's split "
+           "(largest first, a worker with none as 0) is followed by its verdict: ok within 2:1 (max/min <= 2), "
+           "out outside it.", ""]
+    held_everywhere = None
+    for n in counts:
+        mine = [r for r in rows if r.workers == n]
+        measured = [r for r in mine if isinstance(r, Round)]
+        hows = sorted({r.how for r in measured}) or ["back-to-back"]
+        columns = wide_columns(meta, mine)
+        variants = ordered(meta.variants, {r.variant for r in mine})
+        steps = {}
+        for r in mine:
+            steps.setdefault((r.variant, r.shape), []).append(r)
+        out += [f"#### {n} workers ({', '.join(hows)})", "",
+                "| variant | mode | " + " | ".join(label for _, label in columns) + " | within 2:1 |",
+                "|---|---|" + "---|" * len(columns) + "---|"]
+        notes, held, missed = [], [], []
+        for v in variants:
+            cells = [verdict_cell(v, shape, steps.get((v, shape), []), notes) for shape, _ in columns]
+            rounds = [r for r in measured if r.variant == v]
+            within = sum(r.within for r in rounds)
+            cells.append(f"{within}/{len(rounds)}")
+            out.append(f"| {cell_text(v)} | {rounds[0].mode if rounds else '?'} | " + " | ".join(cells) + " |")
+            if rounds and within == len(rounds) and not any(isinstance(r, FailedStep) for r in mine
+                                                            if r.variant == v):
+                held.append(v)
+            elif rounds:
+                rank = lambda r: math.inf if r.ratio is None else r.ratio  # noqa: E731
+                worst = max(rounds, key=rank)
+                starved = sum(r.starved > 0 for r in rounds)
+                missed.append(f"{v} ({len(rounds) - within} of {plural(len(rounds), 'round')} out; worst "
+                              f"{worst.shape} round {worst.round}, {worst.split}"
+                              + (f"; {starved} left a worker with none" if starved else "") + ")")
+        out.append("")
+        if notes:
+            out += ["`!` marks a round with errors or unanswered connections:", ""] + notes + [""]
+        failed = sorted({r.variant for r in mine if isinstance(r, FailedStep)})
+        text = (f"**What this shows at {n} workers.** Every round within 2:1: {held_text(held)}. "
+                f"Outside 2:1 in some round: {held_text(missed)}.")
+        if failed:
+            text += f" A step failed for: {', '.join(failed)}."
+        out += [text, ""]
+        held_everywhere = set(held) if held_everywhere is None else held_everywhere & set(held)
+    if len(counts) > 1:
+        ran = ordered(meta.variants, {r.variant for r in rows})
+        out += [f"Across {', '.join(map(str, counts[:-1]))} and {counts[-1]} workers, every round within 2:1 at "
+                "every count: "
+                f"{held_text([v for v in ran if v in (held_everywhere or set())])}.", ""]
+    return out
 
 
 # ---------------------------------------------------------------- reference rows

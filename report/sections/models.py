@@ -25,6 +25,8 @@ class ModelRow:
     consistent: Optional[bool]
     source: str
     latency_source: Optional[str] = None
+    measured_splits: tuple = ()  # the balancing rounds a row was checked against, when it says them
+    predicted_split: Optional[str] = None  # a rule's predicted split
 
 
 def parse_model_row(obj: dict, line: int):
@@ -42,10 +44,16 @@ def parse_model_row(obj: dict, line: int):
     cpus = obj.get("cpus")
     if cpus is not None and not is_int(cpus):
         raise RowError('"cpus" must be an integer or null')
+    splits = obj.get("measured_splits") or []
+    if not isinstance(splits, list) or not all(isinstance(x, str) for x in splits):
+        raise RowError('"measured_splits" must be an array of splits')
+    rule = obj.get("predicted_split")
+    if rule is not None and not isinstance(rule, str):
+        raise RowError('"predicted_split" must be a split or null')
     return ModelRow(line, get_str(obj, "model"), get_str(obj, "case"), get_int(obj, "workers", 1),
                     get_int(obj, "connections", 0), cpus, get_str(obj, "shape"), get_str(obj, "method"),
                     predicted, measured, get_int(obj, "measured_rounds", 0), tuple(ci) if ci else None,
-                    consistent, obj.get("source") or "-", obj.get("latency_source"))
+                    consistent, obj.get("source") or "-", obj.get("latency_source"), tuple(splits), rule)
 
 
 def pct(x: Optional[float]) -> str:
@@ -78,6 +86,7 @@ def render_models(meta: Meta, rows: list) -> list:
                        f"{pct(r.predicted)} | {pct(r.measured)} ({r.rounds}) | {ci} | {cons} | "
                        f"{cell_text(r.source)} |")
         out.append("")
+    out += beside_balancing(measured)
     if sweep:
         ns = sorted({r.workers for r in sweep})
         cs = sorted({r.cpus for r in sweep if r.cpus is not None})
@@ -100,6 +109,36 @@ def render_models(meta: Meta, rows: list) -> list:
     if failed:
         text += f" {plural(len(failed), 'model step')} failed: " + "; ".join(cell_text(f.error) for f in failed) + "."
     out += [text, ""]
+    return out
+
+
+def beside_balancing(measured: list) -> list:
+    """The predictions checked against the balancing rows, a table per worker
+    count, each beside the rounds it was checked against; only when the run
+    has balancing rows at more than one worker count."""
+    mine = [r for r in measured if r.source.startswith("balancing.jsonl")]
+    counts = sorted({r.workers for r in mine})
+    if len(counts) < 2:
+        return []
+    out = ["### The models beside the balancing rows, by worker count", "",
+           "Each prediction above that was checked against this run's balancing rounds, at the worker count "
+           "it was made for (16 connections per worker), beside those rounds' splits. At more than 2 workers "
+           "the rounds are the back-to-back ones of \"Balancing at more workers\", and the race model runs on "
+           "this machine's CPUs from the latencies traced at 2 workers; the EPOLLEXCLUSIVE rule's split assumes a "
+           "server whose wait queue is as it started, which a ramp that follows bursts on the same server is not.",
+           ""]
+    for n in counts:
+        out += [f"#### {n} workers", "",
+                "| arm | case | model | predicted | measured rounds | measured outside | consistent |",
+                "|---|---|---|---|---|---|---|"]
+        for r in (r for r in mine if r.workers == n):
+            arm = r.source.split("variant ", 1)[-1]
+            predicted = f"{pct(r.predicted)} outside" + (f" (split {r.predicted_split})" if r.predicted_split else "")
+            cons = "-" if r.consistent is None else "yes" if r.consistent else "NO"
+            case = r.case if r.case.startswith(r.shape) else r.shape
+            out.append(f"| {cell_text(arm)} | {cell_text(case)} | {r.model} ({r.method}) | {predicted} | "
+                       f"{' '.join(r.measured_splits) or '-'} | {pct(r.measured)} ({r.rounds}) | {cons} |")
+        out.append("")
     return out
 
 

@@ -11,7 +11,7 @@ from typing import Optional
 
 from common import (InputError, Meta, PeersParams, RowError, Study, cell_text, get, get_bool, get_counter,
                     get_int, get_str, is_int, json_kind, ordered, plural, row_reader)
-from sections.balancing import FailedStep, Round, parse_balancing_row, steps_cell, variant_summary
+from sections.balancing import FailedStep, Round, base_rows, parse_balancing_row, steps_cell, variant_summary
 
 
 @dataclass(frozen=True)
@@ -254,7 +254,7 @@ def render_peers(meta: Meta, rows: list, others: dict) -> list:
 
 
 def peers_comparison(meta: Meta, names: list, rounds: list, balancing: Optional[list]) -> list:
-    ours = [r for r in balancing or [] if isinstance(r, Round)]
+    ours = [r for r in base_rows(meta, balancing or []) if isinstance(r, Round)]
     shared = [s for s in ordered(tuple(s.name for s in meta.shapes), {r.shape for r in ours})
               if any(isinstance(r, Round) and r.shape == s for r in rounds)]
     out = ["### Our variants for comparison", ""]

@@ -106,6 +106,7 @@ class PlacementRun:
     starved: int
     both_rounds: int
     counts: tuple  # (worker, connections) over the run's rounds, as the row lists them
+    workers: Optional[int] = None  # the server's worker count, when the row says it (2 before it did)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ class FailedRun:
     variant: str
     shape: Optional[str]
     error: str
+    workers: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -131,21 +133,24 @@ class StopWinner:
     exit: Optional[int]
     crash: int
     why: Optional[str]
+    workers: Optional[int] = None
 
 
 def parse_placement_row(obj: dict, line: int):
     placement = get_str(obj, "placement")
     variant = get_str(obj, "variant")
+    workers = get_int(obj, "workers", 1) if "workers" in obj else None
     if "error" in obj:
         shape = obj.get("shape")
         return FailedRun(line, placement, variant, shape if isinstance(shape, str) and shape.strip() else None,
-                         str(obj["error"]))
+                         str(obj["error"]), workers)
     label = get_str(obj, "label")
     shape = get_str(obj, "shape")
     if shape == "stop_winner":
         held = get_bool(obj, "held")
         return StopWinner(line, placement, label, variant, held, obj.get("before"), obj.get("other_answered"),
-                          obj.get("of"), obj.get("exit"), get_int(obj, "crash_or_respawn", 0), obj.get("why"))
+                          obj.get("of"), obj.get("exit"), get_int(obj, "crash_or_respawn", 0), obj.get("why"),
+                          workers)
     ratio = get(obj, "ratio")
     if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or ratio < 1):
         raise RowError(f'"ratio" must be a number >= 1 or null, got {json.dumps(ratio)}')
@@ -154,10 +159,19 @@ def parse_placement_row(obj: dict, line: int):
     if both > rounds:
         raise RowError(f'"both_answered_rounds" is {both}, more than "rounds" ({rounds})')
     return PlacementRun(line, placement, label, variant, shape, run, rounds, split,
-                        None if ratio is None else float(ratio), starved, both, tuple(get_counter(obj, "counts").items()))
+                        None if ratio is None else float(ratio), starved, both,
+                        tuple(get_counter(obj, "counts").items()), workers)
 
 
-def render_placement(meta: Meta, rows: list) -> list:
+def at_two(rows: list) -> list:
+    """The rows at 2 workers (every row from before rows said their count):
+    the main tables', the reference rows' and the figure's."""
+    return [r for r in rows if r.workers in (None, 2)]
+
+
+def render_placement(meta: Meta, all_rows: list) -> list:
+    rows = at_two(all_rows)
+    wide = [r for r in all_rows if r.workers not in (None, 2)]
     out = ["## Placement: which worker wins is CPU placement", ""]
     runs = [r for r in rows if isinstance(r, PlacementRun)]
     n = max((r.run for r in runs), default=0)
@@ -173,7 +187,7 @@ def render_placement(meta: Meta, rows: list) -> list:
         f"{n * oneshot} for oneshot, of {n} otherwise).")
     out.append("")
     if not runs:
-        return out + ["No placement run was recorded.", ""]
+        return out + ["No placement run was recorded.", ""] + render_more_workers(meta, wide)
     placements = list(dict.fromkeys(r.placement for r in runs))
     labels = {r.placement: r.label for r in runs}
     variants = ordered(meta.variants, {r.variant for r in runs})
@@ -229,6 +243,52 @@ def render_placement(meta: Meta, rows: list) -> list:
                    "above. The note's figures come from another machine (4 vCPUs, its own server); where the "
                    "data here differ, the report keeps both and does not adjust either.")
         out.append("")
+    return out + render_more_workers(meta, wide)
+
+
+def render_more_workers(meta: Meta, rows: list) -> list:
+    """Placement at more workers than CPUs: a table per worker count
+    (placement x variant), each cell the oneshot and burst runs' splits."""
+    runs = [r for r in rows if isinstance(r, PlacementRun)]
+    failed = [r for r in rows if isinstance(r, FailedRun)]
+    if not runs and not failed:
+        return []
+    out = ["### Where it applies at more workers", "",
+           "The pinned placements above are about 2 workers on this machine's 2 CPUs; with more workers than "
+           "CPUs what applies is nothing pinned and a CPU hog beside worker 0 (the workers alternating over "
+           "CPUs 0 and 1, the hog on CPU 0). One server per placement, variant and worker count; one run of "
+           "the note's oneshot (10 rounds of 8 sequential connections) and one burst of 16 connections per "
+           "worker. Each cell: the oneshot run's split, then the burst's, each with its 2:1 verdict (ok within "
+           "max/min <= 2, out outside; a worker with none is out).", ""]
+    variants = ordered(meta.variants, {r.variant for r in rows})
+    findings = []
+    for n in sorted({r.workers for r in rows}):
+        mine = [r for r in runs if r.workers == n]
+        placements = list(dict.fromkeys(r.placement for r in rows if r.workers == n))
+        labels = {r.placement: r.label for r in mine}
+        out += [f"#### {n} workers", "", "| placement | " + " | ".join(variants) + " |",
+                "|---|" + "---|" * len(variants)]
+        for p in placements:
+            cells = []
+            for v in variants:
+                got = [r for r in mine if (r.placement, r.variant) == (p, v)]
+                if not got:
+                    bad = [r for r in failed if (r.placement, r.variant, r.workers) == (p, v, n)]
+                    cells.append("failed: " + cell_text(bad[0].error) if bad else "not run")
+                    continue
+                cells.append(" ".join(f"{r.shape} {r.split} {'ok' if r.ratio is not None and r.ratio <= 2 else 'out'}"
+                                      for r in got))
+            out.append(f"| {cell_text(labels.get(p, p))} | " + " | ".join(cells) + " |")
+        out.append("")
+        for shape in dict.fromkeys(r.shape for r in mine):
+            held = [v for v in variants if any(r.variant == v and r.shape == shape for r in mine)
+                    and all(r.ratio is not None and r.ratio <= 2 for r in mine if r.variant == v and r.shape == shape)]
+            findings.append(f"at {n} workers, {shape} within 2:1 in every placement: {', '.join(held) or 'none'}")
+    text = "; ".join(findings)
+    out += ["**What this shows.** " + text[0].upper() + text[1:] + ". Oneshot holds one connection open at a "
+            "time, so a least-loaded pick sees every worker at the same load and keeps the connection where it "
+            "was accepted (fdpass's ties go to the acceptor): its oneshot splits are who wins the wake-up, not "
+            "balance under load, which the bursts show.", ""]
     return out
 
 

@@ -1,0 +1,191 @@
+"""Worker count as a dimension of the balancing, placement and models
+studies: the campaign's rows at 4 workers carry "workers" and the scaled
+connection counts (16 per worker), the report renders a table per worker
+count beside the run's own (which stays as it was), and the models predict at
+each count beside the measured rounds. Kept cheap: one small campaign slice
+(--rounds 1, one arm), the rest from plans and synthetic rows."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from conftest import PYTHON, ROOT, SERVER, pids_running
+
+CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
+REPORT = os.path.join(ROOT, "report", "report.py")
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "report", "results", "linux")
+sys.path.insert(0, os.path.join(ROOT, "models"))
+import skew  # noqa: E402  (models/skew.py)
+
+
+def section(text, heading):
+    """The text from a heading line to the next heading of its level or above."""
+    level = heading.split()[0]
+    lines = text.splitlines()
+    start = lines.index(heading)
+    end = next((i for i in range(start + 1, len(lines))
+                if lines[i].startswith("#") and len(lines[i].split()[0]) <= len(level)), len(lines))
+    return "\n".join(lines[start:end])
+
+
+def test_balancing_at_four_workers_slice(tmp_path):
+    """--balancing-workers 2,4 with one arm and --rounds 1: at 2 workers the
+    fresh servers as before (32 connections, trace rows as root), at 4 one
+    server taking the three shapes back-to-back, 64 connections a round
+    split over 4 workers (zeros listed); fdpass, which claims balance, holds
+    2:1 in every round; the report keeps the 2-worker table and adds a
+    4-worker table with each round's verdict; no server outlives it."""
+    before = pids_running(SERVER)
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--variants", "fdpass", "--studies", "balancing",
+                          "--balancing-workers", "2,4", "--rounds", "1", "--results-dir", str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "[  4/4]" in res.stdout, res.stdout
+    stamp = (tmp_path / "CANONICAL").read_text().strip()
+    run = tmp_path / stamp
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["parameters"]["balancing"]["workers"] == [2, 4]
+    assert meta["parameters"]["balancing"]["wide"]["arms"] == ["fdpass"]
+    rows = [json.loads(l) for l in (run / "balancing.jsonl").read_text().splitlines()]
+    assert [(r["workers"], r["how"], r["shape"]) for r in rows] == [
+        (2, "fresh", s) for s in ("burst", "ramp", "keepalive")] + [
+        (4, "back-to-back", s) for s in ("burst", "ramp", "keepalive")]
+    for r in rows:
+        assert "error" not in r, r
+        assert r["connections"] == 16 * r["workers"], r
+        assert len(r["counts"]) == r["workers"], "every worker listed, zeros included: %r" % r
+        assert sum(r["counts"].values()) + r["unanswered"] == r["connections"], r
+        assert r["ratio"] is not None and r["ratio"] <= 2, "fdpass claims 2:1 at every count: %r" % r
+    if os.geteuid() == 0:
+        trace = [json.loads(l) for l in (run / "trace.jsonl").read_text().splitlines()]
+        assert [t["shape"] for t in trace] == ["burst", "ramp", "keepalive"], "trace rows: the fresh cells only"
+    out = tmp_path / "linux.md"
+    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    text = out.read_text()
+    main = section(text, "## Balancing")
+    assert "| variant | mode | burst 32 | ramp 32 (10 ms) | keepalive 32 x 4 | within 2:1 |" in main
+    four = section(text, "#### 4 workers (back-to-back)")
+    assert "| variant | mode | burst 64 | ramp 64 | keepalive 64 x 4 | within 2:1 |" in four
+    fdpass = next(l for l in four.splitlines() if l.startswith("| fdpass |"))
+    assert fdpass.count(" ok") == 3 and fdpass.endswith("| 3/3 |"), fdpass
+    assert "Every round within 2:1: fdpass." in four
+    # The figure of the other counts: a panel per count, fdpass's rounds in it.
+    svg = (tmp_path / "figures" / "balancing_workers.svg").read_text()
+    assert 'id="share__w4__fdpass__burst"' in svg and "balancing_workers.png" in text
+    assert pids_running(SERVER) <= before
+
+
+def test_balancing_workers_option():
+    """--balancing-workers is validated (exit 2, one line naming it); the
+    default plan runs every arm at 2 and the arms users serve with at 4 and 8
+    (no knob-off or measurement arm, no threads arm but handoff), and the
+    placement study adds its placement:workers arms at 4 and 8."""
+    for bad in ("2,x", "0", "2,2", ""):
+        res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--balancing-workers", bad],
+                             capture_output=True, text=True, timeout=30)
+        assert res.returncode == 2 and res.stderr.startswith("campaign: --balancing-workers"), (bad, res.stderr)
+        assert len(res.stderr.splitlines()) == 1, res.stderr
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--studies", "balancing,placement"],
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    lines = [l.replace("   (skipped: needs root)", "").split() for l in res.stdout.splitlines()]
+    wide = {(l[1], l[2]) for l in lines if l[0] == "balancing" and l[-1] == "back-to-back"}
+    import arms
+    users = arms.balancing_wide()
+    assert wide == {(a, "%dw" % n) for a in users for n in (4, 8)}, wide
+    assert "handoff" in users and not {"fdpass-off", "handoff-off", "bare-threads"} & set(users), users
+    placed = {(l[1], l[2], l[3]) for l in lines if l[0] == "placement" and l[-1].endswith("w")}
+    assert placed == {(p, a, "%dw" % n) for p in ("unpinned", "hog-beside-worker0")
+                      for a in arms.in_study("placement:workers") for n in (4, 8)}, placed
+
+
+def balancing_row(variant, workers, shape, rnd, counts):
+    ns = sorted(counts, reverse=True)
+    ids = {str(1000 + i): n for i, n in enumerate(counts)}
+    return {"variant": variant, "workers": workers, "how": "back-to-back", "shape": shape, "round": rnd,
+            "mode": "process", "connections": sum(counts), "answered": sum(counts), "counts": ids,
+            "split": "/".join(map(str, ns)), "ratio": round(ns[0] / ns[-1], 3) if ns[-1] else None,
+            "starved": sum(n == 0 for n in ns), "unanswered": 0, "errors": {}}
+
+
+def test_models_at_more_workers_beside_the_rounds(tmp_path):
+    """models_at(4, ...) predicts at 4 workers, 64 connections: the hash
+    spread against reuseport's rounds, the EPOLLEXCLUSIVE rule (64/0/0/0 for
+    exclusive, 16 each for exclusive-reorder) against the ramp rounds, the
+    race on 2 CPUs against bare's; each row carries the rounds it was checked
+    against, and the report's models section puts them in a 4-worker table."""
+    rows = [balancing_row("reuseport", 4, "burst", 1, [20, 16, 15, 13]),
+            balancing_row("exclusive", 4, "ramp", 1, [64, 0, 0, 0]),
+            balancing_row("exclusive-reorder", 4, "ramp", 1, [16, 16, 16, 16]),
+            balancing_row("bare", 4, "burst", 1, [40, 17, 7, 0]),
+            balancing_row("bare", 4, "ramp", 1, [29, 24, 10, 1])]
+    path = tmp_path / "balancing.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert skew.balancing_worker_counts([str(path)]) == [4]
+    latency = skew.LatencySource(skew.Latency("test", samples=[20, 40, 400]), [], "test")
+    got = skew.models_at(4, [str(path)], lambda shape: latency, skew.ACCEPT_US, False, 50)
+    assert {(r["model"], r["case"]) for r in got} == {
+        ("reuseport-balancing", "burst"), ("exclusive-balancing", "exclusive"),
+        ("exclusive-balancing", "exclusive-reorder"), ("race-bare", "burst"), ("race-bare", "ramp")}
+    for r in got:
+        assert r["workers"] == 4 and r["connections"] == 64, r
+        assert r["measured_rounds"] == 1 and len(r["measured_splits"]) == 1, r
+    reuse = next(r for r in got if r["model"] == "reuseport-balancing")
+    assert reuse["predicted_outside"] == skew.analytic(4, 64, samples=20000)["outside"]
+    rules = {r["case"]: r for r in got if r["model"] == "exclusive-balancing"}
+    assert rules["exclusive"]["predicted_split"] == "64/0/0/0" and rules["exclusive"]["consistent"]
+    assert rules["exclusive-reorder"]["predicted_split"] == "16/16/16/16" and rules["exclusive-reorder"]["consistent"]
+
+    # The report: a models section with a table per worker count, 2 and 4.
+    results = tmp_path / "results"
+    shutil.copytree(FIXTURE, results)
+    run = next(p for p in results.iterdir() if p.is_dir())
+    with open(run / "models.jsonl", "a") as f:
+        for r in got:
+            f.write(json.dumps(r) + "\n")
+    out = tmp_path / "linux.md"
+    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    beside = section(out.read_text(), "### The models beside the balancing rows, by worker count")
+    four = section(beside, "#### 4 workers")
+    assert "| exclusive | ramp | exclusive-balancing (rule) | 100% outside (split 64/0/0/0) | 64/0/0/0 |" in four
+    assert "| bare | burst | race-bare (simulation) |" in four and "40/17/7/0" in four
+
+
+def test_placement_at_more_workers_renders_by_count(tmp_path):
+    """Placement rows at 4 workers (nothing pinned, the hog beside worker 0)
+    get a table of their own with each run's verdict; the 2-worker tables
+    and the reference rows stay as they were (the fixture's rows have no
+    "workers": they are 2-worker rows)."""
+    results = tmp_path / "results"
+    shutil.copytree(FIXTURE, results)
+    run = next(p for p in results.iterdir() if p.is_dir())
+    base = tmp_path / "base.md"
+    assert subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--out", str(base)],
+                          capture_output=True).returncode == 0
+    wide = []
+    for placement, label in (("unpinned", "nothing pinned"),
+                             ("hog-beside-worker0", "workers alternating on CPUs 0 and 1, a CPU hog on CPU 0")):
+        for shape, counts, rounds in (("oneshot", [41, 28, 11, 0], 10), ("burst", [16, 16, 16, 16], 1)):
+            ns = sorted(counts, reverse=True)
+            wide.append({"placement": placement, "label": label, "variant": "bare", "workers": 4, "shape": shape,
+                         "run": 1, "rounds": rounds, "connections": sum(counts), "answered": sum(counts),
+                         "counts": {str(100 + i): n for i, n in enumerate(counts)}, "split": "/".join(map(str, ns)),
+                         "ratio": round(ns[0] / ns[-1], 3) if ns[-1] else None, "starved": ns.count(0),
+                         "both_answered_rounds": 0, "mode": "process"})
+    with open(run / "placement.jsonl", "a") as f:
+        for r in wide:
+            f.write(json.dumps(r) + "\n")
+    out = tmp_path / "linux.md"
+    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    text, before = out.read_text(), base.read_text()
+    more = section(text, "### Where it applies at more workers")
+    assert "| nothing pinned | oneshot 41/28/11/0 out burst 16/16/16/16 ok |" in section(more, "#### 4 workers")
+    assert text.replace(more + "\n", "") == before, "the 2-worker placement tables changed"
