@@ -308,7 +308,7 @@ def record_outcomes(args, run_dir):
         if hasattr(STUDY[study], "outcome"):
             state = STUDY[study].outcome(os.path.join(run_dir, study + ".jsonl"), args)
             meta["parameters"].setdefault(study, {}).setdefault("stopping", {})["outcome"] = state
-            if state.get("cap_hit"):
+            if state.get("cap_hit") and getattr(args, "bench_within", None):
                 print("campaign: %s: the cap of %d rounds was reached; not within +-%g %%: %s" % (
                     study, state["max_rounds"], state["within"] * 100,
                     "; ".join("%s +-%s" % (n, v["half_width"]) for n, v in sorted(state["cap_hit"].items()))),

@@ -259,7 +259,8 @@ def cpu_series(rows):
     series = {}
     for r in sorted(rows, key=lambda r: r.get("round", 0)):
         for suffix, name in ratio_names(r).items():
-            series.setdefault(name, []).append(r.get("cpu_ratio_" + suffix))
+            if r.get("cpu_ratio_" + suffix) is not None:  # None: the partner did not run that round
+                series.setdefault(name, []).append(r["cpu_ratio_" + suffix])
     return series
 
 

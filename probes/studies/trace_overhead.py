@@ -87,7 +87,7 @@ def cpu_series(rows):
     fill_ratio_traced(rows)
     series = {}
     for r in sorted(rows, key=lambda r: r.get("round", 0)):
-        if r.get("traced") and "error" not in r and "cpu_us_per_request" in r:
+        if r.get("traced") and r.get("cpu_ratio_traced") is not None:
             series.setdefault("traced / untraced, %s" % r["mode"], []).append(r.get("cpu_ratio_traced"))
     return series
 
