@@ -35,13 +35,14 @@ studies, in the order they run:
                  per arm -> slowview.jsonl
   faults         the fault cases, run by their own tests (tests/test_fdpass.py,
                  tests/test_emfile.py, -k fault) -> faults.jsonl
-  cost           wrk on GET %(cost_path)s, keep-alive and Connection: close, the arms
-                 at 1 and 2 workers alternated within a round in an order
-                 that rotates per round, a gap after every close run; req/s,
-                 p50/p99, TIME_WAIT left, ratios to bare, the knob-off and
-                 the process-mode arm -> cost.jsonl (the anchor arm "nginx"
-                 runs the peers' nginx-default configuration in the same
-                 rounds); wrk: %(cost_wrk)s
+  cost           wrk on GET %(cost_path)s, keep-alive and Connection: close, every
+                 balancing arm and its knob-off arm at 2 workers, alternated
+                 within a round in an order that rotates per round, a gap
+                 after every close run; the server's CPU time per request,
+                 req/s, p50/p99, TIME_WAIT left, ratios to bare, the knob-off,
+                 the reference and the process-mode arm -> cost.jsonl (the
+                 anchor arm "nginx" runs the peers' nginx-default
+                 configuration in the same rounds); wrk: %(cost_wrk)s
   payoff         wrk keep-alive on GET %(payoff_path)s (CPU-bound) at each
                  connection count (%(payoff_connections)s): bare at 1 worker (the
                  baseline) and every payoff arm at 2 workers -> payoff.jsonl
@@ -54,8 +55,11 @@ studies, in the order they run:
                  under keep-alive and Connection: close wrk loads at once
                  (%(reload_wrk)s each): requests lost -> reload.jsonl
 
-wrk runs -d%(bench_seconds)ds per cost, payoff and trace_overhead run (--bench-seconds;
-%(bench_quick_seconds)ds with --quick), %(bench_rounds)d rounds (--bench-rounds; 1 with --quick).
+wrk runs -d%(bench_seconds)ds per payoff run (--bench-seconds; %(bench_quick_seconds)ds with --quick),
+%(bench_rounds)d rounds (--bench-rounds; 1 with --quick); cost and trace_overhead run
+-d%(cost_seconds)ds (--cost-seconds, else --bench-seconds), cost %(cost_rounds)d rounds. make bench
+(--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
+until every CPU ratio's 95 %% interval is within the bound, or the cap.
 
 --quick keeps every study to one round over fewer arms (arms.py's "quick"
 words); --plan prints the steps without running them. A failed step is
@@ -103,6 +107,7 @@ __doc__ = (__doc__ or "") % {
     "reload_wrk": "-d%ds" % STUDY["reload"].RELOAD_SECONDS,
     "bench_seconds": common.BENCH_SECONDS, "bench_quick_seconds": common.BENCH_QUICK_SECONDS,
     "bench_rounds": common.BENCH_ROUNDS,
+    "cost_seconds": STUDY["cost"].COST_SECONDS, "cost_rounds": STUDY["cost"].COST_ROUNDS,
 }
 
 
