@@ -339,6 +339,8 @@ def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
     wide = {n for n, v in outcome["ratios"].items() if not v["converged"]}
     assert set(outcome["cap_hit"] or {}) == wide
     for r in rows:
+        assert r["stopping"]["rounds_run"] == 2 and r["stopping"]["cap_reached"] is True, r
+        assert r["stopping"]["within"] == 0.0001 and r["stopping"]["max_rounds"] == 2, r
         if r["arm"] == "fdpass":
             name = "fdpass / bare, 2w, %s" % r["mode"]
             assert r["cpu_converged"]["to_bare"] == outcome["ratios"][name]["converged"], r

@@ -154,6 +154,13 @@ def stopping_rule(args):
             "within": within, "max_rounds": args.bench_max_rounds}
 
 
+def stopping_record(args, state):
+    """What a finished row records of the rule it ran under: the rule, the
+    rounds its study ran, and whether the cap was reached."""
+    return dict(stopping_rule(args), rounds_run=state["rounds_run"],
+                cap_reached=bool(getattr(args, "bench_within", None)) and state["rounds_run"] >= state["max_rounds"])
+
+
 def verdict(series, within):
     """series: {ratio name: [one value per round]} -> {name: {"mean",
     "half_width", "relative" (half-width / mean), "rounds", "converged"}}; a

@@ -26,7 +26,7 @@ import arms
 from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
                      handoffs_of, need_wrk, peers, register, run_wrk)
 from studies.common import (close_gap, handoff_rate, keep_going, read_sysctl, rewrite_rows, rotated, served_split,
-                            stopping_rule, time_wait_counts)
+                            stopping_record, stopping_rule, time_wait_counts)
 
 NAME = "cost"
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
@@ -224,6 +224,8 @@ def outcome(path, args):
         state.update(keep_going(cpu_series(rows), within(args), rounds_run, max_rounds(args, rows))[1])
         for r in rows:
             names = ratio_names(r)
+            if "error" not in r:
+                r["stopping"] = stopping_record(args, state)
             if names:
                 r["cpu_converged"] = {suffix: state["ratios"][n]["converged"] for suffix, n in names.items()
                                       if n in state["ratios"]}

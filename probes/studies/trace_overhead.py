@@ -11,7 +11,7 @@ import time
 
 import arms
 from harness import CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root, need_wrk, run_wrk
-from studies.common import keep_going, rewrite_rows, stopping_rule
+from studies.common import keep_going, rewrite_rows, stopping_record, stopping_rule
 from studies.cost import COST_CONNECTIONS, COST_MODES, COST_PATH, GOAL_WITHIN, cost_close_gap, cost_seconds
 
 NAME = "trace_overhead"
@@ -121,6 +121,8 @@ def outcome(path, args):
         state.update(keep_going(cpu_series(rows), within(args), rounds_run, max_rounds(args, rows))[1])
         for r in rows:
             name = "traced / untraced, %s" % r.get("mode")
+            if "error" not in r:
+                r["stopping"] = stopping_record(args, state)
             if r.get("traced") and name in state["ratios"]:
                 r["cpu_converged"] = state["ratios"][name]["converged"]
     rewrite_rows(path, mark)

@@ -236,13 +236,13 @@ def render_trace_overhead(meta: Meta, rows: list) -> list:
             lines.append(f"{title}: median ratio {med:.2f} over {plural(len(ratios), 'round')} "
                          f"({'meets' if med >= 0.97 else 'misses'} the 0.97 target)")
     failed = [r for r in rows if isinstance(r, Failed)]
-    out += [""] + overhead_cpu(runs, lines, meta.cost.within if meta.cost else None)
+    out += [""] + overhead_cpu(runs, lines, *((meta.cost.within, meta.cost.max_rounds) if meta.cost else ()))
     out += ["**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
             + (f" {plural(len(failed), 'run')} failed." if failed else ""), ""]
     return out
 
 
-def overhead_cpu(runs: list, lines: list, within: Optional[float] = None) -> list:
+def overhead_cpu(runs: list, lines: list, within: Optional[float] = None, max_rounds: Optional[int] = None) -> list:
     """The server's CPU µs per request untraced and traced, per round, and the
     ratio as a mean ± its 95 % half-width over the rounds (nothing for runs
     from before the CPU was measured), marked where it did not come within
@@ -276,7 +276,8 @@ def overhead_cpu(runs: list, lines: list, within: Optional[float] = None) -> lis
             lines.append(f"{title}: CPU per request traced/untraced {interval_text(ratios)}"
                          + (" (wider than the stopping rule's bounds)" if mark else ""))
     if marked:
-        out += ["", f"{plural(len(rounds), 'round')} ran; † marks a ratio whose 95 % interval is wider than ±"
+        cap = " (the stopping rule's cap)" if max_rounds is not None and len(rounds) >= max_rounds else ""
+        out += ["", f"{plural(len(rounds), 'round')} ran{cap}; † marks a ratio whose 95 % interval is wider than ±"
                 f"{number((within or 0.02) * 100)} % of its mean (the stopping rule's bounds)."]
     return out + [""]
 
