@@ -312,6 +312,24 @@ def test_stopping_rule_stops_at_the_cap_and_reports_it():
     assert steps == [] and set(state["cap_hit"]) == {"traced / untraced, keepalive"}
 
 
+def test_bad_stopping_rule_options_exit_2(tmp_path):
+    """--bench-within is a fraction (0.02: +-2 %) and --bench-max-rounds a
+    count no smaller than the planned rounds: anything else is exit 2 with
+    one line naming the option, before anything runs."""
+    base = [PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--plan",
+            "--results-dir", str(tmp_path / "r")]
+    for extra, named in ((["--bench-within", "2"], "--bench-within 2:"),
+                         (["--bench-within", "0"], "--bench-within 0:"),
+                         (["--bench-max-rounds", "0"], "--bench-max-rounds 0:"),
+                         (["--bench-within", "0.02", "--bench-rounds", "5", "--bench-max-rounds", "3"],
+                          "--bench-max-rounds 3:"),
+                         (["--cost-seconds", "0"], "--cost-seconds 0:")):
+        res = subprocess.run(base + extra, capture_output=True, text=True, timeout=60)
+        assert res.returncode == 2 and named in res.stderr and len(res.stderr.strip().splitlines()) == 1, \
+            (extra, res.stderr)
+    assert not (tmp_path / "r").exists()
+
+
 @needs_wrk
 def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
     """A tiny make bench (cost, bare and fdpass at 2 workers, 1 s runs, one
