@@ -154,6 +154,16 @@ def stopping_rule(args):
             "within": within, "max_rounds": args.bench_max_rounds}
 
 
+def final_state(args, series, within, rounds_run, max_rounds):
+    """The stopping rule's verdict once a study is done; with fixed rounds
+    (no --bench-within) there is no cap to reach: "cap_hit" is None and the
+    ratios' "converged" says which came within +-within."""
+    state = keep_going(series, within, rounds_run, max_rounds)[1]
+    if not getattr(args, "bench_within", None):
+        state["cap_hit"] = None
+    return state
+
+
 def stopping_record(args, state):
     """What a finished row records of the rule it ran under: the rule, the
     rounds its study ran, and whether the cap was reached."""

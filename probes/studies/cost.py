@@ -25,7 +25,7 @@ import time
 import arms
 from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
                      handoffs_of, need_wrk, peers, register, run_wrk)
-from studies.common import (close_gap, handoff_rate, keep_going, read_sysctl, rewrite_rows, rotated, served_split,
+from studies.common import (close_gap, final_state, handoff_rate, keep_going, read_sysctl, rewrite_rows, rotated, served_split,
                             stopping_record, stopping_rule, time_wait_counts)
 
 NAME = "cost"
@@ -221,7 +221,7 @@ def outcome(path, args):
 
     def mark(rows):
         rounds_run = max([r.get("round", 0) for r in rows] + [0])
-        state.update(keep_going(cpu_series(rows), within(args), rounds_run, max_rounds(args, rows))[1])
+        state.update(final_state(args, cpu_series(rows), within(args), rounds_run, max_rounds(args, rows)))
         for r in rows:
             names = ratio_names(r)
             if "error" not in r:

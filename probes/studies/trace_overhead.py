@@ -11,7 +11,7 @@ import time
 
 import arms
 from harness import CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root, need_wrk, run_wrk
-from studies.common import keep_going, rewrite_rows, stopping_record, stopping_rule
+from studies.common import final_state, keep_going, rewrite_rows, stopping_record, stopping_rule
 from studies.cost import COST_CONNECTIONS, COST_MODES, COST_PATH, GOAL_WITHIN, cost_close_gap, cost_seconds
 
 NAME = "trace_overhead"
@@ -118,7 +118,7 @@ def outcome(path, args):
 
     def mark(rows):
         rounds_run = max([r.get("round", 0) for r in rows] + [0])
-        state.update(keep_going(cpu_series(rows), within(args), rounds_run, max_rounds(args, rows))[1])
+        state.update(final_state(args, cpu_series(rows), within(args), rounds_run, max_rounds(args, rows)))
         for r in rows:
             name = "traced / untraced, %s" % r.get("mode")
             if "error" not in r:
