@@ -111,7 +111,8 @@ def render_cost(meta: Meta, rows: list) -> list:
                 lines.append(f"- bare (the reference): " + ("; ".join(per) if per else "no run measured") + ".")
             else:
                 lines.append(f"- {arm}: median ratio to bare " + ", ".join(per) + "."
-                             + knob_off_text(measured, arm, workers) + process_text(measured, arm, workers))
+                             + knob_off_text(measured, arm, workers) + reference_text(measured, arm, workers)
+                             + process_text(measured, arm, workers))
         out += ["**What this shows.** Per arm, the median over the rounds of its ratio to bare "
                 "(above 1: more requests per second than bare in the same round); bare's own spread over "
                 "the rounds is the run-to-run noise a ratio has to beat:", ""] + lines + [""]
@@ -342,6 +343,19 @@ def knob_off_text(runs: list, arm: str, workers: list) -> str:
                        + (f" ({statistics.median(rates):.0f} hand-offs/s)" if rates else
                           " (mechanism off: no hand-offs)"))
     return (" Same binary, mechanism on vs off, median: " + "; ".join(per) + ".") if per else ""
+
+
+def reference_text(runs: list, arm: str, workers: list) -> str:
+    """For an arm measured beside its reference arm (reuseport-bpf beside
+    reuseport): the median req/s ratio to it per worker count."""
+    per = []
+    for w in workers:
+        mine = [r for r in runs if r.key[:2] == (arm, w) and r.ratio_to_reference is not None]
+        if mine:
+            name = dict(mine[0].partners).get("to_reference", "its reference arm")
+            per.append(f"{statistics.median(r.ratio_to_reference for r in mine):.2f} of {name} at "
+                       f"{plural(w, 'worker')}")
+    return (" Over its reference arm, same round, median: " + "; ".join(per) + ".") if per else ""
 
 
 def process_text(runs: list, arm: str, workers: list) -> str:

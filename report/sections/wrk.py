@@ -43,6 +43,7 @@ class WrkRun:
                                         # arm's, the reference arm's
     partners: tuple = ()  # cost: (ratio, arm) the CPU ratios are over: ("to_knob_off", "fdpass-off"), ...
     converged: tuple = ()  # cost: (ratio, its 95 % interval within the stopping rule's +-within), sorted
+    ratio_to_reference: Optional[float] = None  # cost, reuseport-bpf: req/s over its reference arm's
 
     @property
     def key(self) -> tuple:
@@ -113,7 +114,8 @@ def wrk_row_parser(setting_key: str):
         return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed),
                       ratio, get_int_or_null(obj, "time_wait_after"), sides, served, knob_off, handoffs,
                       to_process, peer, software, cpu, cpu_ratios, str_pairs(obj, "cpu_ratio_partners", str),
-                      str_pairs(obj, "cpu_converged", bool))
+                      str_pairs(obj, "cpu_converged", bool),
+                      get_number(obj, "ratio_to_reference", nullable=True) if "ratio_to_reference" in obj else None)
     return parse
 
 
