@@ -234,6 +234,23 @@ def test_finish_cost_fills_cpu_ratios(tmp_path):
     assert [r.get("cpu_ratio_to_bare", "absent") for r in got] == [1.0, 1.1, 1.05, "absent"]
     assert got[1]["cpu_ratio_to_knob_off"] == round(22.0 / 21.0, 4)
     assert [r["ratio_to_bare"] for r in got] == [1.0, 0.9, 0.95, 1.0]
+    assert got[1]["cpu_ratio_partners"] == {"to_bare": "bare", "to_knob_off": "fdpass-off"}
+
+
+def test_finish_cost_fills_the_ratio_to_the_reference_arm(tmp_path):
+    """reuseport-bpf's natural baseline is reuseport (its reference in arms.py,
+    another variant, so not a knob-off arm): its req/s and CPU ratios to it
+    are filled like the knob-off ratios, and the row names the partner."""
+    rows = [{"arm": arm, "workers": 2, "mode": "keepalive", "round": 1, "requests_per_s": rps,
+             "cpu_us_per_request": cpu}
+            for arm, rps, cpu in (("bare", 100.0, 10.0), ("reuseport", 110.0, 10.0), ("reuseport-bpf", 99.0, 10.5))]
+    path = tmp_path / "cost.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cost_study.finish(str(path))
+    bpf = read_rows(path)[2]
+    assert bpf["ratio_to_reference"] == 0.9 and bpf["cpu_ratio_to_reference"] == 1.05, bpf
+    assert bpf["cpu_ratio_partners"] == {"to_bare": "bare", "to_reference": "reuseport"}
+    assert "reuseport-bpf / reuseport, 2w, keepalive" in cost_study.cpu_series(rows)
 
 
 # ---------------------------------------------------------------- make bench's stopping rule
