@@ -152,9 +152,6 @@ measure: check-platform all
 report:
 	$(Q)$(PYTHON) report/report.py
 
-# The cost and payoff studies (wrk) alone, into build/bench/<stamp>/, and their
-# tables in build/bench/linux.md; results/ and CANONICAL are left alone. The
-# stamp is the newest run directory (stamps sort by time).
 # Load without errors: every variant answers 1,000,000 keep-alive and 100,000
 # Connection: close requests (wrk, in chunks, bounded per arm); build/soak/.
 soak: all
@@ -168,8 +165,15 @@ fuzz: build/fuzz_http
 	$(Q)cp -n tests/fuzz/corpus_http/* tests/fuzz/regressions/* build/fuzz-corpus/ 2>/dev/null || true
 	$(Q)build/fuzz_http -max_total_time=$(FUZZ_SECONDS) -max_len=12000 -artifact_prefix=build/fuzz-artifacts/ build/fuzz-corpus
 
+# The wrk studies (cost, payoff, trace_overhead) alone, into build/bench/<stamp>/,
+# and their tables in build/bench/linux.md; results/ and CANONICAL are left
+# alone. The stamp is the newest run directory (stamps sort by time). cost and
+# trace_overhead repeat rounds until every CPU ratio's 95 % interval is within
+# 0.02 of its mean, at most BENCH_MAX_ROUNDS rounds (the report names what did
+# not converge).
+BENCH_MAX_ROUNDS ?= 20
 bench: all
-	$(Q)$(PYTHON) probes/campaign.py --platform linux --studies cost,payoff --bench-arms all --bench-seconds 6 --bench-rounds 3 --results-dir build/bench --no-canonical
+	$(Q)$(PYTHON) probes/campaign.py --platform linux --studies cost,payoff,trace_overhead --bench-arms all --bench-seconds 6 --cost-seconds 2 --bench-rounds 3 --bench-within 0.02 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
 	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
 	$(PYTHON) report/report.py --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
 	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"

@@ -18,6 +18,9 @@ An arm's fields:
   env                     environment its server runs with, on top of the campaign's
   needs_root              its server loads a BPF program (CAP_BPF)
   knob_off                the arm with the mechanism off, same binary: cost gives the ratio to it
+  reference               the arm cost compares it with when its mechanism is no knob of
+                          its own binary (reuseport-bpf: reuseport, the same sockets
+                          without the BPF program): cost gives the ratio to it
   process_arm             the same variant in process mode (or what stands in for it):
                           cost gives a threads arm's ratio to it
   reload_loses_none       a reload (SIGHUP) under load must lose no request
@@ -41,7 +44,9 @@ An arm's fields:
                                                    in its --quick run)
                             placement:workers      placement runs it at more workers too
                                                    (nothing pinned, a hog beside worker 0)
-                            cost:one_worker        cost runs it at 1 worker too
+                            cost:one_worker        make bench's cost runs it at 1 worker too
+                            cost:bench             make bench's cost runs it (the campaign's
+                                                   does not)
                             timeline, slowview     in the study
                             respawn, respawn+migrate
                                                    a respawn trial, without and with
@@ -69,6 +74,7 @@ class Arm:
     env: dict = field(default_factory=dict)
     needs_root: bool = False
     knob_off: str = None
+    reference: str = None
     process_arm: str = None
     reload_loses_none: bool = False
     acceptor_is_not_owner: bool = False
@@ -99,14 +105,15 @@ TABLE = [
         studies="quick cost quick:cost cost:one_worker payoff quick:payoff placement quick:placement "
                 "placement:workers timeline respawn reload",
         place={"cost": 1, "payoff": 1, "placement": 1}),
-    Arm("bare-threads", "bare", ["--threads"], process_arm="bare", studies="quick cost", place={"cost": 5}),
+    Arm("bare-threads", "bare", ["--threads"], process_arm="bare", studies="quick cost:bench", place={"cost": 5}),
     # The race with every thread waiting in ONE epoll instance: any thread may
     # serve any connection's next request.
     Arm("bare-shared-epoll", "bare", ["--threads", "--shared-epoll"], acceptor_is_not_owner=True),
     Arm("exclusive", "exclusive", when_stopped="others", reload_loses_none=True,
         studies="quick placement placement:workers timeline reload", place={"placement": 2}),
     Arm("exclusive-threads", "exclusive", ["--threads"], process_arm="exclusive"),
-    Arm("exclusive-reorder", "exclusive-reorder", when_stopped="others", reload_loses_none=True, studies="reload"),
+    Arm("exclusive-reorder", "exclusive-reorder", when_stopped="others", reload_loses_none=True,
+        studies="cost reload", place={"cost": 12}),
     Arm("exclusive-reorder-threads", "exclusive-reorder", ["--threads"], process_arm="exclusive-reorder"),
     Arm("lt", "lt", when_stopped="others", reload_loses_none=True, studies="reload"),
     Arm("lt-threads", "lt", ["--threads"], process_arm="lt"),
@@ -114,19 +121,20 @@ TABLE = [
         studies="placement timeline reload", place={"placement": 3}),
     Arm("lt-yield-threads", "lt-yield", ["--threads"], process_arm="lt-yield"),
     Arm("reuseport", "reuseport", when_stopped="queued",
-        studies="quick payoff placement placement:workers timeline perturbation respawn respawn+migrate reload "
-                "reload+migrate",
-        place={"payoff": 3, "placement": 4, "perturbation": 4}),
+        studies="quick cost payoff placement placement:workers timeline perturbation respawn respawn+migrate "
+                "reload reload+migrate",
+        place={"cost": 10, "payoff": 3, "placement": 4, "perturbation": 4}),
     Arm("reuseport-threads", "reuseport", ["--threads"], process_arm="reuseport"),
     Arm("reuseport-bpf", "reuseport-bpf", needs_root=True, when_stopped="queued", claims_balance=True,
-        studies="quick payoff placement perturbation quick:perturbation respawn respawn+migrate reload "
+        reference="reuseport",
+        studies="quick cost payoff placement perturbation quick:perturbation respawn respawn+migrate reload "
                 "reload+migrate",
-        place={"payoff": 4, "placement": 6, "perturbation": 3}),
+        place={"cost": 11, "payoff": 4, "placement": 6, "perturbation": 3}),
     Arm("reuseport-bpf-threads", "reuseport-bpf", ["--threads"], needs_root=True, process_arm="reuseport-bpf"),
     Arm("mutex", "mutex", when_stopped="stall", reload_loses_none=True, studies="reload slowview"),
     Arm("mutex-threads", "mutex", ["--threads"], process_arm="mutex"),
     Arm("mutex-strict", "mutex", ["--accept-mutex-strict"], when_stopped="stall", reload_loses_none=True,
-        studies="quick reload slowview"),
+        studies="quick cost reload slowview", place={"cost": 13}),
     Arm("mutex-strict-threads", "mutex", ["--accept-mutex-strict", "--threads"], process_arm="mutex-strict"),
     Arm("fdpass", "fdpass", knob_off="fdpass-off", when_stopped="queued", reload_loses_none=True,
         acceptor_is_not_owner=True, claims_balance=True,
@@ -135,7 +143,7 @@ TABLE = [
                 "quick:reload+spawn",
         place={"cost": 3, "payoff": 2, "placement": 5, "perturbation": 1}),
     Arm("fdpass-threads", "fdpass", ["--threads"], knob_off="fdpass-off-threads", process_arm="fdpass",
-        acceptor_is_not_owner=True, studies="cost", place={"cost": 6}),
+        acceptor_is_not_owner=True, studies="cost:bench", place={"cost": 6}),
     Arm("fdpass-off", "fdpass", env=SHARE_OFF, measurement_only=True,
         studies="quick cost quick:cost perturbation", place={"cost": 2, "perturbation": 2}),
     Arm("fdpass-off-threads", "fdpass", ["--threads"], env=SHARE_OFF, process_arm="fdpass-off",
@@ -154,9 +162,9 @@ TABLE = [
     # BPF), for the cost study: beside the kernel-counted arm and the knob-off
     # arm in the same rounds, they show what kernel accounting costs.
     Arm("fdpass-user", "fdpass", env=USER_ACCOUNTING, knob_off="fdpass-off", default=False,
-        studies="cost", place={"cost": 4}),
+        studies="cost:bench", place={"cost": 4}),
     Arm("handoff-user", "handoff", ["--threads"], env=USER_ACCOUNTING, knob_off="handoff-off", default=False,
-        studies="cost", place={"cost": 9}),
+        studies="cost:bench", place={"cost": 9}),
 ]
 _BY_NAME = {a.name: a for a in TABLE}
 _INDEX = {a.name: i for i, a in enumerate(TABLE)}
@@ -221,6 +229,11 @@ def needing_root():
 def knob_off_of():
     """{arm: its knob-off arm}."""
     return {a.name: a.knob_off for a in TABLE if a.knob_off}
+
+
+def reference_of():
+    """{arm: the reference arm cost compares it with (not a knob-off arm)}."""
+    return {a.name: a.reference for a in TABLE if a.reference}
 
 
 def process_arm_of():

@@ -39,13 +39,14 @@ studies, in the order they run:
                  per arm -> slowview.jsonl
   faults         the fault cases, run by their own tests (tests/test_fdpass.py,
                  tests/test_emfile.py, -k fault) -> faults.jsonl
-  cost           wrk on GET %(cost_path)s, keep-alive and Connection: close, the arms
-                 at 1 and 2 workers alternated within a round in an order
-                 that rotates per round, a gap after every close run; req/s,
-                 p50/p99, TIME_WAIT left, ratios to bare, the knob-off and
-                 the process-mode arm -> cost.jsonl (the anchor arm "nginx"
-                 runs the peers' nginx-default configuration in the same
-                 rounds); wrk: %(cost_wrk)s
+  cost           wrk on GET %(cost_path)s, keep-alive and Connection: close, every
+                 balancing arm and its knob-off arm at 2 workers, alternated
+                 within a round in an order that rotates per round, a gap
+                 after every close run; the server's CPU time per request,
+                 req/s, p50/p99, TIME_WAIT left, ratios to bare, the knob-off,
+                 the reference and the process-mode arm -> cost.jsonl (the
+                 anchor arm "nginx" runs the peers' nginx-default
+                 configuration in the same rounds); wrk: %(cost_wrk)s
   payoff         wrk keep-alive on GET %(payoff_path)s (CPU-bound) at each
                  connection count (%(payoff_connections)s): bare at 1 worker (the
                  baseline) and every payoff arm at 2 workers -> payoff.jsonl
@@ -58,8 +59,11 @@ studies, in the order they run:
                  under keep-alive and Connection: close wrk loads at once
                  (%(reload_wrk)s each): requests lost -> reload.jsonl
 
-wrk runs -d%(bench_seconds)ds per cost, payoff and trace_overhead run (--bench-seconds;
-%(bench_quick_seconds)ds with --quick), %(bench_rounds)d rounds (--bench-rounds; 1 with --quick).
+wrk runs -d%(bench_seconds)ds per payoff run (--bench-seconds; %(bench_quick_seconds)ds with --quick),
+%(bench_rounds)d rounds (--bench-rounds; 1 with --quick); cost and trace_overhead run
+-d%(cost_seconds)ds (--cost-seconds, else --bench-seconds), cost %(cost_rounds)d rounds. make bench
+(--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
+until every CPU ratio's 95 %% interval is within the bound, or the cap.
 
 --quick keeps every study to one round over fewer arms (arms.py's "quick"
 words); --plan prints the steps without running them. A failed step is
@@ -109,6 +113,7 @@ __doc__ = (__doc__ or "") % {
     "reload_wrk": "-d%ds" % STUDY["reload"].RELOAD_SECONDS,
     "bench_seconds": common.BENCH_SECONDS, "bench_quick_seconds": common.BENCH_QUICK_SECONDS,
     "bench_rounds": common.BENCH_ROUNDS,
+    "cost_seconds": STUDY["cost"].COST_SECONDS, "cost_rounds": STUDY["cost"].COST_ROUNDS,
 }
 
 
@@ -244,15 +249,38 @@ def print_plan(args):
         print("%-11s %s%s" % (study, label, "   (skipped: needs root)" if skipped_for_root(label, root) else ""))
 
 
+def more_steps(args, study, rows, raw_dir):
+    """A study that repeats rounds until a stopping rule holds (make bench's
+    --bench-within) has more(args, rows_so_far, raw_dir, next_round) ->
+    (another round's steps or [], the rule's state); called once the study's
+    planned steps have run and again after every round it adds. Returns
+    [(study, label, function, error row keys), ...]."""
+    if not hasattr(STUDY[study], "more"):
+        return []
+    next_round = max([r.get("round") or 0 for r in rows] + [0]) + 1
+    steps, state = STUDY[study].more(args, rows, raw_dir, next_round)
+    if getattr(args, "bench_within", None):
+        print("campaign: %s%s" % (common.progress_text(study, state),
+                                  "; round %d follows" % next_round if steps else
+                                  "; cap reached" if state.get("cap_hit") else "; done"), flush=True)
+    return [(study, label, fn, err_keys) for label, fn, err_keys in steps]
+
+
 def run_steps(args, run_dir, raw_dir):
     """Runs every study's steps with progress lines; returns the failures.
-    Whatever a failed step left running is stopped before the next."""
+    Whatever a failed step left running is stopped before the next. A study
+    with more() may add rounds once its planned steps are done (the step
+    count in the progress lines grows then)."""
     plan = plan_steps(args, raw_dir)
     files = {study: open(os.path.join(run_dir, study + ".jsonl"), "w") for study in args.studies}
+    rows_of = {study: [] for study in args.studies}
     t0 = time.monotonic()
     failures = 0
+    i = 0
     try:
-        for i, (study, label, fn, err_keys) in enumerate(plan, 1):
+        while i < len(plan):
+            study, label, fn, err_keys = plan[i]
+            i += 1
             if skipped_for_root(label, is_root()):
                 result = "SKIPPED: needs root (loads a BPF program)"
                 rows = [dict(err_keys, error="skipped: needs root (CAP_BPF)")]
@@ -268,13 +296,38 @@ def run_steps(args, run_dir, raw_dir):
             for row in rows:
                 files[study].write(json.dumps(row, sort_keys=True) + "\n")
             files[study].flush()
+            rows_of[study] += rows
             elapsed = time.monotonic() - t0
             print("[%3d/%d] %-11s %-32s %s   (%.0fs elapsed, ETA %.0fs)"
                   % (i, len(plan), study, label, result, elapsed, elapsed / i * (len(plan) - i)), flush=True)
+            if i == len(plan) or plan[i][0] != study:  # the study's last step so far
+                plan[i:i] = more_steps(args, study, rows_of[study], raw_dir)
     finally:
         for f in files.values():
             f.close()
     return failures, len(plan)
+
+
+def record_outcomes(args, run_dir):
+    """For the studies with a stopping rule (outcome(path, args)): its verdict
+    over the finished rows (rounds run, each ratio's interval, whether it
+    converged, the cap when hit) into meta.json's parameters.<study>.stopping."""
+    path = os.path.join(run_dir, "meta.json")
+    with open(path) as f:
+        meta = json.load(f)
+    for study in args.studies:
+        if hasattr(STUDY[study], "outcome"):
+            state = STUDY[study].outcome(os.path.join(run_dir, study + ".jsonl"), args)
+            meta["parameters"].setdefault(study, {}).setdefault("stopping", {})["outcome"] = state
+            if state.get("cap_hit") and getattr(args, "bench_within", None):
+                print("campaign: %s: the cap of %d rounds was reached; not within +-%g %%: %s" % (
+                    study, state["max_rounds"], state["within"] * 100,
+                    "; ".join("%s +-%s" % (n, v["half_width"]) for n, v in sorted(state["cap_hit"].items()))),
+                    flush=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(meta, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
 
 
 # ---- the command line --------------------------------------------------------
@@ -296,11 +349,11 @@ def parse_args():
     ap.add_argument("--variants", help="comma-separated arms (default: all; with --quick: %s)" % ",".join(QUICK_ARMS))
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
     ap.add_argument("--bench-arms",
-                    help="arms the wrk studies (cost, payoff) run, or 'all' for every arm in --variants "
-                         "(default: cost %s; payoff %s; make bench: all); the anchor %s runs in cost only, "
-                         "by default or when named"
-                    % (",".join(cost.default_arms(False)), ",".join(payoff.default_arms(False)),
-                       ",".join(cost.ANCHOR_ARMS)))
+                    help="arms the wrk studies (cost, payoff) run, or 'all' (make bench): payoff every arm in "
+                         "--variants, cost %s (and bare and fdpass at 1 worker too) (default: cost %s; payoff "
+                         "%s); the anchor %s runs in cost only, by default, with 'all' or when named"
+                    % (",".join(cost.bench_arms()), ",".join(cost.default_arms(False)),
+                       ",".join(payoff.default_arms(False)), ",".join(cost.ANCHOR_ARMS)))
     ap.add_argument("--peers", help="comma-separated peer configurations for the peers study (default: all: %s; "
                                     "with --quick: %s)" % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS)))
     ap.add_argument("--results-dir", default=os.path.join(ROOT, "results", "linux"))
@@ -320,8 +373,19 @@ def parse_args():
                     help="rounds of the wrk studies (cost, payoff, trace_overhead) (default %d, 1 with --quick; "
                          "make bench: 3)" % common.BENCH_ROUNDS)
     ap.add_argument("--bench-seconds", type=int, metavar="S",
-                    help="wrk duration per cost/payoff run (default %d, %d with --quick; make bench: 6)"
+                    help="wrk duration per payoff run (default %d, %d with --quick; make bench: 6), and per "
+                         "cost and trace_overhead run unless --cost-seconds is given"
                     % (common.BENCH_SECONDS, common.BENCH_QUICK_SECONDS))
+    ap.add_argument("--cost-seconds", type=int, metavar="S",
+                    help="wrk duration per cost and trace_overhead run (default: --bench-seconds if given, "
+                         "else %d; make bench: 2)" % cost.COST_SECONDS)
+    ap.add_argument("--bench-within", type=float, metavar="F",
+                    help="repeat the rounds of cost and trace_overhead until every CPU ratio's 95 %% interval "
+                         "is within +-F of its mean (make bench: 0.02), at least --bench-rounds and at most "
+                         "--bench-max-rounds rounds (default: the fixed rounds only)")
+    ap.add_argument("--bench-max-rounds", type=int, metavar="N", default=20,
+                    help="the cap on rounds with --bench-within (default 20); the report names the ratios "
+                         "that did not converge when it is reached")
     return ap.parse_args()
 
 
@@ -365,7 +429,10 @@ def choose(args):
     args.arms = names_list(args.variants, "--variants", arms.names())
     args.bench_all = args.bench_arms == "all"
     if args.bench_all:
-        args.cost_arms = args.payoff_arms = list(args.arms)
+        chosen_variants = {arms.get(b).variant for b in args.arms}
+        args.cost_arms = [a for a in cost.bench_arms() if a in args.arms or a in cost.ANCHOR_ARMS
+                          or (not arms.get(a).default and arms.get(a).variant in chosen_variants)]
+        args.payoff_arms = list(args.arms)
     elif args.bench_arms is None:
         chosen_variants = {arms.get(b).variant for b in args.arms}
         args.cost_arms = [a for a in cost.default_arms(args.quick)
@@ -385,10 +452,19 @@ def choose(args):
         args.rounds = 1 if args.quick else 3
     if not 1 <= args.rounds <= 100:
         die("--rounds %d: expected 1..100" % args.rounds)
+    args.cost_rounds = args.bench_rounds  # None: cost's own default (studies/cost.py)
     if args.bench_rounds is None:
         args.bench_rounds = 1 if args.quick else common.BENCH_ROUNDS
     if not 1 <= args.bench_rounds <= 100:
         die("--bench-rounds %d: expected 1..100" % args.bench_rounds)
+    if args.bench_within is not None and not 0 < args.bench_within < 1:
+        die("--bench-within %g: expected a fraction between 0 and 1 (0.02: +-2 %%)" % args.bench_within)
+    if not 1 <= args.bench_max_rounds <= 1000:
+        die("--bench-max-rounds %d: expected 1..1000" % args.bench_max_rounds)
+    if args.bench_within is not None and args.bench_max_rounds < max(args.bench_rounds, args.cost_rounds or 0):
+        die("--bench-max-rounds %d: fewer than --bench-rounds %d" % (args.bench_max_rounds, args.bench_rounds))
+    if args.cost_seconds is not None and not 1 <= args.cost_seconds <= 600:
+        die("--cost-seconds %d: expected 1..600" % args.cost_seconds)
     if not 1 <= args.workers <= 64:
         die("--workers %d: expected 1..64" % args.workers)
     if args.balancing_workers is None:
@@ -456,6 +532,7 @@ def main():
         for study in args.studies:
             if hasattr(STUDY[study], "finish"):
                 STUDY[study].finish(os.path.join(run_dir, study + ".jsonl"))
+        record_outcomes(args, run_dir)
 
     if not args.no_canonical:
         with open(os.path.join(args.results_dir, "CANONICAL"), "w") as f:

@@ -310,6 +310,11 @@ class BenchParams:
     arms: tuple = ()   # cost: the arms
     modes: tuple = ()  # cost: the modes
     cells: tuple = ()  # payoff: (arm, workers)
+    # cost: make bench's stopping rule (--bench-within): +-within of the mean
+    # for every CPU ratio's 95 % interval, at most max_rounds rounds; None
+    # for fixed rounds (and in runs from before the rule was recorded)
+    within: Optional[float] = None
+    max_rounds: Optional[int] = None
 
 
 def meta_number(obj: dict, key: str, where: tuple, minimum: float = 0, optional: bool = False):
@@ -349,7 +354,19 @@ def parse_bench_params(params: dict, key: str, where: tuple) -> Optional[BenchPa
                        meta_number(obj, "duration_s", at, 1), meta_number(obj, "timeout_s", at, 0, True),
                        get_int(obj, "rounds", 1, at), meta_number(obj, "close_gap_s", at, 0, True),
                        tuple(sorted(sysctls.items())), tuple(parsed),
-                       str_list(obj.get("arms")), str_list(obj.get("modes")), arm_workers(obj.get("cells")))
+                       str_list(obj.get("arms")), str_list(obj.get("modes")), arm_workers(obj.get("cells")),
+                       *stopping_of(obj.get("stopping")))
+
+
+def stopping_of(value) -> tuple:
+    """(within, max_rounds) of a study's "stopping" rule, (None, None) for
+    fixed rounds or anything else."""
+    if not isinstance(value, dict):
+        return None, None
+    within, cap = value.get("within"), value.get("max_rounds")
+    if isinstance(within, bool) or not isinstance(within, (int, float)) or not is_int(cap):
+        return None, None
+    return within, cap
 
 
 def str_list(value) -> tuple:

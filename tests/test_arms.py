@@ -72,7 +72,8 @@ def test_each_arm_uses_its_variants_knobs_and_modes(variants):
 def test_partners_are_arms_of_the_same_variant():
     bad = []
     for a in arms.TABLE:
-        for what, partner in (("knob-off arm", a.knob_off), ("process-mode arm", a.process_arm)):
+        for what, partner in (("knob-off arm", a.knob_off), ("process-mode arm", a.process_arm),
+                              ("reference arm", a.reference)):
             if partner is None:
                 continue
             if partner not in arms.names():

@@ -3,7 +3,8 @@ their report sections (report/report.py).
 
 A short real campaign (`--quick --bench-seconds 1`, arms bare and lt) checks
 the rows, the ratios to bare, the raw wrk output and that nothing is left
-running; the wrk parser is checked on samples of wrk 4.x's text output; the
+running; make bench's stopping rule is checked on synthetic rows and in a
+tiny real run that reaches its cap; the wrk parser is checked on samples of wrk 4.x's text output; the
 report's new sections reject malformed rows with one FILE:LINE line. No
 timing figure is asserted beyond "more than zero": the machine is noisy and
 the figures are compared side by side in one run, never against constants.
@@ -21,7 +22,7 @@ import pytest
 
 from conftest import PYTHON, ROOT, SERVER, pids_running
 import harness  # (conftest put probes/ on the path) the wrk parser
-from studies import common, cost as cost_study  # the wrk studies' order and ratios
+from studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
 
 CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
 REPORT = os.path.join(ROOT, "report", "report.py")
@@ -45,31 +46,32 @@ def run_dir_of(results):
 
 @pytest.fixture(scope="module")
 def quick_bench(tmp_path_factory):
-    """One quick cost+payoff campaign over bare and lt (1 s wrk runs), shared by
+    """One quick cost+payoff campaign over bare and lt named (1 s wrk runs), shared by
     the tests below; also records which servers and wrk processes ran before."""
     if WRK is None:
         pytest.skip("wrk is not installed (Debian package wrk; `make deps`)")
     results = tmp_path_factory.mktemp("bench")
     before = (pids_running(SERVER), pids_running(os.path.realpath(WRK)))
     res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
-                          "--variants", "bare,lt", "--bench-arms", "all", "--bench-seconds", "1", "--results-dir", str(results),
+                          "--variants", "bare,lt", "--bench-arms", "bare,lt", "--bench-seconds", "1", "--results-dir", str(results),
                           "--no-canonical"], capture_output=True, text=True, timeout=300)
     return res, results, before
 
 
 def test_quick_bench_writes_a_row_per_cell(quick_bench):
-    """Every arm x workers x mode of cost (2 x 2 x 2) and every payoff cell (bare at
-    1 worker, bare and lt at 2, each at 8 and 32 connections) has one measured row
+    """Every arm x mode of cost at 2 workers (named arms run at 2 workers only)
+    and every payoff cell (bare at 1 worker, bare and lt at 2, each at 8 and 32
+    connections) has one measured row
     with req/s > 0 and p50 <= p99: a 1 s wrk run on loopback always completes
     requests, so a zero or a missing row is a bug, not noise."""
     res, results, _ = quick_bench
     assert res.returncode == 0, res.stderr
-    assert "0 of 14 steps failed or skipped" in res.stdout, res.stdout
+    assert "0 of 10 steps failed or skipped" in res.stdout, res.stdout
     assert not (results / "CANONICAL").exists(), "--no-canonical must leave CANONICAL alone"
     run = run_dir_of(results)
     cost = read_rows(run / "cost.jsonl")
     assert sorted((r["arm"], r["workers"], r["mode"]) for r in cost) == sorted(
-        (a, w, m) for a in ("bare", "lt") for w in (1, 2) for m in ("keepalive", "close"))
+        (a, 2, m) for a in ("bare", "lt") for m in ("keepalive", "close"))
     payoff = read_rows(run / "payoff.jsonl")
     assert sorted((r["arm"], r["workers"], r["connections"]) for r in payoff) == sorted(
         (a, w, c) for a, w in (("bare", 1), ("bare", 2), ("lt", 2)) for c in (8, 32))
@@ -125,7 +127,7 @@ def test_quick_bench_keeps_raw_wrk_output_and_meta(quick_bench):
     meta = json.loads((run / "meta.json").read_text())
     params = meta["parameters"]
     assert params["cost"]["duration_s"] == 1 and params["cost"]["connections"] == 64
-    assert params["cost"]["close_gap_s"] == 1  # capped at --bench-seconds
+    assert params["cost"]["close_gap_s"] == cost_study.COST_CLOSE_GAP_S  # never longer than --bench-seconds
     assert params["payoff"]["connections"] == [8, 32] and params["payoff"]["path"] == "/work?us=500"
     assert "net.ipv4.tcp_tw_reuse" in params["cost"]["sysctls"]
     assert meta["tools"]["wrk"] not in ("", "unknown", "not installed")
@@ -152,7 +154,7 @@ def test_quick_bench_report_renders(quick_bench, tmp_path):
     text = out.read_text()
     assert "## Cost" in text and "## Payoff: a CPU-bound app" in text
     bare_row = [l for l in text.split("### Keep-alive")[1].splitlines() if l.startswith("| bare |")][0]
-    assert bare_row.count("(1.00)") == 2, bare_row
+    assert bare_row.count("(1.00)") == 1, bare_row  # one cell: named arms run at 2 workers only
 
 
 def test_missing_wrk_is_a_recorded_skip(tmp_path):
@@ -160,15 +162,16 @@ def test_missing_wrk_is_a_recorded_skip(tmp_path):
     payoff step is an error row "skipped: wrk not installed", the campaign exits 0,
     and no server is started for nothing."""
     env = dict(os.environ, ACCEPTLAB_WRK=str(tmp_path / "no-such-wrk"))
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
-                          "--variants", "bare", "--bench-arms", "all", "--results-dir", str(tmp_path / "r"),
-                          "--no-canonical"],
-                         capture_output=True, text=True, timeout=120, env=env)
+    cmd = [PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--variants", "bare",
+           "--bench-arms", "all", "--results-dir", str(tmp_path / "r"), "--no-canonical"]
+    planned = len(subprocess.run(cmd + ["--plan"], capture_output=True, text=True, timeout=60).stdout.splitlines())
+    assert planned >= 6, "cost: bare at 1 and 2 workers and nginx, per mode; payoff's cells"
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
     assert res.returncode == 0, res.stderr
-    assert "8 of 8 steps failed or skipped" in res.stdout, res.stdout
+    assert "%d of %d steps failed or skipped" % (planned, planned) in res.stdout, res.stdout
     run = run_dir_of(tmp_path / "r")
     rows = read_rows(run / "cost.jsonl") + read_rows(run / "payoff.jsonl")
-    assert len(rows) == 8
+    assert len(rows) == planned
     assert all(r["error"] == "skipped: wrk not installed" for r in rows), rows
     assert not list((run / "raw").glob("*.server.jsonl")), "a server was started without wrk"
     assert json.loads((run / "meta.json").read_text())["tools"]["wrk"] == "not installed"
@@ -231,6 +234,162 @@ def test_finish_cost_fills_cpu_ratios(tmp_path):
     assert [r.get("cpu_ratio_to_bare", "absent") for r in got] == [1.0, 1.1, 1.05, "absent"]
     assert got[1]["cpu_ratio_to_knob_off"] == round(22.0 / 21.0, 4)
     assert [r["ratio_to_bare"] for r in got] == [1.0, 0.9, 0.95, 1.0]
+    assert got[1]["cpu_ratio_partners"] == {"to_bare": "bare", "to_knob_off": "fdpass-off"}
+
+
+def test_finish_cost_fills_the_ratio_to_the_reference_arm(tmp_path):
+    """reuseport-bpf's natural baseline is reuseport (its reference in arms.py,
+    another variant, so not a knob-off arm): its req/s and CPU ratios to it
+    are filled like the knob-off ratios, and the row names the partner."""
+    rows = [{"arm": arm, "workers": 2, "mode": "keepalive", "round": 1, "requests_per_s": rps,
+             "cpu_us_per_request": cpu}
+            for arm, rps, cpu in (("bare", 100.0, 10.0), ("reuseport", 110.0, 10.0), ("reuseport-bpf", 99.0, 10.5))]
+    path = tmp_path / "cost.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cost_study.finish(str(path))
+    bpf = read_rows(path)[2]
+    assert bpf["ratio_to_reference"] == 0.9 and bpf["cpu_ratio_to_reference"] == 1.05, bpf
+    assert bpf["cpu_ratio_partners"] == {"to_bare": "bare", "to_reference": "reuseport"}
+    assert "reuseport-bpf / reuseport, 2w, keepalive" in cost_study.cpu_series(rows)
+
+
+# ---------------------------------------------------------------- make bench's stopping rule
+
+
+def cost_rows(fdpass_cpu, bare_cpu=10.0, mode="keepalive"):
+    """bare and fdpass at 2 workers, one round per entry of fdpass_cpu (CPU µs
+    per request), bare at bare_cpu each round: fdpass / bare = fdpass_cpu / bare_cpu."""
+    rows = []
+    for rnd, cpu in enumerate(fdpass_cpu, 1):
+        for arm, value in (("bare", bare_cpu), ("fdpass", cpu)):
+            rows.append({"arm": arm, "workers": 2, "mode": mode, "round": rnd, "requests_per_s": 1000.0,
+                         "cpu_us_per_request": value})
+    return rows
+
+
+def bench_args(**kw):
+    import argparse
+    return argparse.Namespace(**dict(dict(quick=False, bench_within=0.02, bench_max_rounds=20, cost_rounds=3,
+                                          cost_arms=["bare", "fdpass"], bench_all=False, bench_seconds=1), **kw))
+
+
+def test_stopping_rule_stops_when_every_ratio_is_within():
+    """Three rounds of fdpass / bare at 1.000, 1.001, 0.999: the 95 % half-width
+    (t(2) 4.303 x sd 0.001 / sqrt 3 = 0.0025) is within +-2 % of the mean, so
+    the rule stops with every ratio converged and no cap; cost.more() adds no
+    round. (fdpass's knob-off arm did not run: its ratio is left out, not
+    waited for.)"""
+    series = cost_study.cpu_series(cost_rows([10.0, 10.01, 9.99]))
+    assert series == {"fdpass / bare, 2w, keepalive": [1.0, 1.001, 0.999]}
+    go, state = common.keep_going(series, 0.02, 3, 20)
+    assert not go and state["converged"] and state["cap_hit"] is None
+    ratio = state["ratios"]["fdpass / bare, 2w, keepalive"]
+    assert ratio["converged"] and ratio["rounds"] == 3 and abs(ratio["half_width"] - 0.0025) < 0.0001, ratio
+    steps, _ = cost_study.more(bench_args(), cost_rows([10.0, 10.01, 9.99]), "/nonexistent", 4)
+    assert steps == []
+
+
+def test_stopping_rule_continues_while_a_ratio_is_wide():
+    """fdpass / bare at 0.9, 1.1, 1.0: the half-width (0.248) is far outside
+    +-2 %, so the rule asks for another round, and cost.more() returns round
+    4's steps: every cell once per mode, labelled r4. One round alone has no
+    interval and never counts as converged."""
+    rows = cost_rows([9.0, 11.0, 10.0])
+    go, state = common.keep_going(cost_study.cpu_series(rows), 0.02, 3, 20)
+    assert go and not state["converged"] and state["cap_hit"] is None
+    steps, _ = cost_study.more(bench_args(), rows, "/nonexistent", 4)
+    labels = [label for label, _, _ in steps]
+    assert len(labels) == 4 and all(label.endswith("r4") for label in labels), labels
+    assert {keys["round"] for _, _, keys in steps} == {4}
+    go, state = common.keep_going(cost_study.cpu_series(cost_rows([10.0])), 0.02, 1, 20)
+    assert go and state["ratios"]["fdpass / bare, 2w, keepalive"]["half_width"] is None
+    # without --bench-within (the campaign) the rounds are fixed: no more steps
+    assert cost_study.more(bench_args(bench_within=None), rows, "/nonexistent", 4)[0] == []
+
+
+def test_stopping_rule_stops_at_the_cap_and_reports_it():
+    """The same wide ratio at the cap (3 rounds run, cap 3): the rule stops and
+    reports the cap, naming the ratio that did not converge with its
+    half-width and its half-width over the mean; the converged one is not
+    named. trace_overhead's series (traced / untraced per mode) goes through
+    the same rule."""
+    rows = cost_rows([9.0, 11.0, 10.0]) + cost_rows([10.0, 10.0, 10.0], mode="close")
+    go, state = common.keep_going(cost_study.cpu_series(rows), 0.02, 3, 3)
+    assert not go and not state["converged"]
+    assert set(state["cap_hit"]) == {"fdpass / bare, 2w, keepalive"}, state["cap_hit"]
+    assert abs(state["cap_hit"]["fdpass / bare, 2w, keepalive"]["half_width"] - 0.2484) < 0.001
+    assert abs(state["cap_hit"]["fdpass / bare, 2w, keepalive"]["relative"] - 0.2484) < 0.001
+    assert state["ratios"]["fdpass / bare, 2w, close"]["converged"]
+    assert cost_study.more(bench_args(bench_max_rounds=3), rows, "/nonexistent", 4)[0] == []
+    trace_rows = [{"traced": t, "mode": "keepalive", "round": n, "requests_per_s": 1000.0, "cpu_us_per_request": c}
+                  for n, (off, on) in enumerate([(10.0, 10.5), (10.0, 10.1)], 1) for t, c in ((False, off), (True, on))]
+    series = trace_overhead.cpu_series(trace_rows)
+    assert series == {"traced / untraced, keepalive": [1.05, 1.01]}
+    steps, state = trace_overhead.more(bench_args(bench_max_rounds=2), trace_rows, "/nonexistent", 3)
+    assert steps == [] and set(state["cap_hit"]) == {"traced / untraced, keepalive"}
+
+
+def test_bad_stopping_rule_options_exit_2(tmp_path):
+    """--bench-within is a fraction (0.02: +-2 %) and --bench-max-rounds a
+    count no smaller than the planned rounds: anything else is exit 2 with
+    one line naming the option, before anything runs."""
+    base = [PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--plan",
+            "--results-dir", str(tmp_path / "r")]
+    for extra, named in ((["--bench-within", "2"], "--bench-within 2:"),
+                         (["--bench-within", "0"], "--bench-within 0:"),
+                         (["--bench-max-rounds", "0"], "--bench-max-rounds 0:"),
+                         (["--bench-within", "0.02", "--bench-rounds", "5", "--bench-max-rounds", "3"],
+                          "--bench-max-rounds 3:"),
+                         (["--cost-seconds", "0"], "--cost-seconds 0:")):
+        res = subprocess.run(base + extra, capture_output=True, text=True, timeout=60)
+        assert res.returncode == 2 and named in res.stderr and len(res.stderr.strip().splitlines()) == 1, \
+            (extra, res.stderr)
+    assert not (tmp_path / "r").exists()
+
+
+@needs_wrk
+def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
+    """A tiny make bench (cost, bare and fdpass at 2 workers, 1 s runs, one
+    planned round, cap 2, a bound no noisy ratio meets): one round has no
+    interval, so a second round always runs; at the cap it stops. The rows hold
+    both rounds and each ratio's verdict (cpu_converged), meta.json the rule
+    and its outcome, the progress names the added round and the cap, and the
+    report's CPU table gives the rounds and marks what did not converge."""
+    results = tmp_path / "r"
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--bench-arms", "bare,fdpass",
+                          "--bench-seconds", "1", "--bench-rounds", "1", "--bench-within", "0.0001",
+                          "--bench-max-rounds", "2", "--results-dir", str(results), "--no-canonical"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "round 2 follows" in res.stdout, res.stdout
+    run = run_dir_of(results)
+    rows = read_rows(run / "cost.jsonl")
+    assert sorted((r["arm"], r["mode"], r["round"]) for r in rows) == sorted(
+        (a, m, n) for a in ("bare", "fdpass") for m in ("keepalive", "close") for n in (1, 2)), rows
+    stopping = json.loads((run / "meta.json").read_text())["parameters"]["cost"]["stopping"]
+    assert stopping["within"] == 0.0001 and stopping["max_rounds"] == 2
+    outcome = stopping["outcome"]
+    assert outcome["rounds_run"] == 2
+    assert set(outcome["ratios"]) == {"fdpass / bare, 2w, keepalive", "fdpass / bare, 2w, close"}
+    wide = {n for n, v in outcome["ratios"].items() if not v["converged"]}
+    assert set(outcome["cap_hit"] or {}) == wide
+    for r in rows:
+        assert r["stopping"]["rounds_run"] == 2 and r["stopping"]["cap_reached"] is True, r
+        assert r["stopping"]["within"] == 0.0001 and r["stopping"]["max_rounds"] == 2, r
+        if r["arm"] == "fdpass":
+            name = "fdpass / bare, 2w, %s" % r["mode"]
+            assert r["cpu_converged"]["to_bare"] == outcome["ratios"][name]["converged"], r
+    if wide:
+        assert "the cap of 2 rounds was reached" in res.stdout, res.stdout
+    out = tmp_path / "linux.md"
+    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--run", run.name, "--out", str(out)],
+                         capture_output=True, text=True, timeout=60)
+    assert rep.returncode == 0, rep.stderr
+    text = out.read_text()
+    assert "at most 2: 2 rounds ran" in text
+    assert [l for l in text.splitlines() if l.startswith("| fdpass | 2 | Keep-alive | 2 |")], text
+    if wide:
+        assert "The cap of 2 rounds was reached" in text and "†" in text
 
 
 def test_cpu_meter_counts_every_process_of_the_tree():

@@ -578,9 +578,11 @@ def test_cost_cpu_table_gives_ratios_with_their_interval():
     runs = [run("bare", 1, 20.0, 1.0), run("bare", 2, 22.0, 1.0),
             run("fdpass", 1, 21.0, 1.05, 0.98), run("fdpass", 2, 24.2, 1.10, 1.02)]
     text = "\n".join(cost_section.render_cpu(runs, ["bare", "fdpass"], [2]))
-    assert "| bare | 2 | Connection: close | 20.00 22.00 | 40.0 44.0 | 1 (the reference) | - | 1.00 |" in text
+    assert "| bare | 2 | Connection: close | 2 | 20.00 22.00 | 40.0 44.0 | 1 (the reference) | - | 1.00 |" in text
     # mean 1.075, sd 0.0354, t(1) 12.706: half-width 12.706 * 0.0354 / sqrt(2) = 0.318
-    assert "| fdpass | 2 | Connection: close | 21.00 24.20 | 42.0 48.4 | 1.075 ± 0.318 | 1.000 ± 0.254 | 1.00 |" in text
+    assert ("| fdpass | 2 | Connection: close | 2 | 21.00 24.20 | 42.0 48.4 | 1.075 ± 0.318 | knob-off: 1.000 ± 0.254 "
+            "| 1.00 |") in text
+    assert "2 rounds ran (a fixed number)." in text and "†" not in text  # no verdict recorded: no mark
     old = [WrkRun(1, "bare", 2, "close", 1, 1000.0, 1.0, 2.0, ())]
     assert cost_section.render_cpu(old, ["bare"], [2]) == []
 
@@ -602,3 +604,28 @@ def test_timeline_conn_with_a_wrong_type(results, tmp_path, field, value, messag
         return json.dumps(row) + "\n"
     edit_jsonl_line(results / STAMP / "timeline.jsonl", 1, edit)
     assert_input_error(run_in(tmp_path), tmp_path, f"report: results/linux/{STAMP}/timeline.jsonl:1: {message}")
+
+
+def test_cost_cpu_table_marks_what_did_not_converge():
+    """Under make bench's rule (meta: within, max_rounds) the CPU table names
+    each ratio's partner arm, marks a ratio whose rows say it did not
+    converge, and says the cap was reached with that ratio and its interval;
+    a converged ratio is not marked."""
+    from common import BenchParams
+    from sections import cost as cost_section
+    from sections.wrk import WrkRun
+
+    def run(arm, rnd, to_bare, to_ref=None, verdict=()):
+        return WrkRun(rnd, arm, 2, "keepalive", rnd, 1000.0, 1.0, 2.0, (), ratio=1.0, cpu=(10.0, None),
+                      cpu_ratios=(to_bare, None, None, to_ref),
+                      partners=(("to_bare", "bare"), ("to_reference", "reuseport")) if to_ref else (),
+                      converged=verdict)
+    verdict = (("to_bare", True), ("to_reference", False))
+    runs = [run("bare", n, 1.0) for n in (1, 2)] + [run("reuseport-bpf", 1, 1.0, 0.9, verdict),
+                                                    run("reuseport-bpf", 2, 1.0, 1.1, verdict)]
+    p = BenchParams("/", 2, (64,), 1, None, 2, within=0.02, max_rounds=2)
+    text = "\n".join(cost_section.render_cpu(runs, ["bare", "reuseport-bpf"], [2], p))
+    assert "at most 2: 2 rounds ran" in text
+    assert "| 1.000 ± 0.000 | reuseport: 1.000 ± 1.271 † |" in text, text
+    assert ("The cap of 2 rounds was reached with 1 ratio not within ±2 % of the mean: reuseport-bpf / reuseport, "
+            "2 workers, Keep-alive 1.000 ± 1.271.") in text, text

@@ -3,7 +3,9 @@ order, what a server served, the rows a study fills in once it is done, and
 a trial in a network namespace of its own."""
 
 import json
+import math
 import os
+import statistics
 import subprocess
 
 from harness import CAMPAIGN, PYTHON, StepFailed, is_root, peers, worker_exits
@@ -21,12 +23,13 @@ def bench_seconds(args):
     return BENCH_QUICK_SECONDS if args.quick else BENCH_SECONDS
 
 
-def close_gap(args):
-    """The pause after a Connection: close run; a test's --bench-seconds
-    shortens it too (never longer than the runs it follows)."""
+def close_gap(args, gap=CLOSE_GAP_S):
+    """The pause after a Connection: close run (gap: the study's own; the
+    default is CLOSE_GAP_S); a test's --bench-seconds shortens it too (never
+    longer than the runs it follows)."""
     if getattr(args, "bench_seconds", None):
-        return min(CLOSE_GAP_S, args.bench_seconds)
-    return 1 if args.quick else CLOSE_GAP_S
+        return min(gap, args.bench_seconds)
+    return min(gap, 1) if args.quick else gap
 
 
 def rotated(cells, rnd, rounds):
@@ -120,3 +123,99 @@ def netns_trial(option, arm, prefix, flags, timeout):
     if res.returncode != 0:
         raise StepFailed("trial exited %d: %s" % (res.returncode, res.stderr.strip()[-300:]))
     return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+# ---- make bench's stopping rule ------------------------------------------------
+
+# Student's t, 97.5th percentile, by degrees of freedom 1..30 (a two-sided 95 %
+# interval); 1.96 beyond. The report's common.py holds the same table for the
+# intervals it prints.
+T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def mean_interval(values):
+    """(mean, half-width of its 95 % interval, t-based; None for fewer than 2 values)."""
+    m = statistics.fmean(values)
+    if len(values) < 2:
+        return m, None
+    t = T975[len(values) - 2] if len(values) - 1 <= len(T975) else 1.96
+    return m, t * statistics.stdev(values) / math.sqrt(len(values))
+
+
+def stopping_rule(args):
+    """meta.json's "stopping" for a study that repeats rounds: fixed rounds, or
+    (--bench-within) rounds until every ratio's 95 % interval is within
+    +-within of its mean, at least min_rounds and at most max_rounds."""
+    within = getattr(args, "bench_within", None)
+    if not within:
+        return {"rule": "fixed rounds"}
+    return {"rule": "rounds until every CPU ratio's 95 % interval is within +-within of its mean",
+            "within": within, "max_rounds": args.bench_max_rounds}
+
+
+def final_state(args, series, within, rounds_run, max_rounds):
+    """The stopping rule's verdict once a study is done; with fixed rounds
+    (no --bench-within) there is no cap to reach: "cap_hit" is None and the
+    ratios' "converged" says which came within +-within."""
+    state = keep_going(series, within, rounds_run, max_rounds)[1]
+    if not getattr(args, "bench_within", None):
+        state["cap_hit"] = None
+    return state
+
+
+def stopping_record(args, state):
+    """What a finished row records of the rule it ran under: the rule, the
+    rounds its study ran, and whether the cap was reached."""
+    return dict(stopping_rule(args), rounds_run=state["rounds_run"],
+                cap_reached=bool(getattr(args, "bench_within", None)) and state["rounds_run"] >= state["max_rounds"])
+
+
+def verdict(series, within):
+    """series: {ratio name: [one value per round]} -> {name: {"mean",
+    "half_width", "relative" (half-width / mean), "rounds", "converged"}}; a
+    ratio with no value (its arm never ran) is left out, one with a single
+    value has no interval and has not converged."""
+    out = {}
+    for name, values in sorted(series.items()):
+        values = [v for v in values if v is not None]
+        if not values:
+            continue
+        m, half = mean_interval(values)
+        rel = half / m if half is not None and m else None
+        out[name] = {"mean": round(m, 4), "half_width": None if half is None else round(half, 4),
+                     "relative": None if rel is None else round(rel, 4), "rounds": len(values),
+                     "converged": rel is not None and rel <= within}
+    return out
+
+
+def keep_going(series, within, rounds_run, max_rounds):
+    """The stopping rule: (True, verdict) while some ratio's interval is wider
+    than +-within of its mean and fewer than max_rounds rounds have run;
+    (False, verdict) once every ratio is within, or at the cap (verdict's
+    "cap_hit" then names the ratios that did not converge with their
+    half-widths)."""
+    ratios = verdict(series, within)
+    wide = {n: v for n, v in ratios.items() if not v["converged"]}
+    done = {"ratios": ratios, "rounds_run": rounds_run, "within": within, "max_rounds": max_rounds,
+            "converged": not wide, "cap_hit": None}
+    if not wide:
+        return False, done
+    if rounds_run >= max_rounds:
+        done["cap_hit"] = {n: {"half_width": v["half_width"], "relative": v["relative"]} for n, v in wide.items()}
+        return False, done
+    return True, done
+
+
+def progress_text(study, state):
+    """One line for the campaign's progress: how many ratios are within and the widest."""
+    ratios = state["ratios"]
+    within = sum(v["converged"] for v in ratios.values())
+    wide = [(v["relative"] if v["relative"] is not None else float("inf"), n) for n, v in ratios.items()
+            if not v["converged"]]
+    text = "%s: %d rounds run, %d of %d CPU ratios within +-%g %%" % (
+        study, state["rounds_run"], within, len(ratios), state["within"] * 100)
+    if wide:
+        rel, name = max(wide)
+        text += "; widest: %s (%s)" % (name, "one round" if rel == float("inf") else "+-%.1f %%" % (rel * 100))
+    return text

@@ -1,14 +1,22 @@
 """cost: wrk on GET / (keep-alive and Connection: close), the cost arms at 2
-workers (and those with cost:one_worker in arms.py at 1 worker too), arms
-alternated within a round in an order that rotates per round, a gap after
-every close run; req/s, p50/p99, TIME_WAIT left, the ratio to bare, to the
-knob-off arm and to the process-mode arm -> cost.jsonl (one line per run).
+workers, arms alternated within a round in an order that rotates per round,
+a gap after every close run; the server's CPU time per request, req/s,
+p50/p99, TIME_WAIT left, the ratio to bare, to the knob-off arm, to the
+reference arm and to the process-mode arm -> cost.jsonl (one line per run).
+
+The campaign runs the arms with "cost" in arms.py for COST_ROUNDS rounds of
+COST_SECONDS-second runs. `--bench-arms all` (make bench) adds the arms with
+"cost:bench" (the threads arms, the user-space accounting arms) and the
+1-worker cells of the arms with "cost:one_worker"; with --bench-within the
+rounds go on (more()) until every CPU ratio's 95 % interval is within
++-within of its mean, or --bench-max-rounds is reached (the stopping rule in
+studies/common.py; outcome() records the verdict in the rows and meta.json).
 
 The cost anchor: an arm that is a server nobody here wrote, started from
 the peers' configuration (probes/peers/peers.py) with its access log off,
 since our server keeps no log (ANCHOR_ARMS: arm name -> peer configuration).
-It runs in the same rounds as our arms, alternated with them; `--bench-arms
-all` means our arms only (name it to add it)."""
+It runs in the same rounds as our arms, alternated with them (and with
+`--bench-arms all`; named, it runs only when named)."""
 
 import json
 import os
@@ -17,13 +25,18 @@ import time
 import arms
 from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
                      handoffs_of, need_wrk, peers, register, run_wrk)
-from studies.common import (bench_seconds, close_gap, handoff_rate, read_sysctl, rewrite_rows, rotated,
-                            served_split, time_wait_counts)
+from studies.common import (close_gap, final_state, handoff_rate, keep_going, read_sysctl, rewrite_rows, rotated, served_split,
+                            stopping_record, stopping_rule, time_wait_counts)
 
 NAME = "cost"
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
 COST_CONNECTIONS = 64
-COST_WORKERS = [1, 2]
+COST_WORKERS = [1, 2]         # 1: make bench only (the arms with cost:one_worker)
+COST_SECONDS = 1              # wrk -d per run: CPU time per request needs fewer seconds than req/s
+COST_ROUNDS = 3               # rounds in the campaign (--bench-rounds overrides; 1 with --quick)
+COST_CLOSE_GAP_S = 0.5        # after every Connection: close run: the server closes first, so
+                              # TIME_WAIT sits on its port, not on wrk's ephemeral ports
+GOAL_WITHIN = 0.02            # the resolution the goals need: a ratio's 95 % interval within +-2 %
 COST_MODES = ["keepalive", "close"]
 ANCHOR_ARMS = {"nginx": "nginx-default"}
 SYSCTLS = ["net.ipv4.ip_local_port_range", "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_max_tw_buckets",
@@ -31,17 +44,41 @@ SYSCTLS = ["net.ipv4.ip_local_port_range", "net.ipv4.tcp_tw_reuse", "net.ipv4.tc
 
 
 def default_arms(quick):
-    """The arms cost runs by default (the arms the design notes compare, so
-    the campaign fits in minutes; make bench runs every arm), the anchor last."""
+    """The arms cost runs by default (every balancing arm and its knob-off
+    arm, so the campaign fits in minutes), the anchor last."""
     return arms.in_study("quick:cost" if quick else "cost") + list(ANCHOR_ARMS)
+
+
+def bench_arms():
+    """`--bench-arms all`: the campaign's arms and make bench's own ("cost:bench"), the anchor last."""
+    ours = set(arms.in_study("cost") + arms.in_study("cost:bench"))
+    order = arms.names()
+    return sorted(ours, key=lambda a: (arms.get(a).place.get("cost", len(order)), order.index(a))) + list(ANCHOR_ARMS)
+
+
+def cost_seconds(args):
+    """wrk's -d for a cost (and trace_overhead) run: --cost-seconds, else
+    --bench-seconds, else COST_SECONDS."""
+    return getattr(args, "cost_seconds", None) or getattr(args, "bench_seconds", None) or COST_SECONDS
+
+
+def cost_rounds(args):
+    """Rounds planned up front: --bench-rounds, else COST_ROUNDS (1 with --quick)."""
+    return getattr(args, "cost_rounds", None) or (1 if args.quick else COST_ROUNDS)
+
+
+def cost_close_gap(args):
+    return close_gap(args, COST_CLOSE_GAP_S)
 
 
 def meta(args):
     return {"cost": {"tool": "wrk", "path": COST_PATH, "threads": WRK_THREADS,
-                     "connections": COST_CONNECTIONS, "duration_s": bench_seconds(args),
-                     "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES, "workers": COST_WORKERS,
-                     "one_worker_arms": sorted(arms.in_study("cost:one_worker")) if not args.bench_all else "all",
-                     "arms": args.cost_arms, "rounds": args.bench_rounds, "close_gap_s": close_gap(args),
+                     "connections": COST_CONNECTIONS, "duration_s": cost_seconds(args),
+                     "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES,
+                     "workers": sorted({w for _, w in cells(args)}),
+                     "one_worker_arms": sorted(a for a, w in cells(args) if w == 1),
+                     "arms": args.cost_arms, "rounds": cost_rounds(args), "close_gap_s": cost_close_gap(args),
+                     "stopping": stopping_rule(args),
                      "order": "each round runs every arm x workers once per mode, the list "
                               "rotated by (round-1)*len/rounds",
                      "sysctls": {name: read_sysctl(name) for name in SYSCTLS},
@@ -78,7 +115,7 @@ def anchor_run(args, prefix, arm, workers, headers):
         with open(prefix + ".ready", "w") as f:
             f.write(json.dumps(peer.ready, separators=(",", ":")) + "\n")
         with CpuMeter(peer.proc.pid) as cpu:
-            out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
+            out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, cost_seconds(args), headers)
         out.update(cpu_fields(cpu.ns, out["requests"]))
         tw = time_wait_counts(peer.port)
     finally:
@@ -109,7 +146,7 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
         return [row], run_text(out, tw_total)
     with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
         with CpuMeter(proc.pid) as cpu:
-            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, bench_seconds(args), headers)
+            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(args), headers)
         out.update(handoff_rate(ready["port"], out["duration_s"]))
         tw_total, tw_sides = time_wait_counts(ready["port"])
     # accepted over the server's life: wrk's connections, and the one
@@ -125,35 +162,115 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
     return [row], run_text(out, tw_total)
 
 
+def cells(args):
+    """(arm, workers) of every run in a round: each arm at 2 workers, and with
+    `--bench-arms all` the arms with cost:one_worker at 1 worker too."""
+    one_worker = set(arms.in_study("cost:one_worker")) if getattr(args, "bench_all", False) else set()
+    return [(arm, w) for w in COST_WORKERS for arm in args.cost_arms if w != 1 or arm in one_worker]
+
+
+def round_steps(args, raw_dir, rnd):
+    """One round: every cell once per mode, in the round's rotated order."""
+    for mode in COST_MODES:
+        for order, (arm, workers) in enumerate(rotated(cells(args), rnd, cost_rounds(args)), 1):
+            def step(arm=arm, workers=workers, mode=mode, rnd=rnd, order=order):
+                try:
+                    result = cost_run(args, raw_dir, arm, workers, mode, rnd, order)
+                except Exception as e:
+                    if mode == "close" and not str(e).startswith("skipped"):
+                        time.sleep(cost_close_gap(args))  # a failed run may have made connections too
+                    raise
+                if mode == "close":
+                    time.sleep(cost_close_gap(args))  # before the next run's connects
+                return result
+            label = "%-17s %dw %-9s r%d" % (arm, workers, mode, rnd)
+            yield label, step, {"arm": arm, "workers": workers, "mode": mode, "round": rnd}
+
+
 def steps(args, raw_dir):
-    one_worker = set(arms.in_study("cost:one_worker"))
-    cells = [(arm, w) for w in COST_WORKERS for arm in args.cost_arms
-             if w != 1 or args.bench_all or (arm in one_worker and not args.quick)]
-    for rnd in range(1, args.bench_rounds + 1):
-        for mode in COST_MODES:
-            for order, (arm, workers) in enumerate(rotated(cells, rnd, args.bench_rounds), 1):
-                def step(arm=arm, workers=workers, mode=mode, rnd=rnd, order=order):
-                    try:
-                        result = cost_run(args, raw_dir, arm, workers, mode, rnd, order)
-                    except Exception as e:
-                        if mode == "close" and not str(e).startswith("skipped"):
-                            time.sleep(close_gap(args))  # a failed run may have made connections too
-                        raise
-                    if mode == "close":
-                        time.sleep(close_gap(args))  # before the next run's connects
-                    return result
-                label = "%-17s %dw %-9s r%d" % (arm, workers, mode, rnd)
-                yield label, step, {"arm": arm, "workers": workers, "mode": mode, "round": rnd}
+    for rnd in range(1, cost_rounds(args) + 1):
+        yield from round_steps(args, raw_dir, rnd)
+
+
+def within(args):
+    return getattr(args, "bench_within", None) or GOAL_WITHIN
+
+
+def max_rounds(args, rows):
+    """The cap: --bench-max-rounds with --bench-within; else the rounds run."""
+    if getattr(args, "bench_within", None):
+        return args.bench_max_rounds
+    return max([r.get("round", 0) for r in rows] + [cost_rounds(args)])
+
+
+def more(args, rows, raw_dir, next_round):
+    """make bench's loop: another round's steps while some CPU ratio's 95 %
+    interval is wider than +-within of its mean and the cap allows (none
+    without --bench-within); returns (steps, the stopping rule's state)."""
+    go, state = keep_going(cpu_series(rows), within(args), next_round - 1, max_rounds(args, rows))
+    if not go or not getattr(args, "bench_within", None):
+        return [], state
+    return list(round_steps(args, raw_dir, next_round)), state
+
+
+def outcome(path, args):
+    """Once the study is done (ratios filled): the stopping rule's verdict
+    over every CPU ratio (for meta.json), and each row's "cpu_converged"
+    (per ratio it has: within +-within of its mean over the rounds run)."""
+    state = {}
+
+    def mark(rows):
+        rounds_run = max([r.get("round", 0) for r in rows] + [0])
+        state.update(final_state(args, cpu_series(rows), within(args), rounds_run, max_rounds(args, rows)))
+        for r in rows:
+            names = ratio_names(r)
+            if "error" not in r:
+                r["stopping"] = stopping_record(args, state)
+            if names:
+                r["cpu_converged"] = {suffix: state["ratios"][n]["converged"] for suffix, n in names.items()
+                                      if n in state["ratios"]}
+    rewrite_rows(path, mark)
+    return state
 
 
 RATIO_FIELDS = (("requests_per_s", "ratio"), ("cpu_us_per_request", "cpu_ratio"))
+PARTNERS = ("to_bare", "to_knob_off", "to_reference", "to_process")
+
+
+def partners_of(arm):
+    """{"to_bare": "bare", "to_knob_off": ..., ...}: the arms a row's ratios are over."""
+    found = {"to_bare": "bare" if arm != "bare" else None, "to_knob_off": arms.knob_off_of().get(arm),
+             "to_reference": arms.reference_of().get(arm), "to_process": arms.process_arm_of().get(arm)}
+    return {k: v for k, v in found.items() if v}
+
+
+def ratio_names(row):
+    """{"to_bare": "fdpass / bare, 2w, keepalive", ...}: the CPU ratios a
+    measured row holds, by name."""
+    if "error" in row or "cpu_us_per_request" not in row:
+        return {}
+    return {suffix: "%s / %s, %dw, %s" % (row["arm"], partner, row["workers"], row["mode"])
+            for suffix, partner in partners_of(row["arm"]).items()}
+
+
+def cpu_series(rows):
+    """{ratio name: [its value each round, in round order]} over rows (their
+    ratios filled here, on copies, as finish() fills them)."""
+    rows = [dict(r) for r in rows]
+    fill_ratios(rows)
+    series = {}
+    for r in sorted(rows, key=lambda r: r.get("round", 0)):
+        for suffix, name in ratio_names(r).items():
+            if r.get("cpu_ratio_" + suffix) is not None:  # None: the partner did not run that round
+                series.setdefault(name, []).append(r["cpu_ratio_" + suffix])
+    return series
 
 
 def fill_ratios(rows):
     """ratio_to_bare: req/s over bare's at the same workers, mode and round
-    (null when bare has no measured row there); likewise ratio_to_knob_off
-    and ratio_to_process for the arms that have those partners; and the same
-    three for CPU time per request (cpu_ratio_to_bare, ...)."""
+    (null when bare has no measured row there); likewise ratio_to_knob_off,
+    ratio_to_reference and ratio_to_process for the arms that have those
+    partners; and the same four for CPU time per request (cpu_ratio_to_bare, ...)."""
     def value_of(arm, field):
         return {(r["workers"], r["mode"], r["round"]): r.get(field) for r in rows
                 if r.get("arm") == arm and "error" not in r}
@@ -164,14 +281,19 @@ def fill_ratios(rows):
     for field, name in RATIO_FIELDS:
         bare = value_of("bare", field)
         knob_off = {arm: value_of(off, field) for arm, off in arms.knob_off_of().items()}
+        reference = {arm: value_of(ref, field) for arm, ref in arms.reference_of().items()}
         process = {arm: value_of(p, field) for arm, p in arms.process_arm_of().items()}
         for r in rows:
             if "error" in r or (field != "requests_per_s" and field not in r):
                 continue
             key = (r["workers"], r["mode"], r["round"])
+            if field == "cpu_us_per_request" and partners_of(r["arm"]):
+                r["cpu_ratio_partners"] = partners_of(r["arm"])
             r[name + "_to_bare"] = ratio(r.get(field), bare.get(key))
             if r["arm"] in knob_off:
                 r[name + "_to_knob_off"] = ratio(r.get(field), knob_off[r["arm"]].get(key))
+            if r["arm"] in reference:
+                r[name + "_to_reference"] = ratio(r.get(field), reference[r["arm"]].get(key))
             if r["arm"] in process:
                 r[name + "_to_process"] = ratio(r.get(field), process[r["arm"]].get(key))
 

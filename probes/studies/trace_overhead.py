@@ -1,15 +1,18 @@
 """trace_overhead: wrk against TRACE_OVERHEAD_ARM at 2 workers as the cost
 study runs it (its path, connections and modes), with and without the
 tracer attached, alternated: the tracer's cost as a ratio ->
-trace_overhead.jsonl (one line per run; ratio_traced filled once all are in)."""
+trace_overhead.jsonl (one line per run; ratio_traced filled once all are in).
+Under make bench (--bench-within) the rounds go on until the CPU ratio
+traced/untraced of each mode is within +-within of its mean, or the cap
+(cost's stopping rule, studies/common.py)."""
 
 import os
 import time
 
 import arms
 from harness import CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root, need_wrk, run_wrk
-from studies.common import bench_seconds, close_gap, rewrite_rows
-from studies.cost import COST_CONNECTIONS, COST_MODES, COST_PATH
+from studies.common import final_state, keep_going, rewrite_rows, stopping_record, stopping_rule
+from studies.cost import COST_CONNECTIONS, COST_MODES, COST_PATH, GOAL_WITHIN, cost_close_gap, cost_seconds
 
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
@@ -18,42 +21,49 @@ TRACE_OVERHEAD_WORKERS = 2
 
 def meta(args):
     return {"trace_overhead": {"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS,
-                               "modes": COST_MODES, "path": COST_PATH, "connections": COST_CONNECTIONS}}
+                               "modes": COST_MODES, "path": COST_PATH, "connections": COST_CONNECTIONS,
+                               "duration_s": cost_seconds(args), "rounds": args.bench_rounds,
+                               "stopping": stopping_rule(args)}}
 
 
 def steps(args, raw_dir):
     for rnd in range(1, args.bench_rounds + 1):
-        for mode in (COST_MODES[:1] if args.quick else COST_MODES):  # quick: keep-alive only
-            order = [False, True] if rnd % 2 else [True, False]
-            for traced in order:
-                def step(traced=traced, mode=mode, rnd=rnd):
-                    if traced and not is_root():
-                        raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
-                    need_wrk()
-                    prefix = os.path.join(raw_dir, "trace-overhead-%s-%s-r%d" % (
-                        "on" if traced else "off", mode, rnd))
-                    headers = ["Connection: close"] if mode == "close" else []
-                    with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS,
-                                   prefix) as (proc, ready, _):
-                        tracer = Tracer(proc.pid, prefix) if traced else None
-                        try:
-                            with CpuMeter(proc.pid) as cpu:
-                                out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS,
-                                              bench_seconds(args), headers)
-                        finally:
-                            if tracer:
-                                tracer.stop()
-                    # the server's own CPU: the tracer's programs run in its
-                    # threads (tracepoints fire in the traced task), its
-                    # user-space reader is another process, not counted
-                    out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc)))
-                    if mode == "close":
-                        time.sleep(close_gap(args))
-                    row = dict({"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS, "traced": traced,
-                                "mode": mode, "round": rnd}, **out)
-                    return [row], "%.0f req/s, %.2f CPU us/req" % (out["requests_per_s"], out["cpu_us_per_request"] or 0)
-                yield ("%s %s %-9s r%d" % (TRACE_OVERHEAD_ARM, "traced  " if traced else "untraced", mode, rnd), step,
-                       {"traced": traced, "mode": mode, "round": rnd})
+        yield from round_steps(args, raw_dir, rnd)
+
+
+def round_steps(args, raw_dir, rnd):
+    """One round: untraced and traced (their order alternating by round), per mode."""
+    for mode in (COST_MODES[:1] if args.quick else COST_MODES):  # quick: keep-alive only
+        order = [False, True] if rnd % 2 else [True, False]
+        for traced in order:
+            def step(traced=traced, mode=mode, rnd=rnd):
+                if traced and not is_root():
+                    raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
+                need_wrk()
+                prefix = os.path.join(raw_dir, "trace-overhead-%s-%s-r%d" % (
+                    "on" if traced else "off", mode, rnd))
+                headers = ["Connection: close"] if mode == "close" else []
+                with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS,
+                               prefix) as (proc, ready, _):
+                    tracer = Tracer(proc.pid, prefix) if traced else None
+                    try:
+                        with CpuMeter(proc.pid) as cpu:
+                            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS,
+                                          cost_seconds(args), headers)
+                    finally:
+                        if tracer:
+                            tracer.stop()
+                # the server's own CPU: the tracer's programs run in its
+                # threads (tracepoints fire in the traced task), its
+                # user-space reader is another process, not counted
+                out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc)))
+                if mode == "close":
+                    time.sleep(cost_close_gap(args))
+                row = dict({"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS, "traced": traced,
+                            "mode": mode, "round": rnd}, **out)
+                return [row], "%.0f req/s, %.2f CPU us/req" % (out["requests_per_s"], out["cpu_us_per_request"] or 0)
+            yield ("%s %s %-9s r%d" % (TRACE_OVERHEAD_ARM, "traced  " if traced else "untraced", mode, rnd), step,
+                   {"traced": traced, "mode": mode, "round": rnd})
 
 
 def fill_ratio_traced(rows):
@@ -69,3 +79,51 @@ def fill_ratio_traced(rows):
 
 def finish(path):
     rewrite_rows(path, fill_ratio_traced)
+
+
+def cpu_series(rows):
+    """{"traced / untraced, <mode>": [the CPU ratio each round, in round order]}."""
+    rows = [dict(r) for r in rows]
+    fill_ratio_traced(rows)
+    series = {}
+    for r in sorted(rows, key=lambda r: r.get("round", 0)):
+        if r.get("traced") and r.get("cpu_ratio_traced") is not None:
+            series.setdefault("traced / untraced, %s" % r["mode"], []).append(r.get("cpu_ratio_traced"))
+    return series
+
+
+def within(args):
+    return getattr(args, "bench_within", None) or GOAL_WITHIN
+
+
+def max_rounds(args, rows):
+    if getattr(args, "bench_within", None):
+        return args.bench_max_rounds
+    return max([r.get("round", 0) for r in rows] + [args.bench_rounds])
+
+
+def more(args, rows, raw_dir, next_round):
+    """make bench's loop (cost.more's rule): another round while a mode's CPU
+    ratio is wider than +-within and the cap allows; (steps, state)."""
+    go, state = keep_going(cpu_series(rows), within(args), next_round - 1, max_rounds(args, rows))
+    if not go or not getattr(args, "bench_within", None):
+        return [], state
+    return list(round_steps(args, raw_dir, next_round)), state
+
+
+def outcome(path, args):
+    """The stopping rule's verdict over the finished rows (for meta.json), and
+    each traced row's "cpu_converged"."""
+    state = {}
+
+    def mark(rows):
+        rounds_run = max([r.get("round", 0) for r in rows] + [0])
+        state.update(final_state(args, cpu_series(rows), within(args), rounds_run, max_rounds(args, rows)))
+        for r in rows:
+            name = "traced / untraced, %s" % r.get("mode")
+            if "error" not in r:
+                r["stopping"] = stopping_record(args, state)
+            if r.get("traced") and name in state["ratios"]:
+                r["cpu_converged"] = state["ratios"][name]["converged"]
+    rewrite_rows(path, mark)
+    return state

@@ -111,21 +111,42 @@ def render_cost(meta: Meta, rows: list) -> list:
                 lines.append(f"- bare (the reference): " + ("; ".join(per) if per else "no run measured") + ".")
             else:
                 lines.append(f"- {arm}: median ratio to bare " + ", ".join(per) + "."
-                             + knob_off_text(measured, arm, workers) + process_text(measured, arm, workers))
+                             + knob_off_text(measured, arm, workers) + reference_text(measured, arm, workers)
+                             + process_text(measured, arm, workers))
         out += ["**What this shows.** Per arm, the median over the rounds of its ratio to bare "
                 "(above 1: more requests per second than bare in the same round); bare's own spread over "
                 "the rounds is the run-to-run noise a ratio has to beat:", ""] + lines + [""]
         if mode == "close":
             out += time_wait_summary(p, measured)
     all_runs = runs + [r for r in anchor_rows if isinstance(r, WrkRun)]
-    return out + render_cpu(all_runs, arms + sorted(anchor_arms), workers) + render_anchor(anchors, anchor_rows, runs)
+    return (out + render_cpu(all_runs, arms + sorted(anchor_arms), workers, p)
+            + render_anchor(anchors, anchor_rows, runs))
 
 
-def render_cpu(runs: list, arms: list, workers: list) -> list:
+PARTNER_INDEX = {"to_knob_off": 1, "to_process": 2, "to_reference": 3}  # in WrkRun.cpu_ratios
+PARTNER_WORDS = {"to_knob_off": "knob-off", "to_reference": "reference", "to_process": "process arm"}
+UNCONVERGED = "†"
+
+
+def ratio_cell(values: list, converged: Optional[bool]) -> str:
+    """The mean ± its 95 % half-width, marked when the stopping rule's verdict
+    is that it did not come within ±within of its mean."""
+    return interval_text(values) + (f" {UNCONVERGED}" if converged is False else "")
+
+
+def verdict_of(mine: list, ratio: str) -> Optional[bool]:
+    """The rows' cpu_converged for a ratio (None in runs that do not record it)."""
+    flags = {dict(r.converged).get(ratio) for r in mine} - {None}
+    return None if not flags else all(flags)
+
+
+def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] = None) -> list:
     """CPU time per request: the server's user + system time (every thread of
     its process tree, from the scheduler's count) over the requests wrk
     completed, per round; the ratio to bare's in the same round as a mean
-    with a 95 % interval over the rounds."""
+    with a 95 % interval over the rounds, and to the arm's knob-off,
+    reference and process-mode arm; the rounds run and the ratios that did
+    not come within the stopping rule's bounds."""
     measured = [r for r in runs if r.cpu is not None and r.cpu[0] is not None]
     if not measured:
         return []
@@ -135,11 +156,15 @@ def render_cpu(runs: list, arms: list, workers: list) -> list:
            "divided by the requests wrk completed; per accepted connection where the server reports its "
            "accepts. Each cell of the per-round columns holds one entry per round, in round order. The ratios "
            "are to bare's CPU µs per request at the same workers, mode and round (below 1: less CPU per request "
-           "than bare), given as the mean over the rounds ± the half-width of its 95 % interval (Student's t); "
-           "requests per second, which swing more on this machine, stand beside them for comparison.", "",
-           "| arm | workers | mode | CPU µs per request | CPU µs per connection | ratio to bare | "
-           "ratio to knob-off | req/s ratio to bare (median) |",
-           "|---|---|---|---|---|---|---|---|"]
+           "than bare), and to the arm's partners where it has them (its knob-off arm: the same binary with the "
+           "mechanism off; its reference: the arm without the mechanism, reuseport for reuseport-bpf; its "
+           "process-mode arm), each given as the mean over the rounds ± the half-width of its 95 % interval "
+           "(Student's t); requests per second, which swing more on this machine, stand beside them for "
+           "comparison.", ""]
+    out += rounds_text(measured, p)
+    out += ["| arm | workers | mode | rounds | CPU µs per request | CPU µs per connection | ratio to bare | "
+            "ratio to its partners | req/s ratio to bare (median) |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for mode, title in COST_MODES:
         for w in workers:
             for arm in arms:
@@ -149,13 +174,58 @@ def render_cpu(runs: list, arms: list, workers: list) -> list:
                     continue
                 per_req = " ".join(f"{r.cpu[0]:.2f}" for r in mine)
                 per_conn = " ".join("-" if r.cpu[1] is None else f"{r.cpu[1]:.1f}" for r in mine)
-                to_bare = "1 (the reference)" if arm == "bare" else interval_text([r.cpu_ratios[0] for r in mine])
-                to_off = interval_text([r.cpu_ratios[1] for r in mine])
+                to_bare = ("1 (the reference)" if arm == "bare" else
+                           ratio_cell([r.cpu_ratios[0] for r in mine], verdict_of(mine, "to_bare")))
+                partners = dict(mine[-1].partners)
+                others = []
+                for ratio, index in PARTNER_INDEX.items():
+                    values = [r.cpu_ratios[index] for r in mine if len(r.cpu_ratios) > index]
+                    if any(v is not None for v in values):
+                        name = partners.get(ratio, PARTNER_WORDS[ratio])
+                        others.append(f"{cell_text(name)}: {ratio_cell(values, verdict_of(mine, ratio))}")
                 rps = [r.ratio for r in mine if r.ratio is not None]
-                out.append(f"| {cell_text(arm)} | {w} | {title} | {per_req} | {per_conn} | {to_bare} | {to_off} | "
+                out.append(f"| {cell_text(arm)} | {w} | {title} | {len(mine)} | {per_req} | {per_conn} | {to_bare} | "
+                           + ("; ".join(others) or "-") + " | "
                            + (f"{statistics.median(rps):.2f}" if rps else "-") + " |")
     out.append("")
-    return out
+    return out + unconverged_text(measured, p)
+
+
+def rounds_text(measured: list, p: Optional[BenchParams]) -> list:
+    rounds = max(r.round for r in measured)
+    marked = any(r.converged for r in measured)
+    if p is not None and p.within is not None:
+        rule = (f"Rounds ran until every CPU ratio's 95 % interval was within ±{number(p.within * 100)} % of its "
+                f"mean (make bench's stopping rule), at most {p.max_rounds}: {plural(rounds, 'round')} ran. ")
+    else:
+        rule = f"{plural(rounds, 'round')} ran (a fixed number). "
+    mark = (f"{UNCONVERGED} marks a ratio whose interval is wider than ±"
+            f"{number((p.within if p is not None and p.within is not None else 0.02) * 100)} % of its mean "
+            "(finer than that the goals cannot be judged)." if marked else "")
+    return [(rule + mark).strip(), ""]
+
+
+def unconverged_text(measured: list, p: Optional[BenchParams]) -> list:
+    """Under make bench's rule: whether the cap was reached, and the ratios
+    that did not converge with their half-widths."""
+    wide = []
+    for r in sorted(measured, key=lambda r: (r.arm, r.workers, r.setting)):
+        for ratio, ok in r.converged:
+            label = f"{r.arm} / {dict(r.partners).get(ratio, ratio)}, {plural(r.workers, 'worker')}, " \
+                    f"{dict(COST_MODES)[r.setting]}"
+            if not ok and label not in [w for w, _ in wide]:
+                index = 0 if ratio == "to_bare" else PARTNER_INDEX[ratio]
+                values = [x.cpu_ratios[index] for x in measured
+                          if (x.arm, x.workers, x.setting) == (r.arm, r.workers, r.setting)
+                          and len(x.cpu_ratios) > index and x.cpu_ratios[index] is not None]
+                wide.append((label, interval_text(values)))
+    if p is None or p.within is None or not wide:
+        return []
+    rounds = max(r.round for r in measured)
+    head = (f"The cap of {p.max_rounds} rounds was reached" if rounds >= p.max_rounds
+            else f"The study stopped after {plural(rounds, 'round')}")
+    return [head + f" with {plural(len(wide), 'ratio')} not within ±{number(p.within * 100)} % of the mean: "
+            + "; ".join(f"{label} {text}" for label, text in wide) + ".", ""]
 
 
 # Our arms set beside the anchor, in this order; the goal is on the first.
@@ -273,6 +343,19 @@ def knob_off_text(runs: list, arm: str, workers: list) -> str:
                        + (f" ({statistics.median(rates):.0f} hand-offs/s)" if rates else
                           " (mechanism off: no hand-offs)"))
     return (" Same binary, mechanism on vs off, median: " + "; ".join(per) + ".") if per else ""
+
+
+def reference_text(runs: list, arm: str, workers: list) -> str:
+    """For an arm measured beside its reference arm (reuseport-bpf beside
+    reuseport): the median req/s ratio to it per worker count."""
+    per = []
+    for w in workers:
+        mine = [r for r in runs if r.key[:2] == (arm, w) and r.ratio_to_reference is not None]
+        if mine:
+            name = dict(mine[0].partners).get("to_reference", "its reference arm")
+            per.append(f"{statistics.median(r.ratio_to_reference for r in mine):.2f} of {name} at "
+                       f"{plural(w, 'worker')}")
+    return (" Over its reference arm, same round, median: " + "; ".join(per) + ".") if per else ""
 
 
 def process_text(runs: list, arm: str, workers: list) -> str:

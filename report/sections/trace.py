@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from common import (Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number, get_str,
-                    interval_text, is_int, json_kind, ordered, plural, row_reader)
+                    interval_text, is_int, json_kind, number, ordered, plural, row_reader)
 from sections.wrk import COST_MODES
 
 
@@ -185,6 +185,7 @@ class OverheadRun:
     ratio: Optional[float]
     cpu: Optional[float] = None  # the server's CPU µs per request
     cpu_ratio: Optional[float] = None  # traced over untraced, same mode and round
+    converged: Optional[bool] = None  # the CPU ratio's interval within the stopping rule's bounds (traced rows)
 
 
 def parse_overhead_row(obj: dict, line: int):
@@ -195,8 +196,9 @@ def parse_overhead_row(obj: dict, line: int):
     ratio = get_number(obj, "ratio_traced", nullable=True) if "ratio_traced" in obj else None
     cpu = get_number(obj, "cpu_us_per_request", nullable=True) if "cpu_us_per_request" in obj else None
     cpu_ratio = get_number(obj, "cpu_ratio_traced", nullable=True) if "cpu_ratio_traced" in obj else None
+    converged = get_bool(obj, "cpu_converged") if "cpu_converged" in obj else None
     return OverheadRun(line, traced, mode, get_int(obj, "round", 1), get_number(obj, "requests_per_s"), ratio,
-                       cpu, cpu_ratio)
+                       cpu, cpu_ratio, converged)
 
 
 def overhead_pair(runs: list, mode: str, n: int) -> tuple:
@@ -234,19 +236,22 @@ def render_trace_overhead(meta: Meta, rows: list) -> list:
             lines.append(f"{title}: median ratio {med:.2f} over {plural(len(ratios), 'round')} "
                          f"({'meets' if med >= 0.97 else 'misses'} the 0.97 target)")
     failed = [r for r in rows if isinstance(r, Failed)]
-    out += [""] + overhead_cpu(runs, lines)
+    out += [""] + overhead_cpu(runs, lines, *((meta.cost.within, meta.cost.max_rounds) if meta.cost else ()))
     out += ["**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
             + (f" {plural(len(failed), 'run')} failed." if failed else ""), ""]
     return out
 
 
-def overhead_cpu(runs: list, lines: list) -> list:
+def overhead_cpu(runs: list, lines: list, within: Optional[float] = None, max_rounds: Optional[int] = None) -> list:
     """The server's CPU µs per request untraced and traced, per round, and the
     ratio as a mean ± its 95 % half-width over the rounds (nothing for runs
-    from before the CPU was measured); adds a finding per mode to lines."""
+    from before the CPU was measured), marked where it did not come within
+    ±within of its mean (the rows' cpu_converged); adds a finding per mode
+    to lines."""
     if not any(r.cpu is not None for r in runs):
         return []
     rounds = sorted({r.round for r in runs})
+    marked = any(r.converged is False for r in runs)
     out = ["The server's CPU time per request (user + system of every thread of its processes, over the "
            "requests wrk completed; the tracer's programs run in the server's threads, so their time is "
            "in it), untraced / traced, and the ratio's mean ± the half-width of its 95 % interval over the "
@@ -265,9 +270,15 @@ def overhead_cpu(runs: list, lines: list) -> list:
                 cells.append("incomplete")
         if not any(c != "incomplete" for c in cells):
             continue
-        out.append(f"| {title} | " + " | ".join(cells) + f" | {interval_text(ratios)} |")
+        mark = " †" if any(r.converged is False for r in runs if r.mode == mode) else ""
+        out.append(f"| {title} | " + " | ".join(cells) + f" | {interval_text(ratios)}{mark} |")
         if ratios:
-            lines.append(f"{title}: CPU per request traced/untraced {interval_text(ratios)}")
+            lines.append(f"{title}: CPU per request traced/untraced {interval_text(ratios)}"
+                         + (" (wider than the stopping rule's bounds)" if mark else ""))
+    if marked:
+        cap = " (the stopping rule's cap)" if max_rounds is not None and len(rounds) >= max_rounds else ""
+        out += ["", f"{plural(len(rounds), 'round')} ran{cap}; † marks a ratio whose 95 % interval is wider than ±"
+                f"{number((within or 0.02) * 100)} % of its mean (the stopping rule's bounds)."]
     return out + [""]
 
 

@@ -39,7 +39,11 @@ class WrkRun:
     peer: Optional[str] = None  # cost, an anchor arm: the peer configuration it ran (a server not ours)
     software: Optional[str] = None  # and its software
     cpu: Optional[tuple] = None  # cost: (µs per request, per accepted connection or None) of the server's CPU
-    cpu_ratios: Optional[tuple] = None  # cost: CPU µs per request over bare's, the knob-off arm's, the process arm's
+    cpu_ratios: Optional[tuple] = None  # cost: CPU µs per request over bare's, the knob-off arm's, the process
+                                        # arm's, the reference arm's
+    partners: tuple = ()  # cost: (ratio, arm) the CPU ratios are over: ("to_knob_off", "fdpass-off"), ...
+    converged: tuple = ()  # cost: (ratio, its 95 % interval within the stopping rule's +-within), sorted
+    ratio_to_reference: Optional[float] = None  # cost, reuseport-bpf: req/s over its reference arm's
 
     @property
     def key(self) -> tuple:
@@ -105,11 +109,24 @@ def wrk_row_parser(setting_key: str):
             cpu = (get_number(obj, "cpu_us_per_request", nullable=True),
                    get_number(obj, "cpu_us_per_connection", nullable=True) if "cpu_us_per_connection" in obj else None)
             cpu_ratios = tuple(get_number(obj, key, nullable=True) if key in obj else None
-                               for key in ("cpu_ratio_to_bare", "cpu_ratio_to_knob_off", "cpu_ratio_to_process"))
+                               for key in ("cpu_ratio_to_bare", "cpu_ratio_to_knob_off", "cpu_ratio_to_process",
+                                           "cpu_ratio_to_reference"))
         return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed),
                       ratio, get_int_or_null(obj, "time_wait_after"), sides, served, knob_off, handoffs,
-                      to_process, peer, software, cpu, cpu_ratios)
+                      to_process, peer, software, cpu, cpu_ratios, str_pairs(obj, "cpu_ratio_partners", str),
+                      str_pairs(obj, "cpu_converged", bool),
+                      get_number(obj, "ratio_to_reference", nullable=True) if "ratio_to_reference" in obj else None)
     return parse
+
+
+def str_pairs(obj: dict, key: str, kind: type) -> tuple:
+    """An object of name -> value (each a kind) as sorted pairs; () when absent."""
+    value = obj.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not all(isinstance(v, kind) for v in value.values()):
+        raise RowError(f'"{key}" must be an object of name -> {kind.__name__}, got {json.dumps(value)}')
+    return tuple(sorted(value.items()))
 
 
 def check_wrk_rows(what: str, with_ratio: bool):
