@@ -28,7 +28,7 @@ SERVER_LIBS := -lbpf -lelf -lz -pthread
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf -Ibuild
 # The tracer (CO-RE): its types come from the running kernel's BTF.
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
-PROBE_SRC := probes/probe.c probes/response.c
+PROBE_SRC := probes/probe.c probes/response.c probes/timing.c
 PROBE_HDR := $(wildcard probes/*.h) common/cli.h
 
 BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
