@@ -44,7 +44,13 @@ studies, in the order they run:
                  rounds); wrk: %(cost_wrk)s
   payoff         wrk keep-alive on GET %(payoff_path)s (CPU-bound) at each
                  connection count (%(payoff_connections)s): bare at 1 worker (the
-                 baseline) and every payoff arm at 2 workers -> payoff.jsonl
+                 baseline) and every payoff arm at each worker count
+                 (%(payoff_workers)s) -> payoff.jsonl
+  burst          bursts of K new connections each asking GET %(burst_path)s once,
+                 K = %(burst_per)s x N at N = %(burst_workers)s workers, %(burst_rounds)d bursts
+                 per K on one fresh server per arm x N: each burst's completion
+                 time, every request's latency and who served it -> burst.jsonl
+                 (the anchor arm "nginx" runs the peers' nginx-work configuration)
   trace_overhead wrk against bare as cost runs it, with and without the
                  tracer attached, alternated: the tracer's cost
                  -> trace_overhead.jsonl
@@ -83,7 +89,7 @@ from studies import common
 from studies.common import read_sysctl
 
 STUDIES = ["balancing", "perturbation", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview", "faults",
-           "cost", "payoff", "trace_overhead", "peers", "reload"]
+           "cost", "payoff", "burst", "trace_overhead", "peers", "reload"]
 STUDY = {name: importlib.import_module("studies." + name) for name in STUDIES}
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)
@@ -99,6 +105,11 @@ __doc__ = (__doc__ or "") % {
     "cost_wrk": "-t%d -c%d" % (WRK_THREADS, STUDY["cost"].COST_CONNECTIONS),
     "payoff_path": STUDY["payoff"].PAYOFF_PATH,
     "payoff_connections": ", ".join(map(str, STUDY["payoff"].PAYOFF_CONNECTIONS)),
+    "payoff_workers": ", ".join(map(str, STUDY["payoff"].PAYOFF_WORKERS)),
+    "burst_path": STUDY["burst"].BURST_PATH,
+    "burst_per": " and ".join(map(str, STUDY["burst"].BURST_PER_WORKER)),
+    "burst_workers": ", ".join(map(str, STUDY["burst"].BURST_WORKERS)),
+    "burst_rounds": STUDY["burst"].BURST_ROUNDS,
     "reload_at": ", ".join(map(str, STUDY["reload"].RELOAD_AT_S)),
     "reload_wrk": "-d%ds" % STUDY["reload"].RELOAD_SECONDS,
     "bench_seconds": common.BENCH_SECONDS, "bench_quick_seconds": common.BENCH_QUICK_SECONDS,
@@ -174,8 +185,10 @@ def peer_software(args):
     names = list(args.peers) if "peers" in args.studies else []
     if "cost" in args.studies:
         names += [STUDY["cost"].ANCHOR_ARMS[a] for a in args.cost_arms if a in STUDY["cost"].ANCHOR_ARMS]
+    if "burst" in args.studies:
+        names += [STUDY["burst"].ANCHOR_ARMS[a] for a in args.burst_arms if a in STUDY["burst"].ANCHOR_ARMS]
     found = {}
-    for software in dict.fromkeys(peers.PEERS[n][0] for n in names):
+    for software in dict.fromkeys(peers.CONFIGS[n][0] for n in names):
         found[software] = peers.software_version(software) or "not installed"
     return found
 
@@ -283,11 +296,11 @@ def parse_args():
     ap.add_argument("--variants", help="comma-separated arms (default: all; with --quick: %s)" % ",".join(QUICK_ARMS))
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
     ap.add_argument("--bench-arms",
-                    help="arms the wrk studies (cost, payoff) run, or 'all' for every arm in --variants "
-                         "(default: cost %s; payoff %s; make bench: all); the anchor %s runs in cost only, "
-                         "by default or when named"
+                    help="arms the payoff studies (cost, payoff, burst) run, or 'all' for every arm in "
+                         "--variants (default: cost %s; payoff %s; burst %s; make bench: all); the anchor "
+                         "%s runs in cost and burst only, by default or when named"
                     % (",".join(cost.default_arms(False)), ",".join(payoff.default_arms(False)),
-                       ",".join(cost.ANCHOR_ARMS)))
+                       ",".join(STUDY["burst"].default_arms(False)), ",".join(cost.ANCHOR_ARMS)))
     ap.add_argument("--peers", help="comma-separated peer configurations for the peers study (default: all: %s; "
                                     "with --quick: %s)" % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS)))
     ap.add_argument("--results-dir", default=os.path.join(ROOT, "results", "linux"))
@@ -351,18 +364,22 @@ def choose(args):
         args.variants = ",".join(QUICK_ARMS if args.quick else arms.default_variants())
     args.arms = names_list(args.variants, "--variants", arms.names())
     args.bench_all = args.bench_arms == "all"
+    burst = STUDY["burst"]
     if args.bench_all:
         args.cost_arms = args.payoff_arms = list(args.arms)
+        args.burst_arms = [a for a in burst.default_arms(False) if a in args.arms]
     elif args.bench_arms is None:
         chosen_variants = {arms.get(b).variant for b in args.arms}
         args.cost_arms = [a for a in cost.default_arms(args.quick)
                           if a in args.arms or a in cost.ANCHOR_ARMS
                           or (not arms.get(a).default and arms.get(a).variant in chosen_variants)]
         args.payoff_arms = [a for a in payoff.default_arms(args.quick) if a in args.arms]
+        args.burst_arms = [a for a in burst.default_arms(args.quick) if a in args.arms or a in burst.ANCHOR_ARMS]
     else:
         named = names_list(args.bench_arms, "--bench-arms", arms.names() + list(cost.ANCHOR_ARMS), also=["all"])
         args.cost_arms = [a for a in named if a in args.arms or a in cost.ANCHOR_ARMS]
         args.payoff_arms = [a for a in named if a in args.arms]
+        args.burst_arms = [a for a in named if a in args.arms or a in burst.ANCHOR_ARMS]
     if args.peers is None:
         args.peers = list(STUDY["peers"].QUICK_PEERS if args.quick else peers.PEERS)
     else:
