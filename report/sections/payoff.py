@@ -1,10 +1,17 @@
 """The payoff study (payoff.jsonl): what a second worker buys when every request
 costs CPU (req/s, p50 and p99 against bare at 1 worker)."""
 
+import os
 import statistics
+import sys
 
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "probes"))
+import arms  # noqa: E402  (probes/arms.py: the one table of arms)
 from common import Meta, Study, cell_text, ms_text, ordered, plural, row_reader
-from sections.wrk import WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser
+from sections.wrk import WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser  # noqa: E402
+
+KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off
+SELF_BALANCED = 0.9  # bare at N reaching this share of what min(N, CPUs) allows counts as balancing itself
 
 
 def render_payoff(meta: Meta, rows: list) -> list:
@@ -16,10 +23,11 @@ def render_payoff(meta: Meta, rows: list) -> list:
         out += ["meta.json does not record how wrk was run for this study; the figures are the rows' own.", ""]
     else:
         cmds = " and ".join(wrk_cmd(p, c) for c in p.connections)
-        out += [f"What was measured: what a second worker buys when every request costs CPU. Each run starts a "
+        counts = sorted({w for _, w in p.cells if w != 1} | {r.key[1] for r in rows if r.key[1] != 1})
+        out += [f"What was measured: what more workers buy when every request costs CPU. Each run starts a "
                 f"fresh server and runs {cmds} (keep-alive) against `GET {p.path}` on 127.0.0.1 "
                 "(`/work?us=N` spins N µs of CPU in the worker for each request): bare at 1 worker, the "
-                "baseline, and every arm at 2 workers; "
+                f"baseline, and every arm at {', '.join(map(str, counts))} workers; "
                 f"{rotation_text(p.rounds, 'arm x workers', 'per connection count')}. Each figure is the median over the rounds "
                 "measured: req/s, and wrk's p50 and p99 latency in ms. wrk's threads share the machine's "
                 f"{plural(meta.cpus, 'CPU')} with the workers."
@@ -72,7 +80,15 @@ def render_payoff(meta: Meta, rows: list) -> list:
                 splits.append(f"c{c} " + " ".join(r.served for r in mine))
         if splits:
             per.append("connections served per worker, by round: " + ", ".join(splits))
+        got = medians.get(cell + (conns[-1],))
+        for other, name in ((("bare", cell[1]), "bare's"),
+                            ((KNOB_OFF.get(cell[0]), cell[1]), f"its knob-off arm {KNOB_OFF.get(cell[0])}'s")):
+            there = medians.get(other + (conns[-1],))
+            if got and there and there[0] and other != cell and other[0]:
+                per.append(f"{got[0] / there[0]:.2f}x {name} req/s at {plural(cell[1], 'worker')} "
+                           f"with {conns[-1]} connections")
         lines.append(f"- {cell[0]} at {plural(cell[1], 'worker')}: " + "; ".join(per) + ".")
+    out += self_balance(meta, runs, medians, conns)
     if lines:
         counts = sorted({m[3] for m in medians.values()})
         rounds = " or ".join(str(n) for n in counts)
@@ -83,3 +99,37 @@ def render_payoff(meta: Meta, rows: list) -> list:
 
 read_payoff = row_reader(wrk_row_parser("connections"), check_wrk_rows(lambda c: f"{c} connections", False))
 STUDY = Study("payoff", "payoff.jsonl", read_payoff, render_payoff, is_round=lambda row: isinstance(row, WrkRun))
+
+
+def self_balance(meta: Meta, runs: list, medians: dict, conns: list) -> list:
+    """Whether a sustained CPU-bound load balances itself: bare at each
+    worker count against bare at 1, beside what the CPUs allow, and bare's split."""
+    c = conns[-1] if conns else None
+    base = medians.get(("bare", 1, c))
+    counts = sorted({key[1] for key in medians if key[0] == "bare" and key[1] > 1 and key[2] == c})
+    if base is None or not base[0] or not counts:
+        return []
+    per, held = [], []
+    for n in counts:
+        got = medians[("bare", n, c)]
+        allowed = min(n, meta.cpus)
+        speedup = got[0] / base[0]
+        held.append(speedup >= SELF_BALANCED * allowed)
+        splits = " ".join(r.served for r in sorted(runs, key=lambda r: r.round)
+                          if r.key == ("bare", n, c) and r.served)
+        per.append(f"at {plural(n, 'worker')} {speedup:.2f}x one worker's req/s, of the {allowed}x "
+                   f"the machine's {plural(meta.cpus, 'CPU')} allow" + (f" (served per worker: {splits})" if splits else ""))
+    if all(held):
+        verdict = ("A sustained CPU-bound load balances itself here: bare, with no balancing at all, reaches at "
+                   f"least {SELF_BALANCED:.0%} of what the CPUs allow at every worker count measured")
+    elif any(held):
+        verdict = ("A sustained CPU-bound load balances itself here at some worker counts only: bare reaches "
+                   f"{SELF_BALANCED:.0%} of what the CPUs allow at "
+                   + ", ".join(str(n) for n, h in zip(counts, held) if h) + " workers, not at "
+                   + ", ".join(str(n) for n, h in zip(counts, held) if not h))
+    else:
+        verdict = ("A sustained CPU-bound load does not balance itself here: bare stays under "
+                   f"{SELF_BALANCED:.0%} of what the CPUs allow at every worker count measured")
+    return [f"**Does a sustained load balance itself?** {verdict} (with {c} connections: "
+            + "; ".join(per) + "). A balancer can only pay off beyond that where one worker takes what "
+            "arrives at once, which is what the burst study measures.", ""]
