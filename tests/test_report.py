@@ -583,3 +583,30 @@ def test_cost_cpu_table_gives_ratios_with_their_interval():
     assert "| fdpass | 2 | Connection: close | 21.00 24.20 | 42.0 48.4 | 1.075 ± 0.318 | 1.000 ± 0.254 | 1.00 |" in text
     old = [WrkRun(1, "bare", 2, "close", 1, 1000.0, 1.0, 2.0, ())]
     assert cost_section.render_cpu(old, ["bare"], [2]) == []
+
+
+def test_run_without_burst_rows_says_the_study_was_not_run(results, tmp_path):
+    """An older run (no burst.jsonl, no burst parameters in meta.json)
+    renders, and its burst section says the study was not run."""
+    (results / STAMP / "burst.jsonl").unlink()
+    meta = json.loads((results / STAMP / "meta.json").read_text())
+    del meta["parameters"]["burst"]
+    (results / STAMP / "meta.json").write_text(json.dumps(meta))
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "linux.md").read_text()
+    assert "## Payoff where arrival matters: bursts of new connections\n\nThe burst study was not run" in text
+
+
+def test_burst_row_whose_completion_is_under_a_latency(results, tmp_path):
+    """A burst row whose completion time is shorter than one of its own
+    latencies contradicts itself: exit 1 naming the file and line."""
+    path = results / STAMP / "burst.jsonl"
+    lines = path.read_text().splitlines()
+    row = json.loads(lines[0])
+    row["completion_us"] = max(row["latency_us"]) - 1
+    lines[0] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n")
+    assert_input_error(run_in(tmp_path), tmp_path,
+                       f'report: results/linux/{STAMP}/burst.jsonl:1: "completion_us" must be an integer >= '
+                       f'every latency, got {row["completion_us"]}')
