@@ -4,9 +4,9 @@ each of PAYOFF_WORKERS, the cells alternated in an order that rotates per
 round -> payoff.jsonl (one line per run).
 
 To fit every balancing arm, its knob-off arm and three worker counts in the
-campaign's budget, payoff runs shorter than cost: one connection count, and
-wrk for half the wrk studies' -d (at least 1 s) over half their rounds (at
-least 1)."""
+campaign's budget, payoff runs shorter than cost: one connection count, wrk
+for half the wrk studies' -d (at least 1 s) and one round fewer than theirs
+(at least 1); --quick runs 2 and 8 workers only."""
 
 import os
 
@@ -19,6 +19,7 @@ PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the work
 PAYOFF_CONNECTIONS = [32]
 PAYOFF_BASELINE = ("bare", 1)  # what one worker gives; every arm then runs at each PAYOFF_WORKERS
 PAYOFF_WORKERS = [2, 4, 8]
+PAYOFF_QUICK_WORKERS = [2, 8]
 
 
 def default_arms(quick):
@@ -30,17 +31,21 @@ def payoff_seconds(args):
 
 
 def payoff_rounds(args):
-    return max(1, args.bench_rounds // 2)
+    return max(1, args.bench_rounds - 1)
+
+
+def payoff_workers(args):
+    return PAYOFF_QUICK_WORKERS if args.quick else PAYOFF_WORKERS
 
 
 def cells(args):
-    return [PAYOFF_BASELINE] + [(arm, n) for n in PAYOFF_WORKERS for arm in args.payoff_arms]
+    return [PAYOFF_BASELINE] + [(arm, n) for n in payoff_workers(args) for arm in args.payoff_arms]
 
 
 def meta(args):
     return {"payoff": {"tool": "wrk", "path": PAYOFF_PATH, "threads": WRK_THREADS,
                        "connections": PAYOFF_CONNECTIONS, "duration_s": payoff_seconds(args),
-                       "timeout_s": WRK_TIMEOUT_S, "rounds": payoff_rounds(args), "workers": PAYOFF_WORKERS,
+                       "timeout_s": WRK_TIMEOUT_S, "rounds": payoff_rounds(args), "workers": payoff_workers(args),
                        "cells": [{"arm": a, "workers": w} for a, w in cells(args)],
                        "order": "each round runs every cell once per connection count, the "
                                 "list rotated by (round-1)*len/rounds"}}
