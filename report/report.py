@@ -159,7 +159,10 @@ FIGURE_CAPTIONS = {
     "placement_heatmap.svg": "Placement: the busiest worker's median share per placement and variant, with "
                              "the rounds in which both workers answered",
     "cost_bars.svg": "Cost: median req/s per arm and worker count (bars: min to max over the rounds)",
-    "payoff_latency.svg": "Payoff: latency distribution (wrk's percentiles) per arm, at each connection count",
+    "payoff_latency.svg": "Payoff: latency distribution (wrk's percentiles) per arm, at each connection count "
+                          "and worker count, beside the baseline",
+    "burst_completion.svg": "Bursts: median completion time per arm, K and worker count (whiskers: min to max "
+                            "over the bursts)",
 }
 
 
