@@ -179,9 +179,39 @@ def render_burst(meta: Meta, rows: list) -> list:
         if lines:
             out += [f"**What this shows at {plural(n, 'worker')}** (completion time, median over the bursts):",
                     ""] + lines + [""]
+    out += summary_table(stats, rank)
     failed = [f for f in rows if isinstance(f, Failed)]
     out += failed_notes(failed, lambda key: f"{key[0]} at {plural(key[1], 'worker')}")
     return out
+
+
+def summary_table(stats: dict, rank: dict) -> list:
+    """Every arm's completion time over bare's at each worker count and K (and
+    over its knob-off arm's, in parentheses): under 1 is a faster burst."""
+    columns = sorted({key[1:] for key in stats})
+    arms_here = sorted({key[0] for key in stats if key[0] != "bare"}, key=lambda a: rank.get(a, len(rank)))
+    if not arms_here or not any(("bare",) + c in stats for c in columns):
+        return []
+
+    def ratio(a, b):
+        if a is None or b is None or a.completion is None or not b.completion:
+            return None
+        return a.completion / b.completion
+
+    out = ["### Against bare and the knob-off arm", "",
+           "Each arm's median completion time over bare's at the same worker count and K (under 1: the burst "
+           "finished sooner), and over its knob-off arm's in parentheses:", "",
+           "| arm | " + " | ".join(f"{n} workers, K {k}" for n, k in columns) + " |",
+           "|---|" + "---|" * len(columns)]
+    for arm in arms_here:
+        cells = []
+        for c in columns:
+            r = ratio(stats.get((arm,) + c), stats.get(("bare",) + c))
+            off = KNOB_OFF.get(arm)
+            r_off = ratio(stats.get((arm,) + c), stats.get((off,) + c)) if off else None
+            cells.append(("-" if r is None else f"{r:.2f}") + ("" if r_off is None else f" ({r_off:.2f})"))
+        out.append(f"| {cell_text(arm)} | " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def render_burst_absent(meta: Meta) -> list:
