@@ -26,7 +26,7 @@ BURST_QUICK_WORKERS = [2, 8]
 BURST_PER_WORKER = [2, 8]        # K = 2 x N and 8 x N
 BURST_ROUNDS = 5                 # bursts per (arm, N, K)
 BURST_QUICK_ROUNDS = 2
-BURST_GAP_MS = 50                # pause after a burst is answered, before the next
+BURST_GAP_MS = 25                # pause after a burst is answered, before the next
 BURST_TIMEOUT_MS = 10000
 ANCHOR_ARMS = {"nginx": "nginx-work"}
 
