@@ -17,6 +17,10 @@ from common import (Failed, InputError, Meta, RowError, Study, cell_text, failed
                     get_failure, get_int, get_split, get_str, ms_text, ordered, plural, row_reader)
 
 KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off
+# Knob-off arms that run another arm's mechanism (probes/arms.py): fdpass-off
+# is the bare race in fdpass's binary, handoff-off plain reuseport in threads.
+# Their distance from that arm is the noise between two runs of one mechanism.
+SAME_MECHANISM = (("fdpass-off", "bare"), ("handoff-off", "reuseport"))
 
 
 @dataclass(frozen=True)
@@ -211,7 +215,16 @@ def summary_table(stats: dict, rank: dict) -> list:
             r_off = ratio(stats.get((arm,) + c), stats.get((off,) + c)) if off else None
             cells.append(("-" if r is None else f"{r:.2f}") + ("" if r_off is None else f" ({r_off:.2f})"))
         out.append(f"| {cell_text(arm)} | " + " | ".join(cells) + " |")
-    return out + [""]
+    out.append("")
+    for twin, of in SAME_MECHANISM:
+        spread = [ratio(stats.get((twin,) + c), stats.get((of,) + c)) for c in columns]
+        spread = [max(r, 1 / r) for r in spread if r]
+        if spread:
+            out += [f"{twin} runs {of}'s mechanism, so their distance is this run's noise between two "
+                    f"measurements of one mechanism: their completion times differ by up to {max(spread):.2f}x "
+                    f"(median over the cells {statistics.median(spread):.2f}x); ratios in the table closer to 1 "
+                    "than that are not resolved by this run.", ""]
+    return out
 
 
 def render_burst_absent(meta: Meta) -> list:
