@@ -88,8 +88,8 @@ from harness import (PROBE, ROOT, SERVER, TRACER, WRK, WRK_THREADS, StepFailed, 
 from studies import common
 from studies.common import read_sysctl
 
-STUDIES = ["balancing", "perturbation", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview", "faults",
-           "cost", "payoff", "burst", "trace_overhead", "peers", "reload"]
+STUDIES = ["balancing", "perturbation", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview",
+           "faults", "cost", "payoff", "burst", "trace_overhead", "peers", "reload"]
 STUDY = {name: importlib.import_module("studies." + name) for name in STUDIES}
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)

@@ -8,7 +8,8 @@ import sys
 sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "probes"))
 import arms  # noqa: E402  (probes/arms.py: the one table of arms)
 from common import Meta, Study, cell_text, ms_text, ordered, plural, row_reader
-from sections.wrk import WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser  # noqa: E402
+from sections.wrk import (WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes,  # noqa: E402
+                          wrk_row_parser)
 
 KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off
 SELF_BALANCED = 0.9  # bare at N reaching this share of what min(N, CPUs) allows counts as balancing itself
@@ -126,7 +127,8 @@ def self_balance(meta: Meta, runs: list, medians: dict, conns: list) -> list:
         splits = " ".join(r.served for r in sorted(runs, key=lambda r: r.round)
                           if r.key == ("bare", n, c) and r.served)
         per.append(f"at {plural(n, 'worker')} bare got {speedup:.2f}x one worker's req/s, of the {allowed}x "
-                   f"the machine's {plural(meta.cpus, 'CPU')} allow" + (f" (served per worker: {splits})" if splits else "")
+                   f"the machine's {plural(meta.cpus, 'CPU')} allow"
+                   + (f" (served per worker: {splits})" if splits else "")
                    + (f", and the best other arm there, {best[1]}, {over:.2f}x bare's" if over is not None else ""))
     rule = (f"bare reaches {SELF_BALANCED:.0%} of what the CPUs allow over one worker, or no arm gets more than "
             f"{BEST_OVER_BARE:.2f}x bare's req/s at that worker count")
