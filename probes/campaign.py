@@ -60,8 +60,9 @@ studies, in the order they run:
                  under keep-alive and Connection: close wrk loads at once
                  (%(reload_wrk)s each): requests lost -> reload.jsonl
 
-wrk runs -d%(bench_seconds)ds per cost, payoff and trace_overhead run (--bench-seconds;
-%(bench_quick_seconds)ds with --quick), %(bench_rounds)d rounds (--bench-rounds; 1 with --quick).
+wrk runs -d%(bench_seconds)ds per cost and trace_overhead run (--bench-seconds;
+%(bench_quick_seconds)ds with --quick), %(bench_rounds)d rounds (--bench-rounds; 1 with --quick);
+payoff runs half that -d (at least 1 s) and one round fewer (at least 1).
 
 --quick keeps every study to one round over fewer arms (arms.py's "quick"
 words); --plan prints the steps without running them. A failed step is
