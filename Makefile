@@ -28,7 +28,7 @@ SERVER_LIBS := -lbpf -lelf -lz -pthread
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf -Ibuild
 # The tracer (CO-RE): its types come from the running kernel's BTF.
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
-PROBE_SRC := probes/probe.c probes/response.c
+PROBE_SRC := probes/probe.c probes/response.c probes/timing.c
 PROBE_HDR := $(wildcard probes/*.h) common/cli.h
 
 BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
@@ -165,15 +165,15 @@ fuzz: build/fuzz_http
 	$(Q)cp -n tests/fuzz/corpus_http/* tests/fuzz/regressions/* build/fuzz-corpus/ 2>/dev/null || true
 	$(Q)build/fuzz_http -max_total_time=$(FUZZ_SECONDS) -max_len=12000 -artifact_prefix=build/fuzz-artifacts/ build/fuzz-corpus
 
-# The wrk studies (cost, payoff, trace_overhead) alone, into build/bench/<stamp>/,
-# and their tables in build/bench/linux.md; results/ and CANONICAL are left
-# alone. The stamp is the newest run directory (stamps sort by time). cost and
+# The wrk studies (cost, payoff, trace_overhead), the burst study and balancing
+# at 2, 4, 8 and 16 workers, into build/bench/<stamp>/, and their tables in
+# build/bench/linux.md; results/ and CANONICAL are left alone. The stamp is the newest run directory (stamps sort by time). cost and
 # trace_overhead repeat rounds until every CPU ratio's 95 % interval is within
 # 0.02 of its mean, at most BENCH_MAX_ROUNDS rounds (the report names what did
 # not converge).
 BENCH_MAX_ROUNDS ?= 20
 bench: all
-	$(Q)$(PYTHON) probes/campaign.py --platform linux --studies cost,payoff,trace_overhead --bench-arms all --bench-seconds 6 --cost-seconds 2 --bench-rounds 3 --bench-within 0.02 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
+	$(Q)$(PYTHON) probes/campaign.py --platform linux --studies balancing,cost,payoff,burst,trace_overhead --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --cost-seconds 2 --bench-rounds 3 --bench-within 0.02 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
 	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
 	$(PYTHON) report/report.py --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
 	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"

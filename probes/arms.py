@@ -39,7 +39,7 @@ An arm's fields:
   studies                 the studies that include it, besides balancing (which runs
                           every chosen arm), as words:
                             quick                  --quick's arms
-                            cost, payoff, placement, perturbation
+                            cost, payoff, burst, placement, perturbation
                                                    in the study (and "quick:<study>"
                                                    in its --quick run)
                             placement:workers      placement runs it at more workers too
@@ -102,9 +102,9 @@ class Arm:
 
 TABLE = [
     Arm("bare", "bare", when_stopped="others", reload_loses_none=True,
-        studies="quick cost quick:cost cost:one_worker payoff quick:payoff placement quick:placement "
-                "placement:workers timeline respawn reload",
-        place={"cost": 1, "payoff": 1, "placement": 1}),
+        studies="quick cost quick:cost cost:one_worker payoff quick:payoff burst quick:burst placement "
+                "quick:placement placement:workers timeline respawn reload",
+        place={"cost": 1, "payoff": 1, "burst": 1, "placement": 1}),
     Arm("bare-threads", "bare", ["--threads"], process_arm="bare", studies="quick cost:bench", place={"cost": 5}),
     # The race with every thread waiting in ONE epoll instance: any thread may
     # serve any connection's next request.
@@ -113,7 +113,7 @@ TABLE = [
         studies="quick placement placement:workers timeline reload", place={"placement": 2}),
     Arm("exclusive-threads", "exclusive", ["--threads"], process_arm="exclusive"),
     Arm("exclusive-reorder", "exclusive-reorder", when_stopped="others", reload_loses_none=True,
-        studies="cost reload", place={"cost": 12}),
+        studies="cost payoff burst reload", place={"cost": 12, "payoff": 2, "burst": 2}),
     Arm("exclusive-reorder-threads", "exclusive-reorder", ["--threads"], process_arm="exclusive-reorder"),
     Arm("lt", "lt", when_stopped="others", reload_loses_none=True, studies="reload"),
     Arm("lt-threads", "lt", ["--threads"], process_arm="lt"),
@@ -121,43 +121,45 @@ TABLE = [
         studies="placement timeline reload", place={"placement": 3}),
     Arm("lt-yield-threads", "lt-yield", ["--threads"], process_arm="lt-yield"),
     Arm("reuseport", "reuseport", when_stopped="queued",
-        studies="quick cost payoff placement placement:workers timeline perturbation respawn respawn+migrate "
-                "reload reload+migrate",
-        place={"cost": 10, "payoff": 3, "placement": 4, "perturbation": 4}),
+        studies="quick cost payoff burst quick:burst placement placement:workers timeline perturbation respawn "
+                "respawn+migrate reload reload+migrate",
+        place={"cost": 10, "payoff": 3, "burst": 3, "placement": 4, "perturbation": 4}),
     Arm("reuseport-threads", "reuseport", ["--threads"], process_arm="reuseport"),
     Arm("reuseport-bpf", "reuseport-bpf", needs_root=True, when_stopped="queued", claims_balance=True,
         reference="reuseport",
-        studies="quick cost payoff placement perturbation quick:perturbation respawn respawn+migrate reload "
+        studies="quick cost payoff burst placement perturbation quick:perturbation respawn respawn+migrate reload "
                 "reload+migrate",
-        place={"cost": 11, "payoff": 4, "placement": 6, "perturbation": 3}),
+        place={"cost": 11, "payoff": 4, "burst": 4, "placement": 6, "perturbation": 3}),
     Arm("reuseport-bpf-threads", "reuseport-bpf", ["--threads"], needs_root=True, process_arm="reuseport-bpf"),
     Arm("mutex", "mutex", when_stopped="stall", reload_loses_none=True, studies="reload slowview"),
     Arm("mutex-threads", "mutex", ["--threads"], process_arm="mutex"),
     Arm("mutex-strict", "mutex", ["--accept-mutex-strict"], when_stopped="stall", reload_loses_none=True,
-        studies="quick cost reload slowview", place={"cost": 13}),
+        studies="quick cost payoff reload slowview", place={"cost": 13, "payoff": 5}),
     Arm("mutex-strict-threads", "mutex", ["--accept-mutex-strict", "--threads"], process_arm="mutex-strict"),
     Arm("fdpass", "fdpass", knob_off="fdpass-off", when_stopped="queued", reload_loses_none=True,
         acceptor_is_not_owner=True, claims_balance=True,
-        studies="quick cost quick:cost cost:one_worker payoff quick:payoff placement quick:placement "
-                "placement:workers timeline perturbation quick:perturbation slowview reload reload+spawn "
-                "quick:reload+spawn",
-        place={"cost": 3, "payoff": 2, "placement": 5, "perturbation": 1}),
+        studies="quick cost quick:cost cost:one_worker payoff quick:payoff burst quick:burst placement "
+                "quick:placement placement:workers timeline perturbation quick:perturbation slowview reload "
+                "reload+spawn quick:reload+spawn",
+        place={"cost": 3, "payoff": 6, "burst": 5, "placement": 5, "perturbation": 1}),
     Arm("fdpass-threads", "fdpass", ["--threads"], knob_off="fdpass-off-threads", process_arm="fdpass",
         acceptor_is_not_owner=True, studies="cost:bench", place={"cost": 6}),
     Arm("fdpass-off", "fdpass", env=SHARE_OFF, measurement_only=True,
-        studies="quick cost quick:cost perturbation", place={"cost": 2, "perturbation": 2}),
+        studies="quick cost quick:cost payoff quick:payoff burst quick:burst perturbation",
+        place={"cost": 2, "payoff": 7, "burst": 6, "perturbation": 2}),
     Arm("fdpass-off-threads", "fdpass", ["--threads"], env=SHARE_OFF, process_arm="fdpass-off",
         measurement_only=True),
     # handoff runs in threads mode only; "handoff" is the server's default
     # policy (open), "handoff-written" the note's rule as written,
     # "handoff-off" its knob-off arm (plain reuseport).
     Arm("handoff", "handoff", ["--threads"], knob_off="handoff-off", acceptor_is_not_owner=True,
-        claims_balance=True, studies="quick cost payoff placement perturbation",
-        place={"cost": 8, "payoff": 5, "placement": 7, "perturbation": 5}),
+        claims_balance=True, studies="quick cost payoff burst placement perturbation",
+        place={"cost": 8, "payoff": 8, "burst": 7, "placement": 7, "perturbation": 5}),
     Arm("handoff-written", "handoff", ["--threads", "--handoff-policy", "written"], acceptor_is_not_owner=True,
         measurement_only=True),
     Arm("handoff-off", "handoff", ["--threads", "--handoff-policy", "off"], process_arm="reuseport",
-        measurement_only=True, studies="cost perturbation", place={"cost": 7, "perturbation": 6}),
+        measurement_only=True, studies="cost payoff burst perturbation",
+        place={"cost": 7, "payoff": 9, "burst": 8, "perturbation": 6}),
     # The balancers with their load counted in user space (what runs without
     # BPF), for the cost study: beside the kernel-counted arm and the knob-off
     # arm in the same rounds, they show what kernel accounting costs.

@@ -6,7 +6,7 @@ probes/arms.py) and writes results/linux/<UTC stamp>/: meta.json, one JSON
 Lines file per study, and every tool's verbatim output under raw/. The
 studies, in the order they run:
 
-  balancing      at each worker count N (--balancing-workers, default
+  balancing      at each worker count N (--worker-counts, default
                  %(balancing_workers)s), shapes of 16 connections per worker (at 2:
                  %(shapes)s): at --workers every arm x shape, one
                  fresh server per cell, the probe asking /pid on every
@@ -49,7 +49,13 @@ studies, in the order they run:
                  configuration in the same rounds); wrk: %(cost_wrk)s
   payoff         wrk keep-alive on GET %(payoff_path)s (CPU-bound) at each
                  connection count (%(payoff_connections)s): bare at 1 worker (the
-                 baseline) and every payoff arm at 2 workers -> payoff.jsonl
+                 baseline) and every payoff arm at each worker count
+                 (%(payoff_workers)s) -> payoff.jsonl
+  burst          bursts of K new connections each asking GET %(burst_path)s once,
+                 K = %(burst_per)s x N at N = %(burst_workers)s workers, %(burst_rounds)d bursts
+                 per K on one fresh server per arm x N: each burst's completion
+                 time, every request's latency and who served it -> burst.jsonl
+                 (the anchor arm "nginx" runs the peers' nginx-work configuration)
   trace_overhead wrk against bare as cost runs it, with and without the
                  tracer attached, alternated: the tracer's cost
                  -> trace_overhead.jsonl
@@ -59,8 +65,9 @@ studies, in the order they run:
                  under keep-alive and Connection: close wrk loads at once
                  (%(reload_wrk)s each): requests lost -> reload.jsonl
 
-wrk runs -d%(bench_seconds)ds per payoff run (--bench-seconds; %(bench_quick_seconds)ds with --quick),
-%(bench_rounds)d rounds (--bench-rounds; 1 with --quick); cost and trace_overhead run
+wrk runs -d%(bench_seconds)ds per trace_overhead run and half that per payoff run (at least 1 s)
+(--bench-seconds; %(bench_quick_seconds)ds with --quick); trace_overhead %(bench_rounds)d rounds, payoff one
+fewer (at least 1) (--bench-rounds; 1 with --quick); cost and trace_overhead run
 -d%(cost_seconds)ds (--cost-seconds, else --bench-seconds), cost %(cost_rounds)d rounds. make bench
 (--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
 until every CPU ratio's 95 %% interval is within the bound, or the cap.
@@ -90,8 +97,8 @@ from harness import (PROBE, ROOT, SERVER, TRACER, WRK, WRK_THREADS, StepFailed, 
 from studies import common
 from studies.common import read_sysctl
 
-STUDIES = ["balancing", "perturbation", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview", "faults",
-           "cost", "payoff", "trace_overhead", "peers", "reload"]
+STUDIES = ["balancing", "perturbation", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview",
+           "faults", "cost", "payoff", "burst", "trace_overhead", "peers", "reload"]
 STUDY = {name: importlib.import_module("studies." + name) for name in STUDIES}
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)
@@ -109,6 +116,11 @@ __doc__ = (__doc__ or "") % {
     "cost_wrk": "-t%d -c%d" % (WRK_THREADS, STUDY["cost"].COST_CONNECTIONS),
     "payoff_path": STUDY["payoff"].PAYOFF_PATH,
     "payoff_connections": ", ".join(map(str, STUDY["payoff"].PAYOFF_CONNECTIONS)),
+    "payoff_workers": ", ".join(map(str, STUDY["payoff"].PAYOFF_WORKERS)),
+    "burst_path": STUDY["burst"].BURST_PATH,
+    "burst_per": " and ".join(map(str, STUDY["burst"].BURST_PER_WORKER)),
+    "burst_workers": ", ".join(map(str, STUDY["burst"].BURST_WORKERS)),
+    "burst_rounds": STUDY["burst"].BURST_ROUNDS,
     "reload_at": ", ".join(map(str, STUDY["reload"].RELOAD_AT_S)),
     "reload_wrk": "-d%ds" % STUDY["reload"].RELOAD_SECONDS,
     "bench_seconds": common.BENCH_SECONDS, "bench_quick_seconds": common.BENCH_QUICK_SECONDS,
@@ -185,8 +197,10 @@ def peer_software(args):
     names = list(args.peers) if "peers" in args.studies else []
     if "cost" in args.studies:
         names += [STUDY["cost"].ANCHOR_ARMS[a] for a in args.cost_arms if a in STUDY["cost"].ANCHOR_ARMS]
+    if "burst" in args.studies:
+        names += [STUDY["burst"].ANCHOR_ARMS[a] for a in args.burst_arms if a in STUDY["burst"].ANCHOR_ARMS]
     found = {}
-    for software in dict.fromkeys(peers.PEERS[n][0] for n in names):
+    for software in dict.fromkeys(peers.CONFIGS[n][0] for n in names):
         found[software] = peers.software_version(software) or "not installed"
     return found
 
@@ -341,19 +355,24 @@ def parse_args():
     ap.add_argument("--workers", type=int, default=2,
                     help="workers per server (default 2); the balancing study runs every arm x shape at this "
                          "count on fresh servers")
-    ap.add_argument("--balancing-workers", metavar="LIST",
-                    help="worker counts of the balancing study, comma-separated (default %s; with --quick: "
-                         "--workers alone; make bench adds 16): at --workers every arm x shape on fresh "
-                         "servers, at the others the arms users serve with, the shapes back-to-back on one "
-                         "server" % ",".join(map(str, STUDY["balancing"].BALANCING_WORKERS)))
+    ap.add_argument("--worker-counts", metavar="LIST",
+                    help="worker counts of the studies that take it as a dimension (balancing, payoff, "
+                         "burst), comma-separated (default: each study's own, %s; with --quick: balancing "
+                         "--workers alone, payoff and burst %s; make bench: 2,4,8,16). Balancing runs every "
+                         "arm x shape on fresh servers at --workers, at the others the arms users serve with, "
+                         "the shapes back-to-back on one server"
+                    % (",".join(map(str, STUDY["balancing"].BALANCING_WORKERS)),
+                       ",".join(map(str, STUDY["payoff"].PAYOFF_QUICK_WORKERS))))
     ap.add_argument("--variants", help="comma-separated arms (default: all; with --quick: %s)" % ",".join(QUICK_ARMS))
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
     ap.add_argument("--bench-arms",
-                    help="arms the wrk studies (cost, payoff) run, or 'all' (make bench): payoff every arm in "
-                         "--variants, cost %s (and bare and fdpass at 1 worker too) (default: cost %s; payoff "
-                         "%s); the anchor %s runs in cost only, by default, with 'all' or when named"
-                    % (",".join(cost.bench_arms()), ",".join(cost.default_arms(False)),
-                       ",".join(payoff.default_arms(False)), ",".join(cost.ANCHOR_ARMS)))
+                    help="arms the wrk and burst studies (cost, payoff, burst) run, or 'all' (make bench): "
+                         "payoff every arm in --variants, burst %s, cost %s (and bare and fdpass at 1 worker "
+                         "too) (default: cost %s; payoff %s; burst %s); the anchor %s runs in cost and burst "
+                         "only, by default, with 'all' or when named"
+                    % (",".join(STUDY["burst"].default_arms(False)), ",".join(cost.bench_arms()),
+                       ",".join(cost.default_arms(False)), ",".join(payoff.default_arms(False)),
+                       ",".join(STUDY["burst"].default_arms(False)), ",".join(cost.ANCHOR_ARMS)))
     ap.add_argument("--peers", help="comma-separated peer configurations for the peers study (default: all: %s; "
                                     "with --quick: %s)" % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS)))
     ap.add_argument("--results-dir", default=os.path.join(ROOT, "results", "linux"))
@@ -428,21 +447,25 @@ def choose(args):
         args.variants = ",".join(QUICK_ARMS if args.quick else arms.default_variants())
     args.arms = names_list(args.variants, "--variants", arms.names())
     args.bench_all = args.bench_arms == "all"
+    burst = STUDY["burst"]
     if args.bench_all:
         chosen_variants = {arms.get(b).variant for b in args.arms}
         args.cost_arms = [a for a in cost.bench_arms() if a in args.arms or a in cost.ANCHOR_ARMS
                           or (not arms.get(a).default and arms.get(a).variant in chosen_variants)]
         args.payoff_arms = list(args.arms)
+        args.burst_arms = [a for a in burst.default_arms(False) if a in args.arms or a in burst.ANCHOR_ARMS]
     elif args.bench_arms is None:
         chosen_variants = {arms.get(b).variant for b in args.arms}
         args.cost_arms = [a for a in cost.default_arms(args.quick)
                           if a in args.arms or a in cost.ANCHOR_ARMS
                           or (not arms.get(a).default and arms.get(a).variant in chosen_variants)]
         args.payoff_arms = [a for a in payoff.default_arms(args.quick) if a in args.arms]
+        args.burst_arms = [a for a in burst.default_arms(args.quick) if a in args.arms or a in burst.ANCHOR_ARMS]
     else:
         named = names_list(args.bench_arms, "--bench-arms", arms.names() + list(cost.ANCHOR_ARMS), also=["all"])
         args.cost_arms = [a for a in named if a in args.arms or a in cost.ANCHOR_ARMS]
         args.payoff_arms = [a for a in named if a in args.arms]
+        args.burst_arms = [a for a in named if a in args.arms or a in burst.ANCHOR_ARMS]
     if args.peers is None:
         args.peers = list(STUDY["peers"].QUICK_PEERS if args.quick else peers.PEERS)
     else:
@@ -467,13 +490,15 @@ def choose(args):
         die("--cost-seconds %d: expected 1..600" % args.cost_seconds)
     if not 1 <= args.workers <= 64:
         die("--workers %d: expected 1..64" % args.workers)
-    if args.balancing_workers is None:
-        args.balancing_workers = [args.workers] if args.quick else list(STUDY["balancing"].BALANCING_WORKERS)
-    else:
+    if args.worker_counts is not None:
         try:
-            args.balancing_workers = STUDY["balancing"].worker_counts(args.balancing_workers)
+            args.worker_counts = STUDY["balancing"].worker_counts(args.worker_counts)
         except ValueError as e:
-            die("--balancing-workers %s: %s" % (args.balancing_workers, e))
+            die("--worker-counts %s: %s" % (args.worker_counts, e))
+    if args.worker_counts:
+        args.balancing_workers = list(args.worker_counts)
+    else:
+        args.balancing_workers = [args.workers] if args.quick else list(STUDY["balancing"].BALANCING_WORKERS)
     if args.bench_seconds is not None and not 1 <= args.bench_seconds <= 600:
         die("--bench-seconds %d: expected 1..600" % args.bench_seconds)
 

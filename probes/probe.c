@@ -2,6 +2,7 @@
  * worker holds it. One thread, one epoll; shapes burst, ramp, keepalive and
  * oneshot; counts per worker, latencies, and every error by kind. */
 #include "response.h"
+#include "timing.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -47,7 +48,7 @@ struct options {
 	const char *path;
 	const char *worker_header; /* NULL: the id is the body's first line */
 	double max_ratio;          /* <= 0: not checked */
-	int stop_winner, json;
+	int stop_winner, json, latencies;
 	const char *workers_from;
 	int expect_workers;
 };
@@ -71,7 +72,7 @@ enum cstate { C_CONNECTING, C_OPEN, C_ASKING, C_DONE, C_FAILED };
 struct pconn {
 	int fd;
 	enum cstate state;
-	int64_t t_start, t_sent;
+	int64_t t_start, t_sent, t_done; /* t_done: first answer complete */
 	char owner[ID_LEN]; /* who answered this connection first */
 	size_t len;
 	char buf[BUF_CAP];
@@ -82,21 +83,8 @@ static int epfd = -1;
 static struct pconn *conns;
 static int64_t *lat_connect, *lat_first;
 static int nlat_connect, nlat_first;
+static int64_t round_t0; /* the round's first connect */
 static pid_t stopped_pid; /* a worker we SIGSTOPped: always SIGCONT it on the way out */
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 static void on_fatal_signal(int sig)
 {
@@ -114,6 +102,7 @@ static void usage(FILE *f)
 		"                       [--pin CPU] [--path /pid] [--worker-from body|header:NAME]\n"
 		"                       [--max-ratio X] [--stop-winner] [--workers-from FILE]\n"
 		"                       [--expect-workers N] [--timeout-ms T] [--round-gap-ms G] [--json]\n"
+		"                       [--latencies]\n"
 		"\n"
 		"Asks which worker holds each connection and counts per worker.\n"
 		"  burst      open N connections at once (connects issued back to back), then,\n"
@@ -141,6 +130,9 @@ static void usage(FILE *f)
 		"  --pin CPU            run the probe on that CPU\n"
 		"  --timeout-ms T       connect and answer timeout per phase (default 5000)\n"
 		"  --round-gap-ms G     pause between rounds (default 100)\n"
+		"  --latencies          burst with --json: each round adds completion_us (first connect\n"
+		"                       to last answer), latency_us and served_by (per connection:\n"
+		"                       connect to complete answer, and the worker that answered)\n"
 		"\n"
 		"Exit: 0 ok; 1 a connection went unanswered, --max-ratio exceeded, or the stopped\n"
 		"winner's siblings did not answer all; 2 usage error.\n");
@@ -389,6 +381,7 @@ static void on_readable(struct tally *t, struct pconn *c)
 	w->reqs++;
 	if (!c->owner[0]) {
 		snprintf(c->owner, ID_LEN, "%s", id);
+		c->t_done = now_ns();
 		w->conns++;
 		t->answered++;
 	} else if (strcmp(c->owner, id) != 0) {
@@ -436,24 +429,6 @@ static void close_all(struct pconn *cs, int n)
 		conn_close(&cs[i]);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile; -1 when there are no samples. */
-static long long percentile(int64_t *v, int n, double p)
-{
-	int rank;
-
-	if (n == 0)
-		return -1;
-	qsort(v, (size_t)n, sizeof(*v), cmp_i64);
-	rank = (int)ceil(p / 100.0 * n);
-	return (long long)v[rank < 1 ? 0 : rank - 1];
-}
-
 /* One round of the chosen shape, counted into t. Returns the burst's issue span in us. */
 static long run_round(struct tally *t)
 {
@@ -461,11 +436,11 @@ static long run_round(struct tally *t)
 	long span_us = -1;
 
 	nlat_connect = nlat_first = 0;
+	round_t0 = now_ns();
 	if (opt.shape == SHAPE_BURST || opt.shape == SHAPE_KEEPALIVE) {
-		int64_t t0 = now_ns();
 		for (int i = 0; i < n; i++)
 			conn_start(t, &conns[i]);
-		span_us = (long)((now_ns() - t0) / 1000);
+		span_us = (long)((now_ns() - round_t0) / 1000);
 		drive(t, conns, n, C_CONNECTING, E_CONNECT_TIMEOUT);
 		for (int m = 0; m < (opt.shape == SHAPE_KEEPALIVE ? opt.requests : 1); m++) {
 			if (m)
@@ -695,6 +670,14 @@ static void report(struct tally *t, int round, int summary, int rounds_every, lo
 		       percentile(lat_connect, nlat_connect, 50), percentile(lat_connect, nlat_connect, 99));
 		printf("\"first_byte_us\":{\"p50\":%lld,\"p99\":%lld},",
 		       percentile(lat_first, nlat_first, 50), percentile(lat_first, nlat_first, 99));
+		if (opt.latencies) {
+			struct conn_time *ct = calloc((size_t)opt.connections, sizeof(*ct));
+			for (int i = 0; ct && i < opt.connections; i++)
+				ct[i] = (struct conn_time){ conns[i].t_start, conns[i].t_done, conns[i].owner };
+			if (ct)
+				json_latencies(stdout, round_t0, ct, opt.connections);
+			free(ct);
+		}
 	}
 	json_errors(stdout, t);
 	printf("}\n");
@@ -841,6 +824,7 @@ int main(int argc, char **argv)
 		{ "timeout-ms", required_argument, NULL, 'T' },
 		{ "round-gap-ms", required_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "latencies", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -898,6 +882,7 @@ int main(int argc, char **argv)
 		case 'T': opt.timeout_ms = (int)parse_long("--timeout-ms", optarg, 1, 3600000); break;
 		case 'G': opt.round_gap_ms = (int)parse_long("--round-gap-ms", optarg, 0, 600000); break;
 		case 'j': opt.json = 1; break;
+		case 'L': opt.latencies = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':': bad_arg("%s: needs a value", argv[optind - 1]); break;
 		default: bad_arg("%s: unknown option", argv[optind - 1]);
@@ -909,6 +894,8 @@ int main(int argc, char **argv)
 		bad_arg("--target: required");
 	if (!shape_set)
 		bad_arg("--shape: required");
+	if (opt.latencies && (opt.shape != SHAPE_BURST || !opt.json))
+		bad_arg("--latencies: only with --shape burst and --json");
 	opt.connections = conns_set > 0 ? conns_set : opt.shape == SHAPE_ONESHOT ? 8 : 32;
 	opt.rounds = rounds_set > 0 ? rounds_set : opt.shape == SHAPE_ONESHOT ? 10 : 1;
 	opt.gap_ms = gap_set >= 0 ? gap_set : opt.shape == SHAPE_ONESHOT ? 5 : opt.shape == SHAPE_BURST ? 0 : 10;

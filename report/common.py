@@ -191,6 +191,7 @@ class Meta:
     cost: Optional["BenchParams"] = None    # parameters.cost: how wrk ran (cost study)
     payoff: Optional["BenchParams"] = None  # parameters.payoff
     peers: Optional["PeersParams"] = None   # parameters.peers: how the peers study ran
+    burst: Optional["BurstParams"] = None   # parameters.burst: how the burst study ran
 
 
 def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
@@ -257,7 +258,7 @@ def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
     return Meta(stamp, date, commit, dirty, kernel, cpu_model, cpus, workers, rounds,
                 tuple(shapes), tuple(raw_variants), tools,
                 parse_bench_params(params, "cost", where), parse_bench_params(params, "payoff", where),
-                parse_peers_params(params, where))
+                parse_peers_params(params, where), parse_burst_params(params, where))
 
 
 def locate(text: str, key_path: tuple) -> int:
@@ -443,6 +444,41 @@ def parse_peers_params(params: dict, where: tuple) -> Optional[PeersParams]:
                                 get_int(s, "rounds", 1, sat) if "rounds" in s else None))
     return PeersParams(tuple(names), get_int(obj, "rounds", 1, at), get_int(obj, "workers", 1, at),
                        tuple(shapes), get_bool(obj, "trace", at))
+
+
+@dataclass(frozen=True)
+class BurstParams:
+    """How the burst study ran (meta.json parameters.burst)."""
+    path: str
+    work_us: int
+    workers: tuple     # worker counts
+    per_worker: tuple  # K = each of these x workers
+    bursts: int        # bursts per (arm, workers, K)
+    gap_ms: float
+    anchors: tuple = ()  # (arm, Anchor): servers not ours run as arms
+
+
+def parse_burst_params(params: dict, where: tuple) -> Optional[BurstParams]:
+    if "burst" not in params:
+        return None
+    obj = params["burst"]
+    at = where + ("burst",)
+    if not isinstance(obj, dict):
+        raise RowError(f'"burst" must be an object, got {json_kind(obj)}', at)
+    lists = []
+    for key in ("workers", "per_worker"):
+        value = get(obj, key, at)
+        if not isinstance(value, list) or not value or not all(is_int(v) and v >= 1 for v in value):
+            raise RowError(f'"{key}" must be a non-empty array of integers >= 1', at + (key,))
+        lists.append(tuple(value))
+    anchors = obj.get("anchor") or {}
+    if not isinstance(anchors, dict) or not all(isinstance(h, dict) for h in anchors.values()):
+        raise RowError('"anchor" must be an object of arm -> how it ran', at + ("anchor",))
+    parsed = tuple((arm, Anchor(*(get_str(how, k, at + ("anchor", arm))
+                                  for k in ("peer", "software", "access_log", "answer"))))
+                   for arm, how in anchors.items())
+    return BurstParams(get_str(obj, "path", at), get_int(obj, "work_us", 0, at), lists[0], lists[1],
+                       get_int(obj, "bursts", 1, at), meta_number(obj, "gap_ms", at, 0), parsed)
 
 
 # ---------------------------------------------------------------- studies

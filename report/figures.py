@@ -14,7 +14,9 @@ the rows' own order.
     balancing_workers.svg  balancing.jsonl   the same at the run's other worker counts, a panel per count
     placement_heatmap.svg  placement.jsonl   median busiest share per placement x variant
     cost_bars.svg          cost.jsonl        median req/s per arm and worker count
-    payoff_latency.svg     payoff.jsonl      latency CDFs (raw/payoff-*.wrk.txt, else p50/p99)
+    payoff_latency.svg     payoff.jsonl      latency CDFs (raw/payoff-*.wrk.txt, else p50/p99), a panel
+                                             per connection count and worker count
+    burst_completion.svg   burst.jsonl       median completion time per arm, K and worker count
 
 A figure whose input file is absent (or holds no measured row) is not drawn, and
 a stale copy of it in the output directory is removed, so the directory always
@@ -48,6 +50,7 @@ import results_io  # noqa: E402  (report/results_io.py: the readers report.py us
 from common import WITHIN, Meta  # noqa: E402
 # The rows are read by the report's sections, the same readers report.py uses.
 from sections.balancing import Round, base_rows, is_base, read_balancing  # noqa: E402
+from sections.burst import Burst, read_burst  # noqa: E402
 from sections.cost import read_cost  # noqa: E402
 from sections.payoff import read_payoff  # noqa: E402
 from sections.placement import FailedRun, PlacementRun, StopWinner, at_two, read_placement  # noqa: E402
@@ -61,7 +64,8 @@ BALANCING_WORKERS = "balancing_workers.svg"
 PLACEMENT = "placement_heatmap.svg"
 COST = "cost_bars.svg"
 PAYOFF = "payoff_latency.svg"
-FIGURES = (BALANCING, BALANCING_WORKERS, PLACEMENT, COST, PAYOFF)
+BURST = "burst_completion.svg"
+FIGURES = (BALANCING, BALANCING_WORKERS, PLACEMENT, COST, PAYOFF, BURST)
 
 DPI = 100
 HASH_SALT = "acceptlab"
@@ -334,7 +338,7 @@ def gather_cost(meta: Optional[Meta], rows: list) -> Optional[CostData]:
 
 @dataclass
 class PayoffData:
-    connections: list
+    panels: list  # [(connections, workers)]: each panel also draws the baseline (1 worker)
     cells: list  # [(arm, workers)]
     curves: dict  # (connections, arm, workers) -> (((fraction, ms), ...), from_raw: bool, rounds)
 
@@ -368,7 +372,34 @@ def gather_payoff(meta: Optional[Meta], run_dir: Path, rows: list) -> Optional[P
                     by_fraction.setdefault(f, []).append(ms)
             curve = tuple((f, median(by_fraction[f])) for f in sorted(by_fraction))
             curves[(c, arm, w)] = (curve, all(raw for _, _, raw in mine), len(mine))
-    return PayoffData(connections, cells, curves)
+    counts = sorted(set(w for _, w in cells if w != 1)) or [1]
+    return PayoffData([(c, w) for c in connections for w in counts], cells, curves)
+
+
+@dataclass
+class BurstData:
+    workers: list  # worker counts, one panel each
+    arms: list
+    bars: dict  # (workers, arm, per_worker) -> (median completion ms, min, max, bursts)
+    per_worker: list  # K / workers
+
+
+def gather_burst(meta: Optional[Meta], rows: list) -> Optional[BurstData]:
+    """rows: sections.burst's (Burst, Failed); a failed step or an unanswered burst is not drawn."""
+    bursts = [b for b in rows if isinstance(b, Burst) and b.completion_ms is not None]
+    if not bursts:
+        return None
+    arms = first_seen(b.arm for b in bursts)
+    workers = sorted(set(b.workers for b in bursts))
+    per = sorted(set(b.k // b.workers for b in bursts))
+    bars = {}
+    for w in workers:
+        for a in arms:
+            for m in per:
+                vals = sorted(b.completion_ms for b in bursts if (b.workers, b.arm, b.k) == (w, a, m * w))
+                if vals:
+                    bars[(w, a, m)] = (median(vals), vals[0], vals[-1], len(vals))
+    return BurstData(workers, arms, bars, per)
 
 
 # ---------------------------------------------------------------- drawing
@@ -571,24 +602,31 @@ def draw_cost(data: CostData):
 def draw_payoff(data: PayoffData):
     from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
-    panels = len(data.connections)
+    panels = len(data.panels)
     fig = new_figure(max(6.4, 2.8 + 3.6 * panels), 4.4)
     axes = fig.subplots(1, panels, sharey=True, squeeze=False)[0]
-    colours = {cell: CELL_COLOURS[k % len(CELL_COLOURS)] for k, cell in enumerate(data.cells)}
+    arms = first_seen(arm for arm, _ in data.cells)
+    colours = {arm: CELL_COLOURS[k % len(CELL_COLOURS)] for k, arm in enumerate(arms)}
     fractions = sorted({f for curve, _, _ in data.curves.values() for f, _ in curve})
     all_ms = [ms for curve, _, _ in data.curves.values() for _, ms in curve if ms > 0]
     lo, hi = (min(all_ms), max(all_ms)) if all_ms else (0.1, 10.0)
-    for ax, conns in zip(axes, data.connections):
+    first = {}  # connections -> its first panel: the baseline's curve there keeps the plain id
+    for panel in data.panels:
+        first.setdefault(panel[0], panel)
+    for ax, (conns, workers) in zip(axes, data.panels):
         for arm, w in data.cells:
             entry = data.curves.get((conns, arm, w))
-            if entry is None:
+            if entry is None or w not in (1, workers):
                 continue
             curve, from_raw, n = entry
             points = [(f, ms) for f, ms in curve if ms > 0]
-            label = f"{arm}, {w} worker{'' if w == 1 else 's'}" + ("" if from_raw else " (p50/p99 only)")
-            ax.plot([ms for _, ms in points], [f for f, _ in points], marker="o", markersize=3.5,
-                    linewidth=1.2, linestyle="-" if from_raw else "--", color=colours[(arm, w)],
-                    label=label, gid=gid("cdf", f"c{conns}", arm, f"w{w}"))
+            label = arm + (", 1 worker (baseline)" if w == 1 else "") + ("" if from_raw else " (p50/p99 only)")
+            ax.plot([ms for _, ms in points], [f for f, _ in points], marker="o" if w != 1 else "s",
+                    markersize=3.5, linewidth=1.2, linestyle="-" if from_raw else "--",
+                    color="#000000" if w == 1 else colours[arm],
+                    label=label, gid=gid("cdf", f"c{conns}", arm, f"w{w}",
+                                         *(["in", f"w{workers}"] if w == 1 and (conns, workers) != first[conns]
+                                           else [])))
         ax.set_xscale("log")
         ax.set_xlim(lo / 1.3, hi * 1.3)
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
@@ -602,7 +640,7 @@ def draw_payoff(data: PayoffData):
         ax.yaxis.set_minor_locator(NullLocator())
         ax.grid(color="#e0e0e0", linewidth=0.6)
         ax.set_xlabel("latency (ms, log scale)")
-        ax.set_title(f"{conns} connections", fontsize=10)
+        ax.set_title(f"{conns} connections, {workers} worker{'' if workers == 1 else 's'}", fontsize=10)
     axes[0].set_ylabel("fraction of requests at or below (median over rounds)")
     handles, labels = [], []
     for ax in axes:  # one legend for every panel, beside the last, in the cells' order
@@ -613,6 +651,38 @@ def draw_payoff(data: PayoffData):
     axes[-1].legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=7,
                     frameon=False, borderaxespad=0)
     fig.suptitle("Payoff: request latency CDF per arm (wrk --latency percentiles)", fontsize=10)
+    return fig
+
+
+def draw_burst(data: BurstData):
+    from matplotlib.patches import Patch
+
+    arms, per = data.arms, data.per_worker
+    fig = new_figure(max(6.4, 1.5 + 0.7 * len(arms) * len(data.workers)), 4.2)
+    axes = fig.subplots(1, len(data.workers), squeeze=False)[0]
+    width = 0.8 / len(per)
+    colours = {m: WORKER_COLOURS[k % len(WORKER_COLOURS)] for k, m in enumerate(per)}
+    for ax, w in zip(axes, data.workers):
+        for k, m in enumerate(per):
+            for i, arm in enumerate(arms):
+                bar = data.bars.get((w, arm, m))
+                if bar is None:
+                    continue
+                med, lo, hi, _ = bar
+                x = i + (k - (len(per) - 1) / 2) * width
+                ax.bar([x], [med], width=width * 0.92, color=colours[m], edgecolor="#333333", linewidth=0.5,
+                       yerr=[[med - lo], [hi - med]], capsize=2.5, error_kw={"elinewidth": 0.8},
+                       gid=gid("burst", f"w{w}", arm, f"k{m * w}"))
+        ax.set_xticks(range(len(arms)), labels=arms, rotation=35, ha="right", rotation_mode="anchor")
+        ax.set_xlim(-0.6, len(arms) - 0.4)
+        ax.set_title(f"{w} worker{'' if w == 1 else 's'}", fontsize=10)
+        ax.grid(axis="y", color="#e0e0e0", linewidth=0.6)
+        ax.set_axisbelow(True)
+    axes[0].set_ylabel("burst completion, ms")
+    handles = [Patch(facecolor=colours[m], edgecolor="#333333", linewidth=0.5, label=f"K = {m} x workers")
+               for m in per]
+    axes[0].legend(handles=handles, loc="upper left", ncol=1, frameon=False, fontsize=8)
+    fig.suptitle("Bursts: completion time per arm (bar: median over the bursts; whisker: min..max)", fontsize=10)
     return fig
 
 
@@ -687,6 +757,7 @@ def plan(run_dir: Path, say: Callable[[str], None] = lambda line: None) -> dict:
     study("cost.jsonl", read_cost, lambda rows: gather_cost(meta, rows), draw_cost, COST)
     study("payoff.jsonl", read_payoff, lambda rows: gather_payoff(meta, run_dir, rows),
           draw_payoff, PAYOFF)
+    study("burst.jsonl", read_burst, lambda rows: gather_burst(meta, rows), draw_burst, BURST)
     return todo
 
 

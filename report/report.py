@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures  # noqa: E402  (report/figures.py: the SVG figures)
 from common import InputError, Meta, plural, read_meta  # noqa: E402
 from results_io import decode_utf8, read_bytes, shown, write_atomic  # noqa: E402
-from sections import (balancing, cost, faults, latency, models, payoff, peers, perturbation,  # noqa: E402
+from sections import (balancing, burst, cost, faults, latency, models, payoff, peers, perturbation,  # noqa: E402
                       placement, reload, respawn, timeline, trace)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,6 +53,7 @@ STUDIES = (
     faults.STUDY,
     cost.STUDY,
     payoff.STUDY,
+    burst.STUDY,
     trace.TRACE_OVERHEAD,
 )
 
@@ -160,7 +161,10 @@ FIGURE_CAPTIONS = {
     "placement_heatmap.svg": "Placement: the busiest worker's median share per placement and variant, with "
                              "the rounds in which both workers answered",
     "cost_bars.svg": "Cost: median req/s per arm and worker count (bars: min to max over the rounds)",
-    "payoff_latency.svg": "Payoff: latency distribution (wrk's percentiles) per arm, at each connection count",
+    "payoff_latency.svg": "Payoff: latency distribution (wrk's percentiles) per arm, at each connection count "
+                          "and worker count, beside the baseline",
+    "burst_completion.svg": "Bursts: median completion time per arm, K and worker count (whiskers: min to max "
+                            "over the bursts)",
 }
 
 

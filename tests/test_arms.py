@@ -122,7 +122,7 @@ def test_every_study_query_returns_known_arms():
                                          trace_overhead.TRACE_OVERHEAD_ARM]})
     bad = ["%s: %s" % (q, ", ".join(sorted(set(got) - known))) for q, got in queries.items() if set(got) - known]
     assert not bad, "study queries that return arms not in the table: %s" % "; ".join(bad)
-    for study in ("cost", "payoff", "placement", "perturbation", "timeline", "slowview", "quick"):
+    for study in ("cost", "payoff", "burst", "placement", "perturbation", "timeline", "slowview", "quick"):
         assert queries.get(study), "no arm is in the %s study (probes/arms.py)" % study
 
 

@@ -60,13 +60,13 @@ def quick_bench(tmp_path_factory):
 
 def test_quick_bench_writes_a_row_per_cell(quick_bench):
     """Every arm x mode of cost at 2 workers (named arms run at 2 workers only)
-    and every payoff cell (bare at 1 worker, bare and lt at 2, each at 8 and 32
-    connections) has one measured row
+    and every payoff cell (bare at 1 worker, bare and lt at 2 and 8 workers,
+    each at 32 connections) has one measured row
     with req/s > 0 and p50 <= p99: a 1 s wrk run on loopback always completes
     requests, so a zero or a missing row is a bug, not noise."""
     res, results, _ = quick_bench
     assert res.returncode == 0, res.stderr
-    assert "0 of 10 steps failed or skipped" in res.stdout, res.stdout
+    assert "0 of 9 steps failed or skipped" in res.stdout, res.stdout
     assert not (results / "CANONICAL").exists(), "--no-canonical must leave CANONICAL alone"
     run = run_dir_of(results)
     cost = read_rows(run / "cost.jsonl")
@@ -74,7 +74,7 @@ def test_quick_bench_writes_a_row_per_cell(quick_bench):
         (a, 2, m) for a in ("bare", "lt") for m in ("keepalive", "close"))
     payoff = read_rows(run / "payoff.jsonl")
     assert sorted((r["arm"], r["workers"], r["connections"]) for r in payoff) == sorted(
-        (a, w, c) for a, w in (("bare", 1), ("bare", 2), ("lt", 2)) for c in (8, 32))
+        (a, w, 32) for a, w in (("bare", 1), ("bare", 2), ("lt", 2), ("bare", 8), ("lt", 8)))
     for r in cost + payoff:
         assert "error" not in r, r
         assert r["round"] == 1
@@ -128,7 +128,8 @@ def test_quick_bench_keeps_raw_wrk_output_and_meta(quick_bench):
     params = meta["parameters"]
     assert params["cost"]["duration_s"] == 1 and params["cost"]["connections"] == 64
     assert params["cost"]["close_gap_s"] == cost_study.COST_CLOSE_GAP_S  # never longer than --bench-seconds
-    assert params["payoff"]["connections"] == [8, 32] and params["payoff"]["path"] == "/work?us=500"
+    assert params["payoff"]["connections"] == [32] and params["payoff"]["path"] == "/work?us=500"
+    assert params["payoff"]["workers"] == [2, 8] and params["payoff"]["duration_s"] == 1
     assert "net.ipv4.tcp_tw_reuse" in params["cost"]["sysctls"]
     assert meta["tools"]["wrk"] not in ("", "unknown", "not installed")
 

@@ -291,3 +291,50 @@ def test_unknown_peer_or_bench_arm_exits_2():
     res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--bench-arms", "nginx,apache"],
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 2 and "--bench-arms apache: unknown" in res.stderr, res.stderr
+
+
+def test_burst_study_rows_and_nginx_anchor(tmp_path):
+    """The burst study (--quick: 2 and 8 workers, 2 bursts per K) for bare
+    and the nginx anchor: per arm, worker count N and K in (2N, 8N), one row
+    per burst with every connection answered, a latency and a server for
+    each, the completion time at least the largest latency, and counts that
+    add up to K over at most N workers; nginx runs the peers' nginx-work
+    configuration (embedded perl) and is stopped after each server, or, where
+    its perl module is missing, its steps are recorded as skipped with the
+    reason; the report renders the section."""
+    import pytest
+    if not _nginx():
+        pytest.skip("nginx is not installed (`make deps`)")
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "burst", "--quick",
+                          "--variants", "bare", "--bench-arms", "bare,nginx",
+                          "--results-dir", str(tmp_path), "--no-canonical"],
+                         capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr
+    assert "[  4/4] burst" in res.stdout, res.stdout
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    rows = [json.loads(l) for l in (run / "burst.jsonl").read_text().splitlines()]
+    skipped = [r for r in rows if "error" in r]
+    assert all(r["arm"] == "nginx" and r["error"].startswith("skipped: ") for r in skipped), skipped
+    arms_run = ["bare"] + ([] if skipped else ["nginx"])
+    got = sorted((r["arm"], r["workers"], r["connections"], r["burst"]) for r in rows if "error" not in r)
+    assert got == sorted((a, n, m * n, b) for a in arms_run for n in (2, 8) for m in (2, 8) for b in (1, 2))
+    for r in (r for r in rows if "error" not in r):
+        assert r["answered"] == r["connections"] and r["unanswered"] == 0, r
+        assert None not in r["latency_us"] and len(r["latency_us"]) == r["connections"]
+        assert r["completion_us"] >= max(r["latency_us"])
+        assert sum(r["counts"].values()) == r["connections"] and len(r["counts"]) <= r["workers"]
+        assert len(r["served_by"]) == r["connections"] and None not in r["served_by"]
+    meta = json.loads((run / "meta.json").read_text())["parameters"]["burst"]
+    assert meta["workers"] == [2, 8] and meta["per_worker"] == [2, 8] and meta["bursts"] == 2
+    assert meta["anchor"]["nginx"]["peer"] == "nginx-work"
+    if not skipped:
+        conf = (run / "raw" / "burst-nginx-w8.nginx.conf").read_text()
+        assert "perl " in conf and "worker_processes 8;" in conf
+    dirs = _peer_dirs(run / "raw")
+    assert not _running_in(dirs), "nginx outlived its server"
+    out = tmp_path / "linux.md"
+    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path), "--run", run.name, "--out", str(out)],
+                         capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    text = out.read_text()
+    assert "## Payoff where arrival matters" in text and "### 8 workers" in text and "| bare | 64 |" in text

@@ -2,8 +2,8 @@
 gnuplot text plots `make measure` prints).
 
 The figures are drawn from the report's fixture run
-(tests/fixtures/report/results/linux/20261129T081500Z: balancing, cost and
-payoff rows with failed steps, starved rounds and no raw/ directory, so the
+(tests/fixtures/report/results/linux/20261129T081500Z: balancing, cost,
+payoff and burst rows with failed steps, starved rounds and no raw/ directory, so the
 payoff CDFs take the p50/p99 fallback) plus tests/fixtures/figures/placement.jsonl,
 a synthetic placement study (3 shapes x 3 placements x 3 variants x 5 runs, a
 cell whose every run failed, a failed run in a measured cell and two stop_winner
@@ -39,7 +39,8 @@ REPORT_RUN = REPO / "tests" / "fixtures" / "report" / "results" / "linux" / "202
 FIXTURE = REPO / "tests" / "fixtures" / "figures"
 EXPECTED = FIXTURE / "expected"
 PYTHON = "/usr/bin/python3"
-NAMES = ["balancing_shares.svg", "cost_bars.svg", "payoff_latency.svg", "placement_heatmap.svg"]
+NAMES = ["balancing_shares.svg", "burst_completion.svg", "cost_bars.svg", "payoff_latency.svg",
+         "placement_heatmap.svg"]
 SVG = "{http://www.w3.org/2000/svg}"
 NO_GNUPLOT = "quicklook: gnuplot not found; skipping the terminal plots (apt-get install gnuplot-nox)"
 
@@ -97,7 +98,7 @@ def drawn(tmp_path_factory):
 
 
 def test_make_figures_returns_every_figure_sorted(drawn):
-    """With every input present make_figures writes the four figures (each SVG with
+    """With every input present make_figures writes the five figures (each SVG with
     its PNG copy) and returns the SVG paths sorted, nothing else in the directory:
     the report embeds exactly what it returns."""
     run, out, written = drawn
@@ -201,6 +202,16 @@ def test_cost_has_a_bar_per_arm_workers_and_mode(drawn):
     assert found == expected and len(found) == 8
 
 
+def test_burst_has_a_bar_per_arm_workers_and_k(drawn):
+    """The burst figure draws one bar per measured (workers, arm, K) of the
+    fixture's burst rows, and none for the failed step (reuseport-bpf)."""
+    run, out, _ = drawn
+    want = {"burst__w%d__%s__k%d" % (r["workers"], r["arm"], r["connections"])
+            for r in rows(run / "burst.jsonl") if "error" not in r}
+    found = {k for k in ids(out / "burst_completion.svg") if k.startswith("burst__")}
+    assert found == want and not any("reuseport-bpf" in k for k in found), found
+
+
 def test_payoff_falls_back_to_p50_p99(drawn):
     """Without raw/ the CDF of each (connections, arm, workers) is drawn through the
     rows' p50 and p99: two points per curve, one curve per measured cell."""
@@ -275,7 +286,7 @@ def test_missing_inputs_skip_their_figures(tmp_path):
     written = load_figures().make_figures(run, out, say=said.append)
     assert written == [out / "balancing_shares.svg"]
     assert sorted(p.name for p in out.iterdir()) == ["balancing_shares.png", "balancing_shares.svg", "notes.txt"]
-    assert len(said) == 3 and all("not drawn" in line for line in said)
+    assert len(said) == 4 and all("not drawn" in line for line in said)
 
 
 def test_corrupt_line_exits_1_naming_file_and_line(tmp_path):

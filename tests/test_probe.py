@@ -182,6 +182,46 @@ def test_counts_match_our_servers_accept_counts(start_server, tmp_path):
     assert sum(exits.values()) == 32
 
 
+def test_burst_latencies(start_server, tmp_path):
+    """--latencies (the burst study's client): a burst of 8 on /work?us=2000
+    against 2 workers; every connection answered, each with a latency and the
+    worker that served it (an index from X-Worker, one of the 2); each latency
+    at least the 2 ms of CPU its request asked for; the completion time (first
+    connect to last answer) at least the largest latency; served_by tallies
+    to the round's counts."""
+    s = start_server("bare")
+    ready = tmp_path / "ready.json"
+    ready.write_text(json.dumps(s.ready) + "\n")
+    res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", "burst", "--connections", "8",
+                    "--rounds", "2", "--path", "/work?us=2000", "--worker-from", "header:X-Worker",
+                    "--workers-from", str(ready), "--json", "--latencies")
+    assert res.returncode == 0, res.stderr
+    rounds, _ = json_lines(res.stdout)
+    assert len(rounds) == 2
+    for rnd in rounds:
+        assert rnd["answered"] == 8 and rnd["unanswered"] == 0
+        lat, by = rnd["latency_us"], rnd["served_by"]
+        assert len(lat) == 8 and len(by) == 8 and None not in lat and None not in by, rnd
+        assert all(v >= 2000 for v in lat), lat
+        assert rnd["completion_us"] >= max(lat), rnd
+        assert set(by) <= {"0", "1"}
+        assert dict(Counter(by)) == {k: v for k, v in rnd["counts"].items() if v}
+
+
+def test_latencies_unanswered_are_null(tmp_path):
+    """Nothing listening: every latency and server is null, and so is the
+    completion time (no connection was answered)."""
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    res = run_probe("--target", "127.0.0.1:%d" % port, "--shape", "burst", "--connections", "3",
+                    "--json", "--latencies", "--expect-workers", "1")
+    assert res.returncode == 1
+    (rnd,), _ = json_lines(res.stdout)
+    assert rnd["completion_us"] is None and rnd["latency_us"] == [None] * 3 and rnd["served_by"] == [None] * 3
+
+
 @pytest.mark.parametrize("shape", ["burst", "oneshot"])
 def test_stop_winner(start_server, tmp_path, shape):
     """--stop-winner: after the rounds, the worker that answered most is
@@ -226,6 +266,8 @@ def test_stop_winner(start_server, tmp_path, shape):
     (["--target", "127.0.0.1:80", "--shape", "burst", "--path", "pid"], "--path pid"),
     (["--target", "127.0.0.1:80", "--shape", "burst", "--bogus"], "--bogus"),
     (["--target", "127.0.0.1:80", "--shape", "burst", "--pin", "4095"], "--pin 4095"),
+    (["--target", "127.0.0.1:80", "--shape", "ramp", "--json", "--latencies"], "--latencies"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--latencies"], "--latencies"),
 ])
 def test_bad_arguments_exit_2(args, names):
     """Bad arguments exit 2 with one line that names the argument."""

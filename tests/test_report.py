@@ -78,7 +78,7 @@ def test_golden_output_matches_expected(tmp_path):
     proc = run_report("--results-dir", FIXTURE_RESULTS, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert proc.stdout == f"report: wrote {out} from run {STAMP} (160 rounds)\n"
+    assert proc.stdout == f"report: wrote {out} from run {STAMP} (176 rounds)\n"
     got, want = out.read_bytes(), EXPECTED.read_bytes()
     if got != want:
         diff = difflib.unified_diff(want.decode().splitlines(keepends=True),
@@ -103,7 +103,7 @@ def test_run_option_overrides_canonical(results, tmp_path):
     (results / "CANONICAL").write_text("20990101T000000Z\n")
     proc = run_in(tmp_path, "--run", STAMP)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (160 rounds)\n"
+    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (176 rounds)\n"
     assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
 
 
@@ -223,7 +223,7 @@ def test_run_without_any_study(results, tmp_path):
     """A run must hold at least one study's results: with every study file
     gone, exit 1 naming the run and the files expected."""
     for name in ("balancing", "perturbation", "respawn", "mutex_delay", "slowview", "cost", "payoff", "trace",
-                 "timeline", "models", "placement", "trace_overhead", "peers", "reload"):
+                 "timeline", "models", "placement", "trace_overhead", "peers", "reload", "burst"):
         (results / STAMP / (name + ".jsonl")).unlink()
     proc = run_in(tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
@@ -629,3 +629,30 @@ def test_cost_cpu_table_marks_what_did_not_converge():
     assert "| 1.000 ± 0.000 | reuseport: 1.000 ± 1.271 † |" in text, text
     assert ("The cap of 2 rounds was reached with 1 ratio not within ±2 % of the mean: reuseport-bpf / reuseport, "
             "2 workers, Keep-alive 1.000 ± 1.271.") in text, text
+
+
+def test_run_without_burst_rows_says_the_study_was_not_run(results, tmp_path):
+    """An older run (no burst.jsonl, no burst parameters in meta.json)
+    renders, and its burst section says the study was not run."""
+    (results / STAMP / "burst.jsonl").unlink()
+    meta = json.loads((results / STAMP / "meta.json").read_text())
+    del meta["parameters"]["burst"]
+    (results / STAMP / "meta.json").write_text(json.dumps(meta))
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "linux.md").read_text()
+    assert "## Payoff where arrival matters: bursts of new connections\n\nThe burst study was not run" in text
+
+
+def test_burst_row_whose_completion_is_under_a_latency(results, tmp_path):
+    """A burst row whose completion time is shorter than one of its own
+    latencies contradicts itself: exit 1 naming the file and line."""
+    path = results / STAMP / "burst.jsonl"
+    lines = path.read_text().splitlines()
+    row = json.loads(lines[0])
+    row["completion_us"] = max(row["latency_us"]) - 1
+    lines[0] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n")
+    assert_input_error(run_in(tmp_path), tmp_path,
+                       f'report: results/linux/{STAMP}/burst.jsonl:1: "completion_us" must be an integer >= '
+                       f'every latency, got {row["completion_us"]}')

@@ -31,7 +31,7 @@ def section(text, heading):
 
 
 def test_balancing_at_four_workers_slice(tmp_path):
-    """--balancing-workers 2,4 with one arm and --rounds 1: at 2 workers the
+    """--worker-counts 2,4 with one arm and --rounds 1: at 2 workers the
     fresh servers as before (32 connections, trace rows as root), at 4 one
     server taking the three shapes back-to-back, 64 connections a round
     split over 4 workers (zeros listed); fdpass, which claims balance, holds
@@ -39,7 +39,7 @@ def test_balancing_at_four_workers_slice(tmp_path):
     4-worker table with each round's verdict; no server outlives it."""
     before = pids_running(SERVER)
     res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--variants", "fdpass", "--studies", "balancing",
-                          "--balancing-workers", "2,4", "--rounds", "1", "--results-dir", str(tmp_path)],
+                          "--worker-counts", "2,4", "--rounds", "1", "--results-dir", str(tmp_path)],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "[  4/4]" in res.stdout, res.stdout
@@ -80,14 +80,14 @@ def test_balancing_at_four_workers_slice(tmp_path):
 
 
 def test_balancing_workers_option():
-    """--balancing-workers is validated (exit 2, one line naming it); the
+    """--worker-counts is validated (exit 2, one line naming it); the
     default plan runs every arm at 2 and the arms users serve with at 4 and 8
     (no knob-off or measurement arm, no threads arm but handoff), and the
     placement study adds its placement:workers arms at 4 and 8."""
     for bad in ("2,x", "0", "2,2", ""):
-        res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--balancing-workers", bad],
+        res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--worker-counts", bad],
                              capture_output=True, text=True, timeout=30)
-        assert res.returncode == 2 and res.stderr.startswith("campaign: --balancing-workers"), (bad, res.stderr)
+        assert res.returncode == 2 and res.stderr.startswith("campaign: --worker-counts"), (bad, res.stderr)
         assert len(res.stderr.splitlines()) == 1, res.stderr
     res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--studies", "balancing,placement"],
                          capture_output=True, text=True, timeout=30)

@@ -27,7 +27,10 @@ runs beside it once, across all of them. The campaign's `peers` study
 (probes/studies/peers.py, through probes/harness.py) imports this module
 and calls measure_one() per peer, so both write the same rows; the cost
 study's nginx anchor (probes/studies/cost.py) starts
-Peer("nginx-default", access_log=False).
+Peer("nginx-default", access_log=False), and the burst study's
+(probes/studies/burst.py) Peer("nginx-work", access_log=False), an anchor
+configuration (ANCHORS) the peers study does not run: /work?us=N spins N us
+of CPU in embedded perl (Debian's libnginx-mod-http-perl), then answers.
 
 Exit: 0 ok, 1 a measurement failed, 2 usage error (one line naming it).
 """
@@ -63,7 +66,25 @@ PEERS = {
     "node-rr": ("node", "rr"),
     "node-none": ("node", "none"),
 }
+# Configurations that are not peers (the peers study does not run them): an
+# anchor a study starts beside its arms. nginx-work answers /work?us=N by
+# spinning N us of the worker's CPU in embedded perl before it answers its
+# pid, as our server's /work does (the burst study's nginx row).
+ANCHORS = {
+    "nginx-work": ("nginx", "work"),
+}
+CONFIGS = {**PEERS, **ANCHORS}
 DEBIAN_PACKAGES = {"nginx": "nginx", "haproxy": "haproxy"}
+PERL_MODULE = "/usr/lib/nginx/modules/ngx_http_perl_module.so"  # Debian's libnginx-mod-http-perl
+# nginx-work's handler: spins us=N of the process's CPU clock (Time::HiRes),
+# then answers its pid (body and X-Worker) with a Content-Length.
+WORK_PERL = ("sub { my $r = shift; my ($us) = (($r->args // '') =~ /(?:^|&)us=([0-9]+)/); $us //= 0; "
+             "my $c = Time::HiRes::CLOCK_PROCESS_CPUTIME_ID(); "
+             "my $end = Time::HiRes::clock_gettime($c) + $us / 1e6; "
+             "1 while Time::HiRes::clock_gettime($c) < $end; "
+             "my $body = $$ . \"\\n\"; $r->header_out('X-Worker', $$); "
+             "$r->header_out('Content-Length', length $body); $r->send_http_header('text/plain'); "
+             "$r->print($body); return 0; }")
 
 # The probe shapes. A round of burst, ramp and keepalive is one probe round;
 # a round of oneshot is one probe run of "rounds" rounds of "connections"
@@ -145,6 +166,11 @@ def nginx_conf(setting, d, port, workers=WORKERS, access_log=True):
     listen = "127.0.0.1:%d%s" % (port, " reuseport" if setting == "reuseport" else "")
     user = "user root;\n" if os.geteuid() == 0 else ""
     log = f"access_log {d}/access.log peer;" if access_log else "access_log off;"
+    answer = 'return 200 "$pid\\n";'
+    if setting == "work":
+        user = f"load_module {PERL_MODULE};\n" + user
+        answer = "perl '%s';" % WORK_PERL.replace("'", "\\'")
+        log += "\n    perl_require Time/HiRes.pm;"
     return f"""{user}worker_processes {workers};
 daemon off;
 master_process on;
@@ -164,7 +190,7 @@ http {{
     server {{
         listen {listen};
         default_type text/plain;
-        location / {{ return 200 "$pid\\n"; }}
+        location / {{ {answer} }}
     }}
 }}
 """
@@ -189,7 +215,7 @@ frontend fe
 def availability(name):
     """(True, None) or (False, reason): the software is missing, or this
     version rejects the configuration (checked with the software itself)."""
-    software, setting = PEERS[name]
+    software, setting = CONFIGS[name]
     binary = which(software)
     if not binary:
         how = (" (Debian package %s; `make deps` installs it as root)" % DEBIAN_PACKAGES[software]
@@ -259,10 +285,10 @@ class Peer:
     """One peer configuration running in its own session. Always stop() it."""
 
     def __init__(self, name, workdir=None, workers=WORKERS, access_log=True):
-        if name not in PEERS:
+        if name not in CONFIGS:
             raise UsageError("unknown peer %s" % name)
         self.name = name
-        self.software, self.setting = PEERS[name]
+        self.software, self.setting = CONFIGS[name]
         self.workers = workers
         self.log_requests = access_log
         self.own_dir = workdir is None

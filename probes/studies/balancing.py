@@ -1,5 +1,5 @@
 """balancing: which worker gets each new connection, at each worker count of
---balancing-workers (BALANCING_WORKERS by default), shapes scaled with the
+--worker-counts (BALANCING_WORKERS by default), shapes scaled with the
 count N (16 connections per worker: burst 16 x N, ramp 16 x N, keepalive
 16 x N x 4), the probe asking /pid on every connection -> balancing.jsonl
 (one line per round, with "workers" and "how").
@@ -23,7 +23,7 @@ from harness import ServerRun, StepFailed, Tracer, handoffs_of, probe_cmd, run_p
 
 NAME = "balancing"
 PER_WORKER = 16            # connections per worker in every shape
-BALANCING_WORKERS = [2, 4, 8]   # the campaign's counts (make bench adds 16 with --balancing-workers)
+BALANCING_WORKERS = [2, 4, 8]   # the campaign's counts (make bench adds 16 with --worker-counts)
 WIDE_ROUNDS = 2            # rounds of each shape at a count other than --workers (fewer with --rounds 1)
 RAMP_SPAN_MS = 320         # a ramp round's length at every count: 10 ms apart at 2 workers
 SHAPE_FORMS = [
@@ -57,7 +57,7 @@ def shape_label(shape):
 
 
 def worker_counts(text):
-    """--balancing-workers' value: distinct counts 1..64, comma-separated, in
+    """--worker-counts' value: distinct counts 1..64, comma-separated, in
     the order given; ValueError naming what is wrong."""
     try:
         counts = [int(n) for n in text.split(",") if n.strip()]

@@ -1,7 +1,12 @@
 """payoff: wrk keep-alive on GET /work?us=500 (CPU-bound) at each of
 PAYOFF_CONNECTIONS: bare at 1 worker (the baseline) and every payoff arm at
-2 workers, the cells alternated in an order that rotates per round ->
-payoff.jsonl (one line per run)."""
+each of PAYOFF_WORKERS, the cells alternated in an order that rotates per
+round -> payoff.jsonl (one line per run).
+
+To fit every balancing arm, its knob-off arm and three worker counts in the
+campaign's budget, payoff runs shorter than cost: one connection count, wrk
+for half the wrk studies' -d (at least 1 s) and one round fewer than theirs
+(at least 1); --quick runs 2 and 8 workers only."""
 
 import os
 
@@ -11,23 +16,36 @@ from studies.common import bench_seconds, handoff_rate, rotated, served_split
 
 NAME = "payoff"
 PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the worker
-PAYOFF_CONNECTIONS = [8, 32]
-PAYOFF_BASELINE = ("bare", 1)  # what one worker gives; every arm then runs at 2
-PAYOFF_WORKERS = 2
+PAYOFF_CONNECTIONS = [32]
+PAYOFF_BASELINE = ("bare", 1)  # what one worker gives; every arm then runs at each PAYOFF_WORKERS
+PAYOFF_WORKERS = [2, 4, 8]
+PAYOFF_QUICK_WORKERS = [2, 8]
 
 
 def default_arms(quick):
     return arms.in_study("quick:payoff" if quick else "payoff")
 
 
+def payoff_seconds(args):
+    return max(1, bench_seconds(args) // 2)
+
+
+def payoff_rounds(args):
+    return max(1, args.bench_rounds - 1)
+
+
+def payoff_workers(args):
+    return getattr(args, "worker_counts", None) or (PAYOFF_QUICK_WORKERS if args.quick else PAYOFF_WORKERS)
+
+
 def cells(args):
-    return [PAYOFF_BASELINE] + [(arm, PAYOFF_WORKERS) for arm in args.payoff_arms]
+    return [PAYOFF_BASELINE] + [(arm, n) for n in payoff_workers(args) for arm in args.payoff_arms]
 
 
 def meta(args):
     return {"payoff": {"tool": "wrk", "path": PAYOFF_PATH, "threads": WRK_THREADS,
-                       "connections": PAYOFF_CONNECTIONS, "duration_s": bench_seconds(args),
-                       "timeout_s": WRK_TIMEOUT_S, "rounds": args.bench_rounds,
+                       "connections": PAYOFF_CONNECTIONS, "duration_s": payoff_seconds(args),
+                       "timeout_s": WRK_TIMEOUT_S, "rounds": payoff_rounds(args), "workers": payoff_workers(args),
                        "cells": [{"arm": a, "workers": w} for a, w in cells(args)],
                        "order": "each round runs every cell once per connection count, the "
                                 "list rotated by (round-1)*len/rounds"}}
@@ -35,14 +53,15 @@ def meta(args):
 
 def steps(args, raw_dir):
     all_cells = cells(args)
-    for rnd in range(1, args.bench_rounds + 1):
+    seconds, n_rounds = payoff_seconds(args), payoff_rounds(args)
+    for rnd in range(1, n_rounds + 1):
         for conns in PAYOFF_CONNECTIONS:
-            for order, (arm, workers) in enumerate(rotated(all_cells, rnd, args.bench_rounds), 1):
+            for order, (arm, workers) in enumerate(rotated(all_cells, rnd, n_rounds), 1):
                 def step(arm=arm, workers=workers, conns=conns, rnd=rnd, order=order):
                     need_wrk()
                     prefix = os.path.join(raw_dir, "payoff-%s-w%d-c%d-r%d" % (arm, workers, conns, rnd))
                     with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
-                        out = run_wrk(prefix, ready["port"], PAYOFF_PATH, conns, bench_seconds(args))
+                        out = run_wrk(prefix, ready["port"], PAYOFF_PATH, conns, seconds)
                         out.update(handoff_rate(ready["port"], out["duration_s"]))
                     row = dict({"arm": arm, "workers": workers, "connections": conns, "round": rnd,
                                 "order": order, "served_split": served_split(proc)}, **out)
