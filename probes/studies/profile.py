@@ -165,17 +165,15 @@ def parse_stat(text):
     return total, out
 
 
-def samples_of(report_head):
-    """The sample count from perf report's header ("# Samples: 1K of event ...")."""
-    for line in report_head.splitlines():
-        if line.startswith("# Samples:"):
-            word = line.split()[2]
-            mult = {"K": 1000, "M": 1000000}.get(word[-1:], 1)
-            try:
-                return int(float(word.rstrip("KM")) * mult)
-            except ValueError:
-                return None
-    return None
+def samples_of(by_dso):
+    """The sample count: perf report -n --sort dso lines ("  77.64%   1234
+    [kernel.kallsyms]") summed (the header rounds it: "1K")."""
+    total = 0
+    for line in by_dso.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[0].endswith("%") and parts[1].isdigit():
+            total += int(parts[1])
+    return total or None
 
 
 def profile_arm(args, root, port, prefix, perf):
@@ -194,8 +192,10 @@ def profile_arm(args, root, port, prefix, perf):
     callers = subprocess.run([perf, "report", "-i", data, "--stdio", "--no-children", "--sort", "sym",
                               "-g", "caller,0.5,callee", "--percent-limit", "2"],
                              capture_output=True, text=True, timeout=PERF_TIMEOUT_S)
+    by_dso = subprocess.run([perf, "report", "-i", data, "--stdio", "--no-children", "-n", "--sort", "dso",
+                             "-g", "none"], capture_output=True, text=True, timeout=PERF_TIMEOUT_S)
     with open(prefix + ".perf.txt", "w") as f:
-        f.write(rep.stdout)
+        f.write(rep.stdout + by_dso.stdout)
     with open(prefix + ".perf-callers.txt", "w") as f:
         f.write(callers.stdout)
     try:
@@ -205,7 +205,7 @@ def profile_arm(args, root, port, prefix, perf):
     symbols = parse_report(rep.stdout)
     if rep.returncode != 0 or not symbols:
         raise StepFailed("perf report found no samples (exit %s): %s" % (rep.returncode, tail_text(prefix + ".perf.txt")))
-    row["samples"] = samples_of(rep.stdout)
+    row["samples"] = samples_of(by_dso.stdout)
     row["user_pct"] = round(sum(s["self_pct"] for s in symbols if s["space"] == "user"), 2)
     row["symbols"] = symbols[:TOP_SYMBOLS]
     if why_not:
