@@ -59,6 +59,11 @@ studies, in the order they run:
   trace_overhead wrk against bare as cost runs it, with and without the
                  tracer attached, alternated: the tracer's cost
                  -> trace_overhead.jsonl
+  profile        where the CPU goes on keep-alive GET %(cost_path)s: bare and nginx at
+                 %(profile_workers)d workers, perf record (cpu-clock, %(profile_hz)d Hz) over one
+                 wrk run (%(profile_seconds)d s) and perf stat of the syscall tracepoints
+                 over another (%(stat_seconds)d s): top symbols by self share, syscalls
+                 per request, CPU us per request -> profile.jsonl
   peers          nginx, HAProxy and a Node.js cluster, measured exactly as
                  `probes/peers/peers.py measure` does -> peers.jsonl
   reload         every worker replaced (one SIGHUP at each of %(reload_at)s s)
@@ -98,7 +103,7 @@ from studies import common
 from studies.common import read_sysctl
 
 STUDIES = ["balancing", "perturbation", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview",
-           "faults", "cost", "payoff", "burst", "trace_overhead", "peers", "reload"]
+           "faults", "cost", "payoff", "burst", "trace_overhead", "profile", "peers", "reload"]
 STUDY = {name: importlib.import_module("studies." + name) for name in STUDIES}
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)
@@ -123,6 +128,8 @@ __doc__ = (__doc__ or "") % {
     "burst_rounds": STUDY["burst"].BURST_ROUNDS,
     "reload_at": ", ".join(map(str, STUDY["reload"].RELOAD_AT_S)),
     "reload_wrk": "-d%ds" % STUDY["reload"].RELOAD_SECONDS,
+    "profile_workers": STUDY["profile"].PROFILE_WORKERS, "profile_hz": STUDY["profile"].PROFILE_HZ,
+    "profile_seconds": STUDY["profile"].PROFILE_SECONDS, "stat_seconds": STUDY["profile"].STAT_SECONDS,
     "bench_seconds": common.BENCH_SECONDS, "bench_quick_seconds": common.BENCH_QUICK_SECONDS,
     "bench_rounds": common.BENCH_ROUNDS,
     "cost_seconds": STUDY["cost"].COST_SECONDS, "cost_rounds": STUDY["cost"].COST_ROUNDS,
@@ -233,7 +240,9 @@ def meta_for(stamp, args):
             "clang": (run_text(["clang", "--version"]).splitlines() or ["unknown"])[0],
             "bpftool": (run_text(["bpftool", "version"]).splitlines() or ["unknown"])[0],
             "libbpf": dpkg_version("libbpf-dev"),
-            **({"wrk": wrk_version()} if {"cost", "payoff"} & set(args.studies) else {}),
+            **({"wrk": wrk_version()} if {"cost", "payoff", "profile"} & set(args.studies) else {}),
+            **({"perf": STUDY["profile"].perf_version(STUDY["profile"].perf_path()) if STUDY["profile"].perf_path()
+                else "not installed"} if "profile" in args.studies else {}),
             **peer_software(args),
         },
     }

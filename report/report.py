@@ -28,7 +28,7 @@ import figures  # noqa: E402  (report/figures.py: the SVG figures)
 from common import InputError, Meta, plural, read_meta  # noqa: E402
 from results_io import decode_utf8, read_bytes, shown, write_atomic  # noqa: E402
 from sections import (balancing, burst, cost, faults, latency, models, payoff, peers, perturbation,  # noqa: E402
-                      placement, reload, respawn, timeline, trace)
+                      placement, profile, reload, respawn, timeline, trace)
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / "results" / "linux"
@@ -55,6 +55,7 @@ STUDIES = (
     payoff.STUDY,
     burst.STUDY,
     trace.TRACE_OVERHEAD,
+    profile.STUDY,
 )
 
 

@@ -15,7 +15,9 @@
 
 /* Answers request r for worker w: writes the body into body (len bytes at
  * most; APP_BODY_MAX is enough), its length into *body_len, and returns the
- * status. /work and /sleep run inline: they return when done. */
-int app_route(struct worker *w, const struct http_request *r, char *body, size_t len, size_t *body_len);
+ * status. /work and /sleep run inline: they return when done, with *waited
+ * set (the worker reads its clock again after them; 0 for the others). */
+int app_route(struct worker *w, const struct http_request *r, char *body, size_t len, size_t *body_len,
+	      int *waited);
 
 #endif

@@ -29,7 +29,9 @@ struct conn {
 	int close_after_write; /* an answer said Connection: close */
 	int peer_closed;       /* read() returned 0 */
 	int writing;           /* EPOLLOUT registered */
-	char in[IN_CAP];
+	int nodelay;           /* TCP_NODELAY set (worker.c: conn_flush) */
+	struct conn *next_spare; /* in the worker's spares (worker.c: conn_free) */
+	char in[IN_CAP];       /* last: worker_admit zeroes every field before it, not it */
 };
 
 /* How a worker's connections are registered and waited for. The core

@@ -205,6 +205,14 @@ struct worker {
 	 * harness keeps it around every request it answers (fdpass's busy
 	 * rule reads it). */
 	struct handler_clock *handler_clock;
+	/* worker.c's clock (now_ns), read once per pass of the loop after its
+	 * wait and again after a handler that waited (/work, /sleep): what a
+	 * connection's idle time is measured from, without a clock read per
+	 * read and per write. */
+	int64_t clock_ns;
+	/* Closed connections' memory kept for the next ones (worker.c). */
+	struct conn *spare;
+	int nspare;
 };
 
 /* Whether a worker is inside a request handler, and since when, so that a

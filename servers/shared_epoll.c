@@ -103,7 +103,7 @@ static void shared_set_writing(struct worker *w, struct conn *c)
 
 static void shared_drop(struct worker *w, struct conn *c)
 {
-	(void)w;
+	epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	pthread_mutex_lock(&table.lock);
 	table.slots[c->fd] = NULL;
 	close(c->fd); /* under the lock: the fd is not reused while a sweep looks */

@@ -8,9 +8,12 @@
 #include "net.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +51,9 @@ static void on_stop_signal(int sig)
 		stop_requested = 1;
 }
 
-static void touch(struct conn *c)
+static void touch(const struct worker *w, struct conn *c)
 {
-	__atomic_store_n(&c->last_active_ns, now_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->last_active_ns, w->clock_ns, __ATOMIC_RELAXED);
 }
 
 static int64_t idle_ns(struct conn *c, int64_t now)
@@ -66,18 +69,62 @@ int conn_expired(const struct worker *w, struct conn *c, int64_t now)
 	       (head && now - head > (int64_t)w->srv->cfg.header_timeout_s * 1000000000);
 }
 
-static void conn_close(struct worker *w, struct conn *c)
+/* A closed connection's memory is kept for the next one (up to
+ * SPARE_CONNS per worker), its output buffer with it: a server under
+ * Connection: close load admits and closes one per request. Not under
+ * AddressSanitizer, which should see every use after free. */
+#define SPARE_CONNS 64
+#if defined(__SANITIZE_ADDRESS__)
+#define KEEP_SPARES 0
+#else
+#define KEEP_SPARES 1
+#endif
+
+static void conn_free(struct worker *w, struct conn *c)
 {
-	epoll_ctl(w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	conn_set_of(w)->drop(w, c);
-	w->open_conns--;
+	if (KEEP_SPARES && w->nspare < SPARE_CONNS) {
+		c->next_spare = w->spare;
+		w->spare = c;
+		w->nspare++;
+		return;
+	}
 	free(c->out);
 	free(c);
+}
+
+/* A connection's memory, zeroed but for its input buffer (most of its
+ * size; nothing reads it past inlen) and a spare's output buffer. */
+static struct conn *conn_alloc(struct worker *w)
+{
+	struct conn *c = w->spare;
+	char *out = NULL;
+	size_t outcap = 0;
+
+	if (c) {
+		w->spare = c->next_spare;
+		w->nspare--;
+		out = c->out;
+		outcap = c->outcap;
+	} else if (!(c = malloc(sizeof(*c)))) {
+		return NULL;
+	}
+	memset(c, 0, offsetof(struct conn, in));
+	c->out = out;
+	c->outcap = outcap;
+	return c;
+}
+
+static void conn_close(struct worker *w, struct conn *c)
+{
+	conn_set_of(w)->drop(w, c);
+	w->open_conns--;
+	conn_free(w, c);
 	if (w->srv->cfg.variant->conn_closed)
 		w->srv->cfg.variant->conn_closed(w);
 }
 
-static int out_append(struct conn *c, const char *data, size_t len)
+/* Room for len more bytes in c->out: 0, or -1 (out of memory). */
+static int out_reserve(struct conn *c, size_t len)
 {
 	if (c->outlen + len > c->outcap) {
 		size_t cap = c->outcap ? c->outcap : 1024;
@@ -91,24 +138,61 @@ static int out_append(struct conn *c, const char *data, size_t len)
 		c->out = n;
 		c->outcap = cap;
 	}
-	memcpy(c->out + c->outlen, data, len);
-	c->outlen += len;
 	return 0;
 }
 
+/* Appends s[0..n) to the room out_reserve made. */
+static char *put(char *at, const char *s, size_t n)
+{
+	memcpy(at, s, n);
+	return at + n;
+}
+
+/* Appends v in decimal. */
+static char *put_u64(char *at, uint64_t v)
+{
+	char digits[20];
+	int nd = 0;
+
+	do
+		digits[nd++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (nd)
+		*at++ = digits[--nd];
+	return at;
+}
+
+#define PUT_LIT(at, lit) put(at, lit, sizeof(lit) - 1)
+/* The head's fixed text and the widest of its fields (status and reason,
+ * two decimals, the Connection value). */
+#define HEAD_MAX 256
+
+/* Queues one answer: its head (written piece by piece, not through printf:
+ * this runs once per request) and its body, in one buffer so that one
+ * send carries both. */
 static void respond(struct worker *w, struct conn *c, int status, const char *body,
 		    size_t body_len, int keep_alive)
 {
-	char head[256];
-	int n;
+	const char *reason = http_reason(status);
+	char *at;
 
-	n = snprintf(head, sizeof(head),
-		     "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n"
-		     "X-Worker: %d\r\nConnection: %s\r\n\r\n",
-		     status, http_reason(status), body_len, w->index,
-		     keep_alive ? "keep-alive" : "close");
-	if (out_append(c, head, (size_t)n) < 0 || out_append(c, body, body_len) < 0)
-		keep_alive = 0; /* out of memory: what fits is sent, then the connection closes */
+	if (out_reserve(c, HEAD_MAX + body_len) < 0) {
+		c->close_after_write = 1; /* out of memory: what is queued is sent, then the connection closes */
+		return;
+	}
+	at = c->out + c->outlen;
+	at = PUT_LIT(at, "HTTP/1.1 ");
+	at = put_u64(at, (uint64_t)status);
+	*at++ = ' ';
+	at = put(at, reason, strlen(reason));
+	at = PUT_LIT(at, "\r\nContent-Type: text/plain\r\nContent-Length: ");
+	at = put_u64(at, body_len);
+	at = PUT_LIT(at, "\r\nX-Worker: ");
+	at = put_u64(at, (uint64_t)w->index);
+	at = keep_alive ? PUT_LIT(at, "\r\nConnection: keep-alive\r\n\r\n")
+			: PUT_LIT(at, "\r\nConnection: close\r\n\r\n");
+	at = put(at, body, body_len);
+	c->outlen = (size_t)(at - c->out);
 	if (!keep_alive)
 		c->close_after_write = 1;
 }
@@ -118,10 +202,12 @@ static void route_request(struct worker *w, struct conn *c, const struct http_re
 {
 	char body[APP_BODY_MAX];
 	size_t n;
-	int status, ka = r->keep_alive && !w->stopping;
+	int status, waited, ka = r->keep_alive && !w->stopping;
 
 	w->requests++;
-	status = app_route(w, r, body, sizeof(body), &n);
+	status = app_route(w, r, body, sizeof(body), &n, &waited);
+	if (waited)
+		w->clock_ns = now_ns();
 	respond(w, c, status, body, n, ka);
 }
 
@@ -140,6 +226,7 @@ static void route(struct worker *w, struct conn *c, const struct http_request *r
 	__atomic_store_n(&hc->since, since, __ATOMIC_RELAXED);
 	route_request(w, c, r);
 	end = now_ns();
+	w->clock_ns = end;
 	__atomic_store_n(&hc->since, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&hc->last_ns, end - since, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&hc->judged, __ATOMIC_RELAXED) == since)
@@ -215,6 +302,17 @@ static void conn_set_writing(struct worker *w, struct conn *c, int on)
 /* Writes what is buffered. Returns -1 if the connection was closed. */
 static int conn_flush(struct worker *w, struct conn *c)
 {
+	/* Nagle's algorithm would hold a keep-alive connection's next answer
+	 * until the client acknowledges this one: off before the first answer
+	 * that keeps the connection open (as nginx does on its way to
+	 * keep-alive). An answer that closes the connection is its last, sent
+	 * whole, and needs no such call. */
+	if (!c->nodelay && !c->close_after_write) {
+		int one = 1;
+
+		setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c->nodelay = 1;
+	}
 	while (c->outoff < c->outlen) {
 		/* MSG_NOSIGNAL: a peer that reset must not raise SIGPIPE, which
 		 * would kill the worker (and in threads mode the server). */
@@ -230,7 +328,7 @@ static int conn_flush(struct worker *w, struct conn *c)
 			return -1;
 		}
 		c->outoff += (size_t)n;
-		touch(c);
+		touch(w, c);
 	}
 	c->outoff = c->outlen = 0;
 	if (c->close_after_write || c->peer_closed) {
@@ -241,11 +339,16 @@ static int conn_flush(struct worker *w, struct conn *c)
 	return 0;
 }
 
-/* Returns -1 if the connection was closed, else 0 (also for the next two). */
+/* Returns -1 if the connection was closed, else 0 (also for the next two).
+ * A read that fills less than the room it was given has taken everything
+ * the socket held, so it is the last: no second read to hear EAGAIN (the
+ * connection's registration is level-triggered, or re-armed as such, so
+ * what arrives next is reported again). */
 static int conn_readable(struct worker *w, struct conn *c)
 {
 	for (;;) {
 		ssize_t n;
+		size_t room;
 
 		if (c->inlen == IN_CAP) {
 			/* Full: either a head over the limit (the parser says 431)
@@ -254,10 +357,13 @@ static int conn_readable(struct worker *w, struct conn *c)
 			if (c->inlen == IN_CAP || c->outlen)
 				break;
 		}
-		n = read(c->fd, c->in + c->inlen, IN_CAP - c->inlen);
+		room = IN_CAP - c->inlen;
+		n = read(c->fd, c->in + c->inlen, room);
 		if (n > 0) {
 			c->inlen += (size_t)n;
-			touch(c);
+			touch(w, c);
+			if ((size_t)n < room)
+				break;
 			continue;
 		}
 		if (n == 0) {
@@ -318,19 +424,20 @@ static void fresh_push(struct worker *w, struct conn *c)
 	w->fresh[w->nfresh++] = c->fd;
 }
 
+/* fd comes from accept4(SOCK_NONBLOCK) (here, or in the sibling that
+ * passed it: the flag is the open file's, so it travels with it). */
 int worker_admit(struct worker *w, int fd)
 {
-	struct conn *c = calloc(1, sizeof(*c));
+	struct conn *c = conn_alloc(w);
 
 	if (c) {
-		net_nonblock(fd);
-		net_nodelay(fd);
 		c->fd = fd;
-		c->last_active_ns = now_ns();
+		c->last_active_ns = w->clock_ns;
 	}
 	if (!c || conn_set_of(w)->add(w, c) < 0) {
 		close(fd);
-		free(c);
+		if (c)
+			conn_free(w, c);
 		w->accept_errors++;
 		return -1;
 	}
@@ -442,6 +549,9 @@ static void own_set_writing(struct worker *w, struct conn *c)
 	epoll_ctl(w->epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+/* No EPOLL_CTL_DEL first: closing a socket's last descriptor takes it out
+ * of every epoll set, and a connection's descriptor here is its only one
+ * (fdpass's sender closes its own once sent). */
 static void own_drop(struct worker *w, struct conn *c)
 {
 	close(c->fd);
@@ -603,7 +713,8 @@ int worker_run(struct worker *w)
 			v->serving(w);
 	}
 
-	next_sweep = now_ns() + (int64_t)SWEEP_INTERVAL_MS * 1000000;
+	w->clock_ns = now_ns();
+	next_sweep = w->clock_ns + (int64_t)SWEEP_INTERVAL_MS * 1000000;
 	for (;;) {
 		int timeout = w->retiring ? RETIRE_SWEEP_MS : SWEEP_INTERVAL_MS, n;
 		int64_t now;
@@ -621,6 +732,7 @@ int worker_run(struct worker *w)
 				timeout = cap;
 		}
 		n = epoll_pwait(w->epfd, evs, 256, timeout, &during_wait);
+		w->clock_ns = now_ns();
 		if (n < 0 && errno != EINTR) {
 			fprintf(stderr, "acceptlab-server: worker %d: epoll_pwait: %s\n", w->index, strerror(errno));
 			return 1;
@@ -678,5 +790,13 @@ int worker_run(struct worker *w)
 		  (unsigned long long)w->accept_eagain, (unsigned long long)w->accept_errors);
 	free(w->fresh);
 	w->fresh = NULL;
+	while (w->spare) {
+		struct conn *c = w->spare;
+
+		w->spare = c->next_spare;
+		free(c->out);
+		free(c);
+	}
+	w->nspare = 0;
 	return 0;
 }
