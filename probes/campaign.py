@@ -70,11 +70,11 @@ studies, in the order they run:
                  under keep-alive and Connection: close wrk loads at once
                  (%(reload_wrk)s each): requests lost -> reload.jsonl
 
-wrk runs -d%(bench_seconds)ds per trace_overhead run and half that per payoff run (at least 1 s)
-(--bench-seconds; %(bench_quick_seconds)ds with --quick); trace_overhead %(bench_rounds)d rounds, payoff one
-fewer (at least 1) (--bench-rounds; 1 with --quick); cost and trace_overhead run
--d%(cost_seconds)ds (--cost-seconds, else --bench-seconds), cost %(cost_rounds)d rounds. make bench
-(--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
+Payoff's wrk runs last half of --bench-seconds (default %(bench_seconds)ds, %(bench_quick_seconds)ds with --quick; at
+least 1 s), for one round fewer than --bench-rounds (default %(bench_rounds)d, 1 with --quick; at least 1).
+Cost and trace_overhead run wrk for %(cost_seconds)s (--cost-seconds, else --bench-seconds, sets
+both), the server's threads and wrk pinned to separate CPUs; cost %(cost_rounds)d rounds, trace_overhead
+--bench-rounds. make bench (--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
 until every CPU ratio's 95 %% interval is within the bound, or the cap.
 
 --quick keeps every study to one round over fewer arms (arms.py's "quick"
@@ -132,7 +132,7 @@ __doc__ = (__doc__ or "") % {
     "profile_seconds": STUDY["profile"].PROFILE_SECONDS, "stat_seconds": STUDY["profile"].STAT_SECONDS,
     "bench_seconds": common.BENCH_SECONDS, "bench_quick_seconds": common.BENCH_QUICK_SECONDS,
     "bench_rounds": common.BENCH_ROUNDS,
-    "cost_seconds": STUDY["cost"].COST_SECONDS, "cost_rounds": STUDY["cost"].COST_ROUNDS,
+    "cost_seconds": "%(keepalive)d s keep-alive and %(close)d s Connection: close" % STUDY["cost"].COST_SECONDS, "cost_rounds": STUDY["cost"].COST_ROUNDS,
 }
 
 
@@ -406,7 +406,8 @@ def parse_args():
                     % (common.BENCH_SECONDS, common.BENCH_QUICK_SECONDS))
     ap.add_argument("--cost-seconds", type=int, metavar="S",
                     help="wrk duration per cost and trace_overhead run (default: --bench-seconds if given, "
-                         "else %d; make bench: 2)" % cost.COST_SECONDS)
+                         "else %d s keep-alive and %d s Connection: close; make bench: 2)"
+                         % (cost.COST_SECONDS["keepalive"], cost.COST_SECONDS["close"]))
     ap.add_argument("--bench-within", type=float, metavar="F",
                     help="repeat the rounds of cost and trace_overhead until every CPU ratio's 95 %% interval "
                          "is within +-F of its mean (make bench: 0.02), at least --bench-rounds and at most "

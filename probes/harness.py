@@ -494,6 +494,25 @@ def process_tree(pid):
     return out
 
 
+def pin_tree(pid, cpus):
+    """Every thread of pid's process tree (a server's supervisor and workers,
+    or a peer's master and workers) onto cpus; a thread or process created
+    later inherits its creator's CPUs. Raises StepFailed when one cannot be
+    moved (a task that ended meanwhile is left out)."""
+    for p in process_tree(pid):
+        try:
+            tids = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for t in tids:
+            try:
+                os.sched_setaffinity(int(t), cpus)
+            except ProcessLookupError:
+                pass
+            except OSError as e:
+                raise StepFailed("cannot pin task %s of %d to CPUs %s: %s" % (t, pid, sorted(cpus), e))
+
+
 def cpu_ns(pids):
     """The on-CPU time, user and system, of every thread of pids so far, in
     ns (each task's schedstat: the scheduler's own count, not 10 ms ticks)."""
@@ -543,14 +562,16 @@ def accepted_of(proc):
     return sum(e.get("accepted", 0) for e in lines) if lines else None
 
 
-def run_wrk(prefix, port, path, connections, seconds, headers=()):
+def run_wrk(prefix, port, path, connections, seconds, headers=(), cpus=None):
     """Runs wrk against 127.0.0.1:port, saves its command and verbatim output
-    under raw/ (prefix.wrk.cmd, .wrk.txt, .wrk.stderr); returns parse_wrk's dict."""
-    return finish_wrk(start_wrk(prefix, port, path, connections, seconds, headers))
+    under raw/ (prefix.wrk.cmd, .wrk.txt, .wrk.stderr); returns parse_wrk's dict.
+    With cpus, wrk runs on those CPUs only."""
+    return finish_wrk(start_wrk(prefix, port, path, connections, seconds, headers, cpus=cpus))
 
 
-def start_wrk(prefix, port, path, connections, seconds, headers=(), threads=WRK_THREADS):
-    """Starts wrk (see run_wrk) and returns it; finish_wrk waits for it."""
+def start_wrk(prefix, port, path, connections, seconds, headers=(), threads=WRK_THREADS, cpus=None):
+    """Starts wrk (see run_wrk) and returns it; finish_wrk waits for it. With
+    cpus, wrk and its threads run on those CPUs only."""
     cmd = [need_wrk(), "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--latency",
            "--timeout", "%ds" % WRK_TIMEOUT_S]
     for h in headers:
@@ -559,7 +580,8 @@ def start_wrk(prefix, port, path, connections, seconds, headers=(), threads=WRK_
     with open(prefix + ".wrk.cmd", "w") as f:
         f.write(shlex.join(cmd) + "\n")
     with registering():
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
         proc.wrk = (prefix, seconds)
         return register(proc, kill_wrk)
 

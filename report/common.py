@@ -316,6 +316,11 @@ class BenchParams:
     # for fixed rounds (and in runs from before the rule was recorded)
     within: Optional[float] = None
     max_rounds: Optional[int] = None
+    # cost, trace_overhead: wrk's -d for Connection: close runs when it differs
+    # from duration_s (None: the same), and the CPUs the server and wrk were
+    # pinned to (None: nothing pinned, or not recorded)
+    close_duration_s: Optional[float] = None
+    placement: Optional[tuple] = None  # (server CPUs, wrk CPUs)
 
 
 def meta_number(obj: dict, key: str, where: tuple, minimum: float = 0, optional: bool = False):
@@ -356,7 +361,32 @@ def parse_bench_params(params: dict, key: str, where: tuple) -> Optional[BenchPa
                        get_int(obj, "rounds", 1, at), meta_number(obj, "close_gap_s", at, 0, True),
                        tuple(sorted(sysctls.items())), tuple(parsed),
                        str_list(obj.get("arms")), str_list(obj.get("modes")), arm_workers(obj.get("cells")),
-                       *stopping_of(obj.get("stopping")))
+                       *stopping_of(obj.get("stopping")), meta_number(obj, "close_duration_s", at, 1, True),
+                       placement_of(obj.get("placement"), at + ("placement",)))
+
+
+def placement_of(value, at: tuple) -> Optional[tuple]:
+    """(server CPUs, wrk CPUs) of a study's "placement", None when null or absent."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RowError(f'"placement" must be an object or null, got {json_kind(value)}', at)
+    out = []
+    for key in ("server_cpus", "wrk_cpus"):
+        cpus = get(value, key, at)
+        if not isinstance(cpus, list) or not cpus or not all(is_int(c) and c >= 0 for c in cpus):
+            raise RowError(f'"{key}" must be a non-empty list of CPU numbers, got {json.dumps(cpus)}', at + (key,))
+        out.append(tuple(cpus))
+    return tuple(out)
+
+
+def placement_text(p) -> str:
+    """How a wrk study placed the server and wrk, as a sentence ("" when unpinned or unrecorded)."""
+    if p is None or p.placement is None:
+        return ""
+    server, client = (", ".join(map(str, cpus)) for cpus in p.placement)
+    return (f"The server's threads were pinned to CPU {server} and wrk's to CPU {client}, so neither's "
+            "scheduling mixes into the other's CPU time. ")
 
 
 def stopping_of(value) -> tuple:

@@ -87,7 +87,7 @@ def test_quick_bench_writes_a_row_per_cell(quick_bench):
     for r in cost + payoff:
         # one count per worker; wrk opens one connection more than -c before its run
         counts = [int(n) for n in r["served_split"].split("/")]
-        assert len(counts) == r["workers"] and sum(counts) >= r.get("connections", 64), r
+        assert len(counts) == r["workers"] and sum(counts) >= r.get("connections", cost_study.COST_CONNECTIONS), r
 
 
 def test_quick_bench_ratio_to_bare(quick_bench):
@@ -117,7 +117,7 @@ def test_quick_bench_keeps_raw_wrk_output_and_meta(quick_bench):
         prefix = run / "raw" / ("cost-%s-w%d-%s-r1" % (r["arm"], r["workers"], r["mode"]))
         assert "Requests/sec:" in Path(str(prefix) + ".wrk.txt").read_text()
         cmd = Path(str(prefix) + ".wrk.cmd").read_text()
-        assert "-t2 -c64 -d1s --latency" in cmd
+        assert "-t2 -c%d -d1s --latency" % cost_study.COST_CONNECTIONS in cmd
         assert ("Connection: close" in cmd) == (r["mode"] == "close")
         assert Path(str(prefix) + ".server.jsonl").read_text().count("worker_exit") == r["workers"]
     for r in read_rows(run / "payoff.jsonl"):
@@ -126,8 +126,11 @@ def test_quick_bench_keeps_raw_wrk_output_and_meta(quick_bench):
         assert "Latency Distribution" in Path(str(prefix) + ".wrk.txt").read_text()
     meta = json.loads((run / "meta.json").read_text())
     params = meta["parameters"]
-    assert params["cost"]["duration_s"] == 1 and params["cost"]["connections"] == 64
+    assert params["cost"]["duration_s"] == 1 and params["cost"]["connections"] == cost_study.COST_CONNECTIONS
     assert params["cost"]["close_gap_s"] == cost_study.COST_CLOSE_GAP_S  # never longer than --bench-seconds
+    where = params["cost"]["placement"]  # the server and wrk on separate CPUs (2 CPUs or more here)
+    assert where and not set(where["server_cpus"]) & set(where["wrk_cpus"]), where
+    assert set(where["server_cpus"]) | set(where["wrk_cpus"]) <= os.sched_getaffinity(0), where
     assert params["payoff"]["connections"] == [32] and params["payoff"]["path"] == "/work?us=500"
     assert params["payoff"]["workers"] == [2, 8] and params["payoff"]["duration_s"] == 1
     assert "net.ipv4.tcp_tw_reuse" in params["cost"]["sysctls"]
@@ -585,3 +588,22 @@ def test_meta_cost_parameters_are_checked(results, tmp_path):
     line = next(i for i, l in enumerate(meta.read_text().splitlines(), 1) if '"threads": "two"' in l)
     assert report_error(tmp_path) == (f'report: results/linux/{STAMP}/meta.json:{line}: '
                                       '"threads" must be an integer >= 1, got "two"')
+
+
+def test_pin_tree_moves_every_thread_of_the_server(tmp_path):
+    """harness.pin_tree puts every thread of a server's process tree (the
+    supervisor, each worker process and each worker thread) on the CPUs
+    given, as the cost study pins the server before wrk starts: read back
+    from each task's Cpus_allowed_list."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("one CPU: nothing to pin apart")
+    for args in (["--variant", "bare"], ["--variant", "bare", "--threads"]):
+        with harness.ServerRun(args, 2, str(tmp_path / "pin")) as (proc, ready, _):
+            harness.pin_tree(proc.pid, {cpus[0]})
+            tasks = [(p, t) for p in harness.process_tree(proc.pid) for t in os.listdir("/proc/%d/task" % p)]
+            assert len(tasks) >= 3, tasks  # the supervisor and two workers (processes or threads)
+            for p, t in tasks:
+                status = Path("/proc/%d/task/%s/status" % (p, t)).read_text()
+                allowed = [l.split()[1] for l in status.splitlines() if l.startswith("Cpus_allowed_list")]
+                assert allowed == [str(cpus[0])], (args, p, t, allowed)

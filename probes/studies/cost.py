@@ -24,15 +24,17 @@ import time
 
 import arms
 from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
-                     handoffs_of, need_wrk, peers, register, run_wrk)
+                     handoffs_of, need_wrk, peers, pin_tree, register, run_wrk)
 from studies.common import (close_gap, final_state, handoff_rate, keep_going, read_sysctl, rewrite_rows, rotated, served_split,
                             stopping_record, stopping_rule, time_wait_counts)
 
 NAME = "cost"
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
-COST_CONNECTIONS = 64
+COST_CONNECTIONS = 16
 COST_WORKERS = [1, 2]         # 1: make bench only (the arms with cost:one_worker)
-COST_SECONDS = 1              # wrk -d per run: CPU time per request needs fewer seconds than req/s
+# wrk -d per run, by mode: CPU time per request needs fewer seconds than req/s;
+# a keep-alive run's CPU per request settles later than a close run's
+COST_SECONDS = {"keepalive": 2, "close": 1}
 COST_ROUNDS = 3               # rounds in the campaign (--bench-rounds overrides; 1 with --quick)
 COST_CLOSE_GAP_S = 0.5        # after every Connection: close run: the server closes first, so
                               # TIME_WAIT sits on its port, not on wrk's ephemeral ports
@@ -56,10 +58,41 @@ def bench_arms():
     return sorted(ours, key=lambda a: (arms.get(a).place.get("cost", len(order)), order.index(a))) + list(ANCHOR_ARMS)
 
 
-def cost_seconds(args):
-    """wrk's -d for a cost (and trace_overhead) run: --cost-seconds, else
-    --bench-seconds, else COST_SECONDS."""
-    return getattr(args, "cost_seconds", None) or getattr(args, "bench_seconds", None) or COST_SECONDS
+def cost_seconds(args, mode="keepalive"):
+    """wrk's -d for a cost (and trace_overhead) run in mode: --cost-seconds,
+    else --bench-seconds, else COST_SECONDS[mode]."""
+    return getattr(args, "cost_seconds", None) or getattr(args, "bench_seconds", None) or COST_SECONDS[mode]
+
+
+def placement():
+    """(the server's CPUs, wrk's CPUs) for a cost run: the first half of the
+    CPUs this process may use for the server, the rest for wrk, so neither's
+    scheduling mixes into the other's: with both free to run anywhere, where
+    wrk's threads land beside the workers changes how many requests each
+    wakeup serves, and the CPU per request with it. None (nothing pinned)
+    with fewer than 2 CPUs."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return None
+    half = len(cpus) // 2
+    return set(cpus[:half]), set(cpus[half:])
+
+
+def placement_meta():
+    where = placement()
+    if where is None:
+        return None
+    return {"server_cpus": sorted(where[0]), "wrk_cpus": sorted(where[1])}
+
+
+def pinned(pid):
+    """Pins a started server's process tree to the server's CPUs; returns the
+    CPUs wrk runs on (None when nothing is pinned)."""
+    where = placement()
+    if where is None:
+        return None
+    pin_tree(pid, where[0])
+    return where[1]
 
 
 def cost_rounds(args):
@@ -73,7 +106,8 @@ def cost_close_gap(args):
 
 def meta(args):
     return {"cost": {"tool": "wrk", "path": COST_PATH, "threads": WRK_THREADS,
-                     "connections": COST_CONNECTIONS, "duration_s": cost_seconds(args),
+                     "connections": COST_CONNECTIONS, "duration_s": cost_seconds(args, "keepalive"),
+                     "close_duration_s": cost_seconds(args, "close"), "placement": placement_meta(),
                      "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES,
                      "workers": sorted({w for _, w in cells(args)}),
                      "one_worker_arms": sorted(a for a, w in cells(args) if w == 1),
@@ -98,7 +132,7 @@ def anchor_meta(args):
     return out
 
 
-def anchor_run(args, prefix, arm, workers, headers):
+def anchor_run(args, prefix, arm, workers, mode, headers):
     """wrk against an anchor arm: its peer configuration (access log off)
     started fresh on a free port, stopped after; the configuration and logs
     are kept at prefix.*. Returns (parse_wrk's dict, TIME_WAIT counts, software)."""
@@ -114,8 +148,10 @@ def anchor_run(args, prefix, arm, workers, headers):
             raise StepFailed("%s did not start: %s" % (name, e))
         with open(prefix + ".ready", "w") as f:
             f.write(json.dumps(peer.ready, separators=(",", ":")) + "\n")
+        wrk_cpus = pinned(peer.proc.pid)
         with CpuMeter(peer.proc.pid) as cpu:
-            out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, cost_seconds(args), headers)
+            out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, cost_seconds(args, mode), headers,
+                          cpus=wrk_cpus)
         out.update(cpu_fields(cpu.ns, out["requests"]))
         tw = time_wait_counts(peer.port)
     finally:
@@ -139,14 +175,16 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
     need_wrk()  # before a server starts: a missing wrk skips at once
     headers = ["Connection: close"] if mode == "close" else []
     if arm in ANCHOR_ARMS:
-        out, (tw_total, tw_sides), software = anchor_run(args, prefix, arm, workers, headers)
+        out, (tw_total, tw_sides), software = anchor_run(args, prefix, arm, workers, mode, headers)
         row = dict({"arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
                     "time_wait_after": tw_total, "time_wait_sides": tw_sides, "served_split": None,
                     "ratio_to_bare": None, "peer": ANCHOR_ARMS[arm], "software": software}, **out)
         return [row], run_text(out, tw_total)
     with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
+        wrk_cpus = pinned(proc.pid)
         with CpuMeter(proc.pid) as cpu:
-            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(args), headers)
+            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(args, mode), headers,
+                          cpus=wrk_cpus)
         out.update(handoff_rate(ready["port"], out["duration_s"]))
         tw_total, tw_sides = time_wait_counts(ready["port"])
     # accepted over the server's life: wrk's connections, and the one

@@ -31,7 +31,7 @@ import arms
 from harness import CpuMeter, ServerRun, StepFailed, cpu_fields, finish_wrk, forget, is_root, need_wrk, peers, \
     process_tree, register, start_wrk
 from studies.common import read_sysctl
-from studies.cost import ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH
+from studies.cost import ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, pinned, placement_meta
 
 NAME = "profile"
 PROFILE_ARMS = ["bare", "nginx"]
@@ -64,7 +64,7 @@ def meta(args):
     return {"profile": {"arms": PROFILE_ARMS, "workers": PROFILE_WORKERS, "path": COST_PATH,
                         "mode": PROFILE_MODE, "connections": COST_CONNECTIONS, "duration_s": seconds(args, PROFILE_SECONDS),
                         "stat_duration_s": seconds(args, STAT_SECONDS), "syscalls": SYSCALLS,
-                        "sample_hz": PROFILE_HZ, "top_symbols": TOP_SYMBOLS,
+                        "sample_hz": PROFILE_HZ, "top_symbols": TOP_SYMBOLS, "placement": placement_meta(),
                         "perf_event_paranoid": read_sysctl("kernel.perf_event_paranoid")}}
 
 
@@ -97,8 +97,10 @@ def stop_perf(proc):
 
 
 def perf_around_wrk(perf_cmd, root, port, prefix, tag, seconds):
-    """perf_cmd (+ -p WORKERS) attached while wrk runs PROFILE_SECONDS;
-    returns (wrk's dict, the server tree's CPU ns, perf's stderr text)."""
+    """perf_cmd (+ -p WORKERS) attached while wrk runs PROFILE_SECONDS, the
+    server and wrk on separate CPUs as the cost study runs them; returns
+    (wrk's dict, the server tree's CPU ns, perf's stderr text)."""
+    wrk_cpus = pinned(root)
     pids = process_tree(root)[1:] or [root]  # the workers (not the idle supervisor or master)
     cmd = perf_cmd + ["-p", ",".join(map(str, pids))]
     with open(prefix + ".%s.cmd" % tag, "w") as f:
@@ -112,7 +114,8 @@ def perf_around_wrk(perf_cmd, root, port, prefix, tag, seconds):
         if perf.poll() is not None:
             raise StepFailed("perf exited %s at once: %s" % (perf.returncode, tail_text(err_path)))
         with CpuMeter(root) as cpu:
-            out = finish_wrk(start_wrk(prefix + "." + tag, port, COST_PATH, COST_CONNECTIONS, seconds))
+            out = finish_wrk(start_wrk(prefix + "." + tag, port, COST_PATH, COST_CONNECTIONS, seconds,
+                                       cpus=wrk_cpus))
         stop_perf(perf)
     finally:
         if perf.poll() is None:

@@ -12,7 +12,8 @@ import time
 import arms
 from harness import CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root, need_wrk, run_wrk
 from studies.common import final_state, keep_going, rewrite_rows, stopping_record, stopping_rule
-from studies.cost import COST_CONNECTIONS, COST_MODES, COST_PATH, GOAL_WITHIN, cost_close_gap, cost_seconds
+from studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, GOAL_WITHIN, cost_close_gap, cost_rounds,
+                          cost_seconds, pinned, placement_meta)
 
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
@@ -22,12 +23,14 @@ TRACE_OVERHEAD_WORKERS = 2
 def meta(args):
     return {"trace_overhead": {"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS,
                                "modes": COST_MODES, "path": COST_PATH, "connections": COST_CONNECTIONS,
-                               "duration_s": cost_seconds(args), "rounds": args.bench_rounds,
+                               "duration_s": cost_seconds(args, "keepalive"),
+                               "close_duration_s": cost_seconds(args, "close"), "placement": placement_meta(),
+                               "rounds": cost_rounds(args),
                                "stopping": stopping_rule(args)}}
 
 
 def steps(args, raw_dir):
-    for rnd in range(1, args.bench_rounds + 1):
+    for rnd in range(1, cost_rounds(args) + 1):
         yield from round_steps(args, raw_dir, rnd)
 
 
@@ -45,11 +48,12 @@ def round_steps(args, raw_dir, rnd):
                 headers = ["Connection: close"] if mode == "close" else []
                 with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS,
                                prefix) as (proc, ready, _):
+                    wrk_cpus = pinned(proc.pid)  # as cost runs it; the tracer's reader is not pinned
                     tracer = Tracer(proc.pid, prefix) if traced else None
                     try:
                         with CpuMeter(proc.pid) as cpu:
                             out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS,
-                                          cost_seconds(args), headers)
+                                          cost_seconds(args, mode), headers, cpus=wrk_cpus)
                     finally:
                         if tracer:
                             tracer.stop()
@@ -99,7 +103,7 @@ def within(args):
 def max_rounds(args, rows):
     if getattr(args, "bench_within", None):
         return args.bench_max_rounds
-    return max([r.get("round", 0) for r in rows] + [args.bench_rounds])
+    return max([r.get("round", 0) for r in rows] + [cost_rounds(args)])
 
 
 def more(args, rows, raw_dir, next_round):

@@ -6,8 +6,8 @@ import re
 import statistics
 from typing import Optional
 
-from common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered, plural,
-                    row_reader)
+from common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered,
+                    placement_text, plural, row_reader)
 from sections.wrk import (COST_MODES, WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes,
                           wrk_row_parser)
 
@@ -43,11 +43,14 @@ def render_cost(meta: Meta, rows: list) -> list:
         conns = p.connections[0]
         gap = (f" After every `Connection: close` run the campaign paused {number(p.close_gap_s)} s "
                "before the next run." if p.close_gap_s is not None else "")
+        close_cmd = ("" if p.close_duration_s in (None, p.duration_s) else
+                     f" (with `-d{number(p.close_duration_s)}s` for the close runs)")
         out += [f"What was measured: requests per second when answering costs next to nothing (`GET {p.path}`, "
                 "the hello endpoint), so what the accept path costs shows. Each run starts a fresh server and "
-                f"runs {wrk_cmd(p, conns)} against it on 127.0.0.1, in two modes: keep-alive (wrk opens its "
-                f"{conns} connections once, so only the first {conns} requests need an accept) and "
+                f"runs {wrk_cmd(p, conns)}{close_cmd} against it on 127.0.0.1, in two modes: keep-alive (wrk "
+                f"opens its {conns} connections once, so only the first {conns} requests need an accept) and "
                 f"`-H \"Connection: close\"` (every request a new connection, so every request is an accept). "
+                + placement_text(p) +
                 f"Every arm ran at each worker count in the table; "
                 f"{rotation_text(p.rounds, 'arm x workers', 'per mode')}.{gap} "
                 f"Ports: {ports_text(p)}; how many sockets were left in TIME_WAIT, and on which side, is "
@@ -188,7 +191,24 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
                            + ("; ".join(others) or "-") + " | "
                            + (f"{statistics.median(rps):.2f}" if rps else "-") + " |")
     out.append("")
-    return out + unconverged_text(measured, p)
+    return out + unconverged_text(measured, p) + spread_text(measured, p)
+
+
+def spread_text(measured: list, p: Optional[BenchParams]) -> list:
+    """Where the server's workers shared fewer CPUs than there were workers:
+    what the keep-alive ratios to bare then hold besides the mechanism."""
+    if p is None or p.placement is None:
+        return []
+    shared = sorted({r.workers for r in measured if r.workers > len(p.placement[0])})
+    if not shared:
+        return []
+    counts = " and ".join(map(str, shared))
+    return [f"**Reading the keep-alive ratios.** At {counts} workers the server's workers shared "
+            f"{plural(len(p.placement[0]), 'CPU')}. An arm that spreads wrk's keep-alive connections over its "
+            "workers keeps two of them busy there, and they preempt each other (involuntary switches, fewer "
+            "requests per wakeup); an arm that leaves most connections with one worker does not. So a keep-alive "
+            "ratio to bare holds the cost of spreading as well as the mechanism's; the mechanism's own cost is "
+            "its ratio to a partner that spreads alike (reuseport-bpf to reuseport, handoff to handoff-off).", ""]
 
 
 def rounds_text(measured: list, p: Optional[BenchParams]) -> list:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from common import (Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number, get_str,
-                    interval_text, is_int, json_kind, number, ordered, plural, row_reader)
+                    interval_text, is_int, json_kind, number, ordered, placement_text, plural,
+                    row_reader)
 from sections.wrk import COST_MODES
 
 
@@ -210,10 +211,11 @@ def overhead_pair(runs: list, mode: str, n: int) -> tuple:
 
 def render_trace_overhead(meta: Meta, rows: list) -> list:
     out = ["## The tracer's overhead", ""]
-    out.append("What was measured: wrk (as in the cost study, `GET /` with 64 connections) against bare at 2 "
+    conns = f" with {meta.cost.connections[0]} connections" if meta.cost else ""
+    out.append(f"What was measured: wrk (as in the cost study, `GET /`{conns}) against bare at 2 "
                "workers, once with `acceptlab-trace --pgid` attached and once without, alternated within "
-               "each round, keep-alive and Connection: close. Each cell: req/s untraced, traced, and the "
-               "ratio traced/untraced (target: at least 0.97).")
+               "each round, keep-alive and Connection: close. " + placement_text(meta.cost) + "Each cell: req/s "
+               "untraced, traced, and the ratio traced/untraced (target: at least 0.97).")
     out.append("")
     runs = [r for r in rows if isinstance(r, OverheadRun)]
     if not runs:

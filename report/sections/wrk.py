@@ -174,9 +174,10 @@ def wrk_failed(rows: list, label) -> list:
     return failed_notes(failed, label)
 
 
-def wrk_cmd(p: BenchParams, connections: int, extra: str = "") -> str:
+def wrk_cmd(p: BenchParams, connections: int, extra: str = "", duration_s: Optional[float] = None) -> str:
     timeout = f" --timeout {number(p.timeout_s)}s" if p.timeout_s is not None else ""
-    return f"`wrk -t{p.threads} -c{connections} -d{number(p.duration_s)}s --latency{timeout}{extra}`"
+    d = p.duration_s if duration_s is None else duration_s
+    return f"`wrk -t{p.threads} -c{connections} -d{number(d)}s --latency{timeout}{extra}`"
 
 
 def rotation_text(rounds: int, cell: str, per: str) -> str:
