@@ -26,6 +26,7 @@ PER_WORKER = 16            # connections per worker in every shape
 BALANCING_WORKERS = [2, 4, 8]   # the campaign's counts (make bench adds 16 with --worker-counts)
 WIDE_ROUNDS = 2            # rounds of each shape at a count other than --workers (fewer with --rounds 1)
 RAMP_SPAN_MS = 320         # a ramp round's length at every count: 10 ms apart at 2 workers
+FRESH_ROUND_GAP_MS = 30    # between the rounds on a fresh server: every worker is back asleep long before
 SHAPE_FORMS = [
     {"name": "burst"},
     {"name": "ramp"},
@@ -87,6 +88,7 @@ def meta(args):
     return {"shapes": shapes_for(base),
             "balancing": {"workers": counts_of(args), "base_workers": base, "per_worker": PER_WORKER,
                           "base": {"how": "fresh", "arms": "every chosen arm", "rounds": args.rounds,
+                                   "round_gap_ms": FRESH_ROUND_GAP_MS,
                                    "server": "one fresh server per arm x shape"},
                           "wide": {"how": "back-to-back", "workers": others,
                                    "arms": [a for a in arms.balancing_wide() if a in args.arms],
@@ -96,7 +98,9 @@ def meta(args):
             "trace": {"on": getattr(args, "trace", False),
                       "how": "bin/acceptlab-trace --pgid <server pid> --json, attached after the server's "
                              "ready line and before the probe, stopped after it: one row per balancing step "
-                             "at %d workers (fresh servers only)" % base,
+                             "at %d workers (fresh servers only) of a process-mode arm or an arm whose acceptor "
+                             "is not always the owner (a threads arm with a process twin runs untraced)" % base,
+                      "arms": [a for a in args.arms if traced(a)],
                       "acceptor_is_not_owner": sorted(arms.where(acceptor_is_not_owner=True))}}
 
 
@@ -128,6 +132,15 @@ def trace_row(arm, shape, ready, rows, trace):
             "cross_check": check}
 
 
+def traced(arm):
+    """Whether the tracer runs beside an arm's fresh steps: every process-mode
+    arm and every arm whose acceptor is not always the owner; a threads arm
+    with a process twin (its accepts are the twin's, thread by thread) runs
+    without it, to keep the campaign within its minutes."""
+    a = arms.get(arm)
+    return a.mode == "process" or a.acceptor_is_not_owner or a.process_arm is None
+
+
 def row_of(arm, ready, how, r):
     return dict({"variant": arm, "mode": ready.get("mode", "process"), "workers": len(ready["workers"]),
                  "how": how}, **r)
@@ -141,9 +154,10 @@ def fresh_steps(args, raw_dir):
                 prefix = os.path.join(raw_dir, "balancing-%s-%s" % (arm, shape["name"]))
                 trace = None
                 with ServerRun(arms.server_args(arm), args.workers, prefix, arms.env(arm)) as (proc, ready, path):
-                    tracer = Tracer(proc.pid, prefix) if args.trace else None
+                    tracer = Tracer(proc.pid, prefix) if args.trace and traced(arm) else None
                     try:
-                        rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path),
+                        rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path,
+                                                             ("--round-gap-ms", str(FRESH_ROUND_GAP_MS))),
                                            args.rounds)
                     finally:
                         if tracer:

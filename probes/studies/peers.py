@@ -10,13 +10,18 @@ NAME = "peers"
 # --quick: nginx's default configuration only (the default: every
 # configuration peers.py knows; unavailable ones are a row saying why).
 QUICK_PEERS = ["nginx-default"]
+PEER_ROUNDS = 2  # rounds per shape in the campaign (at most --rounds); `make peers` runs its own
+
+
+def rounds(args):
+    return min(args.rounds, PEER_ROUNDS)
 
 
 def meta(args):
     if NAME not in args.studies:
         return {}
     return {"peers": {
-        "peers": args.peers, "rounds": args.rounds, "workers": peers.WORKERS, "shapes": peers.SHAPES,
+        "peers": args.peers, "rounds": rounds(args), "workers": peers.WORKERS, "shapes": peers.SHAPES,
         "trace": args.peers_trace,
         "how": "probes/peers/peers.py measure_one() per peer: the peer started once on 127.0.0.1 and a free "
                "port, every shape run against it, then stopped; as root acceptlab-trace --port runs beside "
@@ -31,7 +36,7 @@ def steps(args, raw_dir):
     for name in args.peers:
         def step(name=name):
             rows = []
-            status, texts = peers.measure_one(name, args.rounds, args.peers_trace,
+            status, texts = peers.measure_one(name, rounds(args), args.peers_trace,
                                               os.path.join(raw_dir, "peers-" + name), rows.append)
             if status == "failed":
                 raise StepFailed("; ".join(texts), rows)
