@@ -127,9 +127,9 @@ TABLE = [
     Arm("reuseport-threads", "reuseport", ["--threads"], process_arm="reuseport"),
     Arm("reuseport-bpf", "reuseport-bpf", needs_root=True, when_stopped="queued", claims_balance=True,
         reference="reuseport",
-        studies="quick cost payoff burst placement perturbation quick:perturbation respawn respawn+migrate reload "
+        studies="quick cost payoff burst perturbation quick:perturbation respawn respawn+migrate reload "
                 "reload+migrate",
-        place={"cost": 11, "payoff": 4, "burst": 4, "placement": 6, "perturbation": 3}),
+        place={"cost": 11, "payoff": 4, "burst": 4, "perturbation": 3}),
     Arm("reuseport-bpf-threads", "reuseport-bpf", ["--threads"], needs_root=True, process_arm="reuseport-bpf"),
     Arm("mutex", "mutex", when_stopped="stall", reload_loses_none=True, studies="reload slowview"),
     Arm("mutex-threads", "mutex", ["--threads"], process_arm="mutex"),

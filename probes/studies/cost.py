@@ -36,7 +36,7 @@ COST_WORKERS = [1, 2]         # 1: make bench only (the arms with cost:one_worke
 # a keep-alive run's CPU per request settles later than a close run's
 COST_SECONDS = {"keepalive": 2, "close": 1}
 COST_ROUNDS = 3               # rounds in the campaign (--bench-rounds overrides; 1 with --quick)
-COST_CLOSE_GAP_S = 0.5        # after every Connection: close run: the server closes first, so
+COST_CLOSE_GAP_S = 0.25       # after every Connection: close run: the server closes first, so
                               # TIME_WAIT sits on its port, not on wrk's ephemeral ports
 GOAL_WITHIN = 0.02            # the resolution the goals need: a ratio's 95 % interval within +-2 %
 COST_MODES = ["keepalive", "close"]
