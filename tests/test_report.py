@@ -656,3 +656,24 @@ def test_burst_row_whose_completion_is_under_a_latency(results, tmp_path):
     assert_input_error(run_in(tmp_path), tmp_path,
                        f'report: results/linux/{STAMP}/burst.jsonl:1: "completion_us" must be an integer >= '
                        f'every latency, got {row["completion_us"]}')
+
+
+def test_anchor_cpu_compares_our_arms_with_nginx_round_by_round():
+    """The anchor's CPU paragraph divides each of our arms' CPU µs per request
+    by nginx's in the same round and mode (mean ± 95 % half-width), and says
+    whether the arm with nginx's accept policy (exclusive-reorder) spends at
+    most nginx's: here 0.9 and 1.1 of it."""
+    from sections import cost as cost_section
+    from sections.wrk import WrkRun
+
+    def run(arm, rnd, mode, cpu):
+        return WrkRun(rnd, arm, 2, mode, rnd, 1000.0, 1.0, 2.0, (), cpu=(cpu, None))
+    nginx = [run("nginx", n, m, 10.0) for n in (1, 2) for m in ("keepalive", "close")]
+    ours = ([run("exclusive-reorder", n, "keepalive", 9.0) for n in (1, 2)]
+            + [run("exclusive-reorder", n, "close", 11.0) for n in (1, 2)]
+            + [run("bare", 1, "keepalive", 8.0), run("bare", 2, "keepalive", 12.0)])
+    text = "\n".join(cost_section.anchor_cpu("nginx", nginx, ours))
+    assert "| exclusive-reorder | 2 | 0.900 ± 0.000 | 1.100 ± 0.000 |" in text, text
+    assert "| bare | 2 | 1.000 ± 2.541 | - |" in text, text
+    assert ("With nginx's accept policy, our harness's CPU per request over nginx's: Keep-alive 0.900 (at or "
+            "under nginx's); Connection: close 1.100 (over nginx's).") in text, text

@@ -40,6 +40,8 @@ COST_CLOSE_GAP_S = 0.25       # after every Connection: close run: the server cl
                               # TIME_WAIT sits on its port, not on wrk's ephemeral ports
 GOAL_WITHIN = 0.02            # the resolution the goals need: a ratio's 95 % interval within +-2 %
 COST_MODES = ["keepalive", "close"]
+WARM_UP_S = 1                 # an unrecorded wrk run before the study's first measured one (the first run
+                              # after the studies before it comes out slower than the same arm's later ones)
 ANCHOR_ARMS = {"nginx": "nginx-default"}
 SYSCTLS = ["net.ipv4.ip_local_port_range", "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_max_tw_buckets",
            "net.ipv4.tcp_fin_timeout"]
@@ -108,6 +110,7 @@ def meta(args):
     return {"cost": {"tool": "wrk", "path": COST_PATH, "threads": WRK_THREADS,
                      "connections": COST_CONNECTIONS, "duration_s": cost_seconds(args, "keepalive"),
                      "close_duration_s": cost_seconds(args, "close"), "placement": placement_meta(),
+                     "warm_up_s": WARM_UP_S,
                      "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES,
                      "workers": sorted({w for _, w in cells(args)}),
                      "one_worker_arms": sorted(a for a, w in cells(args) if w == 1),
@@ -132,7 +135,13 @@ def anchor_meta(args):
     return out
 
 
-def anchor_run(args, prefix, arm, workers, mode, headers):
+def warm_up(prefix, port, headers, wrk_cpus):
+    """WARM_UP_S of wrk against the server about to be measured, not recorded
+    (its output kept at prefix.warm-up.*)."""
+    run_wrk(prefix + ".warm-up", port, COST_PATH, COST_CONNECTIONS, WARM_UP_S, headers, cpus=wrk_cpus)
+
+
+def anchor_run(args, prefix, arm, workers, mode, headers, warm=False):
     """wrk against an anchor arm: its peer configuration (access log off)
     started fresh on a free port, stopped after; the configuration and logs
     are kept at prefix.*. Returns (parse_wrk's dict, TIME_WAIT counts, software)."""
@@ -149,6 +158,8 @@ def anchor_run(args, prefix, arm, workers, mode, headers):
         with open(prefix + ".ready", "w") as f:
             f.write(json.dumps(peer.ready, separators=(",", ":")) + "\n")
         wrk_cpus = pinned(peer.proc.pid)
+        if warm:
+            warm_up(prefix, peer.port, headers, wrk_cpus)
         with CpuMeter(peer.proc.pid) as cpu:
             out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, cost_seconds(args, mode), headers,
                           cpus=wrk_cpus)
@@ -170,18 +181,20 @@ def run_text(out, tw_total):
         out["latency_ms"]["p99"], ", %d errors" % bad if bad else "", tw_total)
 
 
-def cost_run(args, raw_dir, arm, workers, mode, rnd, order):
+def cost_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
     prefix = os.path.join(raw_dir, "cost-%s-w%d-%s-r%d" % (arm, workers, mode, rnd))
     need_wrk()  # before a server starts: a missing wrk skips at once
     headers = ["Connection: close"] if mode == "close" else []
     if arm in ANCHOR_ARMS:
-        out, (tw_total, tw_sides), software = anchor_run(args, prefix, arm, workers, mode, headers)
+        out, (tw_total, tw_sides), software = anchor_run(args, prefix, arm, workers, mode, headers, warm)
         row = dict({"arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
                     "time_wait_after": tw_total, "time_wait_sides": tw_sides, "served_split": None,
                     "ratio_to_bare": None, "peer": ANCHOR_ARMS[arm], "software": software}, **out)
         return [row], run_text(out, tw_total)
     with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
         wrk_cpus = pinned(proc.pid)
+        if warm:
+            warm_up(prefix, ready["port"], headers, wrk_cpus)
         with CpuMeter(proc.pid) as cpu:
             out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(args, mode), headers,
                           cpus=wrk_cpus)
@@ -213,7 +226,8 @@ def round_steps(args, raw_dir, rnd):
         for order, (arm, workers) in enumerate(rotated(cells(args), rnd, cost_rounds(args)), 1):
             def step(arm=arm, workers=workers, mode=mode, rnd=rnd, order=order):
                 try:
-                    result = cost_run(args, raw_dir, arm, workers, mode, rnd, order)
+                    result = cost_run(args, raw_dir, arm, workers, mode, rnd, order,
+                                      warm=(rnd, order, mode) == (1, 1, COST_MODES[0]))
                 except Exception as e:
                     if mode == "close" and not str(e).startswith("skipped"):
                         time.sleep(cost_close_gap(args))  # a failed run may have made connections too

@@ -13,7 +13,7 @@ import arms
 from harness import CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root, need_wrk, run_wrk
 from studies.common import final_state, keep_going, rewrite_rows, stopping_record, stopping_rule
 from studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, GOAL_WITHIN, cost_close_gap, cost_rounds,
-                          cost_seconds, pinned, placement_meta)
+                          cost_seconds, pinned, placement_meta, warm_up)
 
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
@@ -49,6 +49,8 @@ def round_steps(args, raw_dir, rnd):
                 with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS,
                                prefix) as (proc, ready, _):
                     wrk_cpus = pinned(proc.pid)  # as cost runs it; the tracer's reader is not pinned
+                    if (rnd, mode, traced) == (1, COST_MODES[0], False):  # the study's first run
+                        warm_up(prefix, ready["port"], headers, wrk_cpus)
                     tracer = Tracer(proc.pid, prefix) if traced else None
                     try:
                         with CpuMeter(proc.pid) as cpu:

@@ -287,6 +287,51 @@ def render_anchor(anchors: dict, rows: list, ours: list) -> list:
         label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {dict(COST_MODES)[key[2]]}"  # noqa: E731
         out += wrk_notes(mine, label) + wrk_failed(failed, label)
         out += anchor_findings(arm, mine, [r for r in ours if r.arm in ANCHOR_COMPARED])
+        out += anchor_cpu(arm, mine, ours)
+    return out
+
+
+# Our arms set beside the anchor on CPU time per request: bare, the arm with
+# nginx's own accept policy (EPOLLEXCLUSIVE, nginx's default with
+# accept_mutex off), and the balancer.
+ANCHOR_CPU_COMPARED = ("bare", "exclusive-reorder", "fdpass")
+
+
+def anchor_cpu(arm: str, anchor: list, ours: list) -> list:
+    """CPU µs per request of our arms over the anchor's, same workers, mode
+    and round: the mean ± 95 % half-width over the rounds, per mode; and
+    whether ours stays at or under the anchor's (the mean at most 1)."""
+    def cpu_of(runs):
+        return {(r.workers, r.setting, r.round): r.cpu[0] for r in runs if r.cpu and r.cpu[0] is not None}
+    theirs = cpu_of(anchor)
+    if not theirs:
+        return []
+    workers = sorted({k[0] for k in theirs})
+    compared = [a for a in ANCHOR_CPU_COMPARED if any(r.arm == a for r in ours)]
+    if not compared:
+        return []
+    out = [f"**CPU time per request against {arm}.** Ours over {arm}'s, the server's CPU µs per request in the "
+           "same round and mode (below 1: ours spends less), the mean over the rounds ± the half-width of its "
+           f"95 % interval. exclusive-reorder accepts as {arm} does by default (EPOLLEXCLUSIVE, no accept "
+           "mutex), so it is the like-for-like comparison of the two servers' work per request.", "",
+           "| ours over " + arm + " | workers | " + " | ".join(t for _, t in COST_MODES) + " |",
+           "|---|---|" + "---|" * len(COST_MODES)]
+    verdicts = []
+    for w in workers:
+        for a in compared:
+            mine = cpu_of([r for r in ours if r.arm == a and r.workers == w])
+            cells = []
+            for mode, title in COST_MODES:
+                ratios = [mine[k] / theirs[k] for k in sorted(mine) if k[1] == mode and k in theirs and theirs[k]]
+                cells.append(interval_text(ratios))
+                if ratios and a == "exclusive-reorder":
+                    m = statistics.fmean(ratios)
+                    verdicts.append(f"{title} {m:.3f} ({'at or under' if m <= 1 else 'over'} {arm}'s)")
+            out.append(f"| {cell_text(a)} | {w} | " + " | ".join(cells) + " |")
+    out.append("")
+    if verdicts:
+        out += [f"With {arm}'s accept policy, our harness's CPU per request over {arm}'s: " + "; ".join(verdicts)
+                + ".", ""]
     return out
 
 
