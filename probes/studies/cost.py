@@ -18,13 +18,15 @@ since our server keeps no log (ANCHOR_ARMS: arm name -> peer configuration).
 It runs in the same rounds as our arms, alternated with them (and with
 `--bench-arms all`; named, it runs only when named)."""
 
+import argparse
 import json
 import os
+import subprocess
 import time
 
 import arms
-from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
-                     handoffs_of, need_wrk, peers, pin_tree, register, run_wrk)
+from harness import (CAMPAIGN, PYTHON, WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
+                     handoffs_of, is_root, need_wrk, peers, pin_tree, register, run_wrk)
 from studies.common import (close_gap, final_state, handoff_rate, keep_going, read_sysctl, rewrite_rows, rotated, served_split,
                             stopping_record, stopping_rule, time_wait_counts)
 
@@ -110,7 +112,7 @@ def meta(args):
     return {"cost": {"tool": "wrk", "path": COST_PATH, "threads": WRK_THREADS,
                      "connections": COST_CONNECTIONS, "duration_s": cost_seconds(args, "keepalive"),
                      "close_duration_s": cost_seconds(args, "close"), "placement": placement_meta(),
-                     "warm_up_s": WARM_UP_S,
+                     "warm_up_s": WARM_UP_S, "netns": "each run in a network namespace of its own (root)",
                      "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES,
                      "workers": sorted({w for _, w in cells(args)}),
                      "one_worker_arms": sorted(a for a, w in cells(args) if w == 1),
@@ -220,14 +222,56 @@ def cells(args):
     return [(arm, w) for w in COST_WORKERS for arm in args.cost_arms if w != 1 or arm in one_worker]
 
 
+def isolated_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
+    """cost_run in a network namespace of its own (as root): every run starts
+    with an empty TIME_WAIT table, where in one namespace the close runs'
+    TIME_WAIT sockets pile up to net.ipv4.tcp_max_tw_buckets within a round
+    and a run's CPU per request moves with how full the table is. Without
+    root the run stays in this namespace. Rows carry "netns"."""
+    if not is_root():
+        rows, text = cost_run(args, raw_dir, arm, workers, mode, rnd, order, warm)
+        rows[0]["netns"] = False
+        return rows, text
+    spec = {"raw_dir": raw_dir, "arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
+            "warm": warm, "cost_seconds": getattr(args, "cost_seconds", None),
+            "bench_seconds": getattr(args, "bench_seconds", None)}
+    cmd = ["unshare", "-n", PYTHON, CAMPAIGN, "--cost-trial", json.dumps(spec, sort_keys=True)]
+    timeout = cost_seconds(args, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise StepFailed("the run in its own network namespace did not finish within %d s" % timeout)
+    if res.returncode != 0:
+        raise StepFailed("the run in its own network namespace exited %d: %s"
+                         % (res.returncode, res.stderr.strip()[-300:]))
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    if "error" in out:
+        raise StepFailed(out["error"])
+    for r in out["rows"]:
+        r["netns"] = True
+    return out["rows"], out["text"]
+
+
+def trial(spec):
+    """campaign.py --cost-trial SPEC, inside `unshare -n` (loopback up): one
+    cost run; {"rows", "text"}, or {"error"} for a run that could not be made."""
+    args = argparse.Namespace(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"], quick=False)
+    try:
+        rows, text = cost_run(args, spec["raw_dir"], spec["arm"], spec["workers"], spec["mode"], spec["round"],
+                              spec["order"], spec["warm"])
+    except StepFailed as e:
+        return {"error": str(e)}
+    return {"rows": rows, "text": text}
+
+
 def round_steps(args, raw_dir, rnd):
     """One round: every cell once per mode, in the round's rotated order."""
     for mode in COST_MODES:
         for order, (arm, workers) in enumerate(rotated(cells(args), rnd, cost_rounds(args)), 1):
             def step(arm=arm, workers=workers, mode=mode, rnd=rnd, order=order):
                 try:
-                    result = cost_run(args, raw_dir, arm, workers, mode, rnd, order,
-                                      warm=(rnd, order, mode) == (1, 1, COST_MODES[0]))
+                    result = isolated_run(args, raw_dir, arm, workers, mode, rnd, order,
+                                          warm=(rnd, order, mode) == (1, 1, COST_MODES[0]))
                 except Exception as e:
                     if mode == "close" and not str(e).startswith("skipped"):
                         time.sleep(cost_close_gap(args))  # a failed run may have made connections too
