@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:42761 --shape keepalive --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261201T145952Z/raw/balancing-handoff-written-keepalive.ready --json --requests 4

@@ -1,1 +1,0 @@
-/usr/bin/wrk -t2 -c8 -d2s --latency --timeout 2s 'http://127.0.0.1:42785/work?us=500'

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:40819 --shape keepalive --workers-from /tmp/acceptlab-peer-nginx-default-7v27x_bu/ready.json --json --connections 32 --requests 4 --rounds 3

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:47479 --shape oneshot --workers-from /tmp/acceptlab-peer-nginx-multi-accept-luj1ay13/ready.json --json --connections 8 --rounds 10

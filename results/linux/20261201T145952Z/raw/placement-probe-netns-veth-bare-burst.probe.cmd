@@ -1,1 +1,0 @@
-ip netns exec acceptlab-12672 /work/main/bin/acceptlab-probe --target 10.231.0.1:33209 --shape burst --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261201T145952Z/raw/placement-probe-netns-veth-bare.ready --json --round-gap-ms 10

@@ -1,1 +1,0 @@
-ip netns exec acceptlab-12672 /work/main/bin/acceptlab-probe --target 10.231.0.1:38717 --shape oneshot --connections 8 --rounds 20 --workers-from /work/main/results/linux/20261201T145952Z/raw/placement-probe-netns-veth-reuseport.ready --json --round-gap-ms 10
