@@ -96,7 +96,7 @@ def within(row):
 def run_faults():
     """The fault invariants: returns (passed, failed) from pytest's own count."""
     res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          os.path.join(ROOT, "tests", "test_fdpass.py"), "-k", "fault"],
+                          os.path.join(ROOT, "tests", "test_fdpass.py"), "-k", "fault", "--tb=short"],
                          capture_output=True, text=True, cwd=ROOT, timeout=600)
     tail = res.stdout.strip().splitlines()[-1] if res.stdout.strip() else ""
     passed = failed = 0
@@ -110,7 +110,7 @@ def run_faults():
     if res.returncode != 0 and failed == 0:
         failed = 1  # pytest failed without a count: collection error, crash
     for line in res.stdout.splitlines():
-        if line.startswith(("FAILED", "ERROR")):
+        if line.startswith(("FAILED", "ERROR")) or line.startswith("E   ") and failed:
             print("gate:   " + line)
     return passed, failed
 

@@ -394,7 +394,7 @@ def parse_args():
     ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--spawn", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
-    ap.add_argument("--cost-trial", metavar="SPEC", help=argparse.SUPPRESS)  # internal: one cost run (JSON)
+    ap.add_argument("--netns-trial", metavar="SPEC", help=argparse.SUPPRESS)  # internal: one run of a study (JSON)
     ap.add_argument("--plan", action="store_true",
                     help="print the steps the campaign would run (study and label, in order) and exit")
     # wrk's -d for cost and payoff (tests use 1; the close gap is capped at it)
@@ -420,17 +420,19 @@ def parse_args():
 
 
 def run_trial(args):
-    """--respawn-trial / --reload-trial / --cost-trial: one trial, inside
-    `unshare -n` (loopback brought up first); prints its row (a cost trial:
-    its rows and progress text, or the error it ran into)."""
+    """--respawn-trial / --reload-trial / --netns-trial: one trial, inside
+    `unshare -n` (loopback brought up first); prints its row (a netns trial:
+    a study's run, its rows and progress text, or the error it ran into)."""
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     try:
-        if args.cost_trial:
+        if args.netns_trial:
             try:
-                spec = json.loads(args.cost_trial)
+                spec = json.loads(args.netns_trial)
             except ValueError as e:
-                die("--cost-trial: not JSON: %s" % e)
-            row = STUDY["cost"].trial(spec)
+                die("--netns-trial: not JSON: %s" % e)
+            if spec.get("study") not in ("cost", "trace_overhead"):
+                die("--netns-trial: study %r has no netns trial" % spec.get("study"))
+            row = STUDY[spec["study"]].trial(spec)
         elif args.respawn_trial:
             row = STUDY["respawn"].trial(args.respawn_trial, args.migrate, args.raw_prefix)
         else:
@@ -524,7 +526,7 @@ def choose(args):
 def main():
     args = parse_args()
     handle_signals()  # SIGINT, SIGTERM: unwind (every step's clean-up), then stop_all
-    if args.respawn_trial or args.reload_trial or args.cost_trial:
+    if args.respawn_trial or args.reload_trial or args.netns_trial:
         return run_trial(args)
     choose(args)
     if args.plan:

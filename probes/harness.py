@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SERVER = os.environ.get("ACCEPTLAB_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
-CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")  # its --respawn-trial, --reload-trial and --cost-trial
+CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")  # its --respawn-trial, --reload-trial and --netns-trial
 PYTHON = "/usr/bin/python3"
 # ACCEPTLAB_WRK lets a test name a wrk that is not there.
 WRK = os.environ.get("ACCEPTLAB_WRK") or "wrk"

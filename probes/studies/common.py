@@ -111,6 +111,36 @@ def rewrite_rows(path, fill):
     os.replace(tmp, path)
 
 
+def in_own_netns(study, spec, timeout, local):
+    """One run of a study in a network namespace of its own, as root
+    (`unshare -n`, then campaign.py --netns-trial, which calls the study's
+    trial(spec)): every run starts with an empty TIME_WAIT table, where in
+    one namespace the Connection: close runs' TIME_WAIT sockets (the server
+    closes first, so they are the server's) pile up to
+    net.ipv4.tcp_max_tw_buckets within minutes and a run's CPU per request
+    moves with how full the table is. Without root, local() makes the run
+    here. Returns (rows, progress text); every row carries "netns"."""
+    if not is_root():
+        rows, text = local()
+        for r in rows:
+            r["netns"] = False
+        return rows, text
+    cmd = ["unshare", "-n", PYTHON, CAMPAIGN, "--netns-trial", json.dumps(dict(spec, study=study), sort_keys=True)]
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise StepFailed("the run in its own network namespace did not finish within %d s" % timeout)
+    if res.returncode != 0:
+        raise StepFailed("the run in its own network namespace exited %d: %s"
+                         % (res.returncode, res.stderr.strip()[-300:]))
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    if "error" in out:
+        raise StepFailed(out["error"])
+    for r in out["rows"]:
+        r["netns"] = True
+    return out["rows"], out["text"]
+
+
 def netns_trial(option, arm, prefix, flags, timeout):
     """Runs one trial (campaign.py --respawn-trial / --reload-trial ARM) in a
     network namespace of its own: every trial gets the same clean stack, a

@@ -21,13 +21,12 @@ It runs in the same rounds as our arms, alternated with them (and with
 import argparse
 import json
 import os
-import subprocess
 import time
 
 import arms
-from harness import (CAMPAIGN, PYTHON, WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
-                     handoffs_of, is_root, need_wrk, peers, pin_tree, register, run_wrk)
-from studies.common import (close_gap, final_state, handoff_rate, keep_going, read_sysctl, rewrite_rows, rotated, served_split,
+from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
+                     handoffs_of, need_wrk, peers, pin_tree, register, run_wrk)
+from studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl, rewrite_rows, rotated, served_split,
                             stopping_record, stopping_rule, time_wait_counts)
 
 NAME = "cost"
@@ -223,37 +222,17 @@ def cells(args):
 
 
 def isolated_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
-    """cost_run in a network namespace of its own (as root): every run starts
-    with an empty TIME_WAIT table, where in one namespace the close runs'
-    TIME_WAIT sockets pile up to net.ipv4.tcp_max_tw_buckets within a round
-    and a run's CPU per request moves with how full the table is. Without
-    root the run stays in this namespace. Rows carry "netns"."""
-    if not is_root():
-        rows, text = cost_run(args, raw_dir, arm, workers, mode, rnd, order, warm)
-        rows[0]["netns"] = False
-        return rows, text
+    """cost_run in a network namespace of its own, as root (common.in_own_netns:
+    every run starts with an empty TIME_WAIT table)."""
     spec = {"raw_dir": raw_dir, "arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
             "warm": warm, "cost_seconds": getattr(args, "cost_seconds", None),
             "bench_seconds": getattr(args, "bench_seconds", None)}
-    cmd = ["unshare", "-n", PYTHON, CAMPAIGN, "--cost-trial", json.dumps(spec, sort_keys=True)]
-    timeout = cost_seconds(args, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60
-    try:
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise StepFailed("the run in its own network namespace did not finish within %d s" % timeout)
-    if res.returncode != 0:
-        raise StepFailed("the run in its own network namespace exited %d: %s"
-                         % (res.returncode, res.stderr.strip()[-300:]))
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    if "error" in out:
-        raise StepFailed(out["error"])
-    for r in out["rows"]:
-        r["netns"] = True
-    return out["rows"], out["text"]
+    return in_own_netns(NAME, spec, cost_seconds(args, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
+                        lambda: cost_run(args, raw_dir, arm, workers, mode, rnd, order, warm))
 
 
 def trial(spec):
-    """campaign.py --cost-trial SPEC, inside `unshare -n` (loopback up): one
+    """campaign.py --netns-trial SPEC, inside `unshare -n` (loopback up): one
     cost run; {"rows", "text"}, or {"error"} for a run that could not be made."""
     args = argparse.Namespace(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"], quick=False)
     try:

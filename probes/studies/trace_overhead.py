@@ -6,13 +6,15 @@ Under make bench (--bench-within) the rounds go on until the CPU ratio
 traced/untraced of each mode is within +-within of its mean, or the cap
 (cost's stopping rule, studies/common.py)."""
 
+import argparse
 import os
 import time
 
 import arms
-from harness import CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root, need_wrk, run_wrk
-from studies.common import final_state, keep_going, rewrite_rows, stopping_record, stopping_rule
-from studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, GOAL_WITHIN, cost_close_gap, cost_rounds,
+from harness import (WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root,
+                     need_wrk, run_wrk)
+from studies.common import final_state, in_own_netns, keep_going, rewrite_rows, stopping_record, stopping_rule
+from studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, GOAL_WITHIN, WARM_UP_S, cost_close_gap, cost_rounds,
                           cost_seconds, pinned, placement_meta, warm_up)
 
 NAME = "trace_overhead"
@@ -25,6 +27,7 @@ def meta(args):
                                "modes": COST_MODES, "path": COST_PATH, "connections": COST_CONNECTIONS,
                                "duration_s": cost_seconds(args, "keepalive"),
                                "close_duration_s": cost_seconds(args, "close"), "placement": placement_meta(),
+                               "netns": "each run in a network namespace of its own (root)",
                                "rounds": cost_rounds(args),
                                "stopping": stopping_rule(args)}}
 
@@ -34,40 +37,64 @@ def steps(args, raw_dir):
         yield from round_steps(args, raw_dir, rnd)
 
 
+def overhead_run(args, raw_dir, traced, mode, rnd):
+    """One run: bare at TRACE_OVERHEAD_WORKERS, the tracer attached or not,
+    wrk as cost runs it; (rows, progress text)."""
+    if traced and not is_root():
+        raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
+    need_wrk()
+    prefix = os.path.join(raw_dir, "trace-overhead-%s-%s-r%d" % ("on" if traced else "off", mode, rnd))
+    headers = ["Connection: close"] if mode == "close" else []
+    with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS, prefix) as (proc, ready, _):
+        wrk_cpus = pinned(proc.pid)  # as cost runs it; the tracer's reader is not pinned
+        if (rnd, mode, traced) == (1, COST_MODES[0], False):  # the study's first run
+            warm_up(prefix, ready["port"], headers, wrk_cpus)
+        tracer = Tracer(proc.pid, prefix) if traced else None
+        try:
+            with CpuMeter(proc.pid) as cpu:
+                out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(args, mode), headers,
+                              cpus=wrk_cpus)
+        finally:
+            if tracer:
+                tracer.stop()
+    # the server's own CPU: the tracer's programs run in its threads
+    # (tracepoints fire in the traced task), its user-space reader is
+    # another process, not counted
+    out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc)))
+    row = dict({"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS, "traced": traced, "mode": mode,
+                "round": rnd}, **out)
+    return [row], "%.0f req/s, %.2f CPU us/req" % (out["requests_per_s"], out["cpu_us_per_request"] or 0)
+
+
+def trial(spec):
+    """campaign.py --netns-trial SPEC, inside `unshare -n` (loopback up): one
+    run; {"rows", "text"}, or {"error"} for a run that could not be made."""
+    args = argparse.Namespace(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"], quick=False)
+    try:
+        rows, text = overhead_run(args, spec["raw_dir"], spec["traced"], spec["mode"], spec["round"])
+    except StepFailed as e:
+        return {"error": str(e)}
+    return {"rows": rows, "text": text}
+
+
 def round_steps(args, raw_dir, rnd):
-    """One round: untraced and traced (their order alternating by round), per mode."""
+    """One round: untraced and traced (their order alternating by round), per
+    mode; each run in a network namespace of its own as root, as cost's."""
     for mode in (COST_MODES[:1] if args.quick else COST_MODES):  # quick: keep-alive only
         order = [False, True] if rnd % 2 else [True, False]
         for traced in order:
             def step(traced=traced, mode=mode, rnd=rnd):
                 if traced and not is_root():
                     raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
-                need_wrk()
-                prefix = os.path.join(raw_dir, "trace-overhead-%s-%s-r%d" % (
-                    "on" if traced else "off", mode, rnd))
-                headers = ["Connection: close"] if mode == "close" else []
-                with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS,
-                               prefix) as (proc, ready, _):
-                    wrk_cpus = pinned(proc.pid)  # as cost runs it; the tracer's reader is not pinned
-                    if (rnd, mode, traced) == (1, COST_MODES[0], False):  # the study's first run
-                        warm_up(prefix, ready["port"], headers, wrk_cpus)
-                    tracer = Tracer(proc.pid, prefix) if traced else None
-                    try:
-                        with CpuMeter(proc.pid) as cpu:
-                            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS,
-                                          cost_seconds(args, mode), headers, cpus=wrk_cpus)
-                    finally:
-                        if tracer:
-                            tracer.stop()
-                # the server's own CPU: the tracer's programs run in its
-                # threads (tracepoints fire in the traced task), its
-                # user-space reader is another process, not counted
-                out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc)))
-                if mode == "close":
-                    time.sleep(cost_close_gap(args))
-                row = dict({"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS, "traced": traced,
-                            "mode": mode, "round": rnd}, **out)
-                return [row], "%.0f req/s, %.2f CPU us/req" % (out["requests_per_s"], out["cpu_us_per_request"] or 0)
+                spec = {"raw_dir": raw_dir, "traced": traced, "mode": mode, "round": rnd,
+                        "cost_seconds": getattr(args, "cost_seconds", None),
+                        "bench_seconds": getattr(args, "bench_seconds", None)}
+                try:
+                    return in_own_netns(NAME, spec, cost_seconds(args, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
+                                        lambda: overhead_run(args, raw_dir, traced, mode, rnd))
+                finally:
+                    if mode == "close":
+                        time.sleep(cost_close_gap(args))
             yield ("%s %s %-9s r%d" % (TRACE_OVERHEAD_ARM, "traced  " if traced else "untraced", mode, rnd), step,
                    {"traced": traced, "mode": mode, "round": rnd})
 
