@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:35111 --shape oneshot --workers-from /tmp/acceptlab-peer-nginx-reuseport-n4r4quab/ready.json --json --connections 8 --rounds 10
