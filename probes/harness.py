@@ -247,6 +247,32 @@ def stop_server(proc):
     return rc
 
 
+@contextlib.contextmanager
+def peer_running(name, workers, prefix):
+    """A peer configuration (probes/peers/peers.py) started fresh on a free
+    port with its access log off, as the wrk studies' anchors run: yields
+    the Peer, with its ready line saved at prefix.ready; stopped after, its
+    configuration and logs kept at prefix.*. StepFailed "skipped: ..." when
+    it cannot be had here, "... did not start: ..." when it fails to start."""
+    ok, reason = peers.availability(name)
+    if not ok:
+        raise StepFailed("skipped: " + reason)
+    peer = register(peers.Peer(name, workers=workers, access_log=False), peers.Peer.cleanup)
+    try:
+        try:
+            peer.start()
+        except RuntimeError as e:
+            raise StepFailed("%s did not start: %s" % (name, e))
+        with open(prefix + ".ready", "w") as f:
+            f.write(json.dumps(peer.ready, separators=(",", ":")) + "\n")
+        yield peer
+    finally:
+        peer.stop()
+        peer.keep(prefix)
+        peer.cleanup()
+        forget(peer)
+
+
 class ServerRun:
     """with ServerRun(...) as (proc, ready, ready_path): stops it on exit."""
 

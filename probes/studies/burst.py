@@ -11,12 +11,11 @@ The anchor: nginx, started from the peers' nginx-work configuration
 answers its pid), its access log off (ANCHOR_ARMS: arm name -> peer
 configuration); skipped with the reason when it cannot run."""
 
-import json
 import os
 import statistics
 
 import arms
-from harness import ServerRun, StepFailed, forget, peers, probe_cmd, register, run_probe
+from harness import ServerRun, peer_running, peers, probe_cmd, run_probe
 
 NAME = "burst"
 BURST_US = 2000                  # CPU per request: /work?us=BURST_US
@@ -94,24 +93,8 @@ def bursts(args, prefix, port, ready_path, arm, n, worker_from):
 
 
 def anchor_step(args, prefix, arm, n):
-    name = ANCHOR_ARMS[arm]
-    ok, reason = peers.availability(name)
-    if not ok:
-        raise StepFailed("skipped: " + reason)
-    peer = register(peers.Peer(name, workers=n, access_log=False), peers.Peer.cleanup)
-    try:
-        try:
-            peer.start()
-        except RuntimeError as e:
-            raise StepFailed("%s did not start: %s" % (name, e))
-        with open(prefix + ".ready", "w") as f:
-            f.write(json.dumps(peer.ready, separators=(",", ":")) + "\n")
+    with peer_running(ANCHOR_ARMS[arm], n, prefix) as peer:
         return bursts(args, prefix, peer.port, peer.ready_file, arm, n, "body")
-    finally:
-        peer.stop()
-        peer.keep(prefix)
-        peer.cleanup()
-        forget(peer)
 
 
 def steps(args, raw_dir):

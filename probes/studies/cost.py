@@ -19,15 +19,14 @@ It runs in the same rounds as our arms, alternated with them (and with
 `--bench-arms all`; named, it runs only when named)."""
 
 import argparse
-import json
 import os
 import time
 
 import arms
-from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields, forget,
-                     handoffs_of, need_wrk, peers, pin_tree, register, run_wrk)
-from studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl, rewrite_rows, rotated, served_split,
-                            stopping_record, stopping_rule, time_wait_counts)
+from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields,
+                     handoffs_of, need_wrk, peer_running, peers, pin_tree, run_wrk)
+from studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl, rewrite_rows,
+                            rotated, served_split, stopping_record, stopping_rule, time_wait_counts)
 
 NAME = "cost"
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
@@ -146,18 +145,7 @@ def anchor_run(args, prefix, arm, workers, mode, headers, warm=False):
     """wrk against an anchor arm: its peer configuration (access log off)
     started fresh on a free port, stopped after; the configuration and logs
     are kept at prefix.*. Returns (parse_wrk's dict, TIME_WAIT counts, software)."""
-    name = ANCHOR_ARMS[arm]
-    ok, reason = peers.availability(name)
-    if not ok:
-        raise StepFailed("skipped: " + reason)
-    peer = register(peers.Peer(name, workers=workers, access_log=False), peers.Peer.cleanup)
-    try:
-        try:
-            peer.start()
-        except RuntimeError as e:
-            raise StepFailed("%s did not start: %s" % (name, e))
-        with open(prefix + ".ready", "w") as f:
-            f.write(json.dumps(peer.ready, separators=(",", ":")) + "\n")
+    with peer_running(ANCHOR_ARMS[arm], workers, prefix) as peer:
         wrk_cpus = pinned(peer.proc.pid)
         if warm:
             warm_up(prefix, peer.port, headers, wrk_cpus)
@@ -166,11 +154,6 @@ def anchor_run(args, prefix, arm, workers, mode, headers, warm=False):
                           cpus=wrk_cpus)
         out.update(cpu_fields(cpu.ns, out["requests"]))
         tw = time_wait_counts(peer.port)
-    finally:
-        peer.stop()
-        peer.keep(prefix)
-        peer.cleanup()
-        forget(peer)
     return out, tw, peer.version
 
 

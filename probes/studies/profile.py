@@ -28,8 +28,8 @@ import subprocess
 import time
 
 import arms
-from harness import CpuMeter, ServerRun, StepFailed, cpu_fields, finish_wrk, forget, is_root, need_wrk, peers, \
-    process_tree, register, start_wrk
+from harness import CpuMeter, ServerRun, StepFailed, cpu_fields, finish_wrk, forget, is_root, need_wrk, \
+    peer_running, process_tree, register, start_wrk
 from studies.common import read_sysctl
 from studies.cost import ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, pinned, placement_meta
 
@@ -252,24 +252,10 @@ def run_arm(args, raw_dir, arm):
     prefix = os.path.join(raw_dir, "profile-%s" % arm)
     base = {"arm": arm, "workers": PROFILE_WORKERS, "mode": PROFILE_MODE, "path": COST_PATH}
     if arm in ANCHOR_ARMS:
-        name = ANCHOR_ARMS[arm]
-        ok, reason = peers.availability(name)
-        if not ok:
-            raise StepFailed("skipped: " + reason)
-        peer = register(peers.Peer(name, workers=PROFILE_WORKERS, access_log=False), peers.Peer.cleanup)
-        try:
-            try:
-                peer.start()
-            except RuntimeError as e:
-                raise StepFailed("%s did not start: %s" % (name, e))
+        with peer_running(ANCHOR_ARMS[arm], PROFILE_WORKERS, prefix) as peer:
             row = profile_arm(args, peer.proc.pid, peer.port, prefix, perf)
-            row["peer"] = name
+            row["peer"] = ANCHOR_ARMS[arm]
             row["software"] = peer.version
-        finally:
-            peer.stop()
-            peer.keep(prefix)
-            peer.cleanup()
-            forget(peer)
     else:
         with ServerRun(arms.server_args(arm), PROFILE_WORKERS, prefix, arms.env(arm)) as (proc, ready, _):
             row = profile_arm(args, proc.pid, ready["port"], prefix, perf)

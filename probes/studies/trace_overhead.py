@@ -14,8 +14,8 @@ import arms
 from harness import (WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root,
                      need_wrk, run_wrk)
 from studies.common import final_state, in_own_netns, keep_going, rewrite_rows, stopping_record, stopping_rule
-from studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, GOAL_WITHIN, WARM_UP_S, cost_close_gap, cost_rounds,
-                          cost_seconds, pinned, placement_meta, warm_up)
+from studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, cost_close_gap, cost_rounds,
+                          cost_seconds, max_rounds, pinned, placement_meta, warm_up, within)
 
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
@@ -123,16 +123,6 @@ def cpu_series(rows):
         if r.get("traced") and r.get("cpu_ratio_traced") is not None:
             series.setdefault("traced / untraced, %s" % r["mode"], []).append(r.get("cpu_ratio_traced"))
     return series
-
-
-def within(args):
-    return getattr(args, "bench_within", None) or GOAL_WITHIN
-
-
-def max_rounds(args, rows):
-    if getattr(args, "bench_within", None):
-        return args.bench_max_rounds
-    return max([r.get("round", 0) for r in rows] + [cost_rounds(args)])
 
 
 def more(args, rows, raw_dir, next_round):
