@@ -176,6 +176,25 @@ def parse_split(text, where):
     return counts
 
 
+def exclusive_rule_row(balancing, variant, pred, n, k):
+    """The EPOLLEXCLUSIVE rule's predicted ramp split for variant at n workers
+    (k connections) beside the campaign's measured ramp rounds there; None
+    when the run has none."""
+    splits, outside = balancing_rows(balancing, (variant,), "ramp", workers=n)
+    if not splits:
+        return None
+    return {
+        "model": "exclusive-balancing", "case": variant, "workers": n, "cpus": None, "connections": k,
+        "shape": "ramp", "rule": "first-registered idle waiter wins"
+        + ("; DEL+ADD every 16 accepts moves it to the back" if variant != "exclusive" else ""),
+        "predicted_split": split_text(pred), "predicted_outside": 1.0 if outside_2to1(pred) else 0.0,
+        "measured_outside": outside / len(splits), "measured_rounds": len(splits),
+        "outside_rounds": outside, "measured_splits": [split_text(s) for s in splits],
+        "consistent": (outside == len(splits)) if outside_2to1(pred) else (outside == 0),
+        "method": "rule", "source": f"balancing.jsonl variant {variant}",
+    }
+
+
 def balancing_rows(paths, variants, shape, mode="process", workers=2):
     """The measured rounds of the given variants and shape: (splits, outside count)."""
     splits = []
@@ -438,19 +457,9 @@ def models_at(n, balancing, latency_for, accept_us, per_worker, rounds):
             "source": "balancing.jsonl variant reuseport",
         })
     for variant, pred in (("exclusive", [k] + [0] * (n - 1)), ("exclusive-reorder", [BALANCING_PER_WORKER] * n)):
-        splits, outside = balancing_rows(balancing, (variant,), "ramp", workers=n)
-        if not splits:
-            continue
-        out.append({
-            "model": "exclusive-balancing", "case": variant, "workers": n, "cpus": None, "connections": k,
-            "shape": "ramp", "rule": "first-registered idle waiter wins"
-            + ("; DEL+ADD every 16 accepts moves it to the back" if variant != "exclusive" else ""),
-            "predicted_split": split_text(pred), "predicted_outside": 1.0 if outside_2to1(pred) else 0.0,
-            "measured_outside": outside / len(splits), "measured_rounds": len(splits),
-            "outside_rounds": outside, "measured_splits": [split_text(s) for s in splits],
-            "consistent": (outside == len(splits)) if outside_2to1(pred) else (outside == 0),
-            "method": "rule", "source": f"balancing.jsonl variant {variant}",
-        })
+        row = exclusive_rule_row(balancing, variant, pred, n, k)
+        if row:
+            out.append(row)
     gap_ms = max(1, BALANCING_RAMP_SPAN_MS // k)
     for row in validate_rows(balancing, latency_for, 2, rounds, 1, ("bare",), accept_us, ARRIVAL_US, gap_ms,
                              False, per_worker, workers=n):
@@ -588,19 +597,9 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
         # exclusive: the first-registered idle worker takes every connection.
         # exclusive-reorder: it goes to the back of the queue every 16 accepts.
         for variant, pred in (("exclusive", [32, 0]), ("exclusive-reorder", [16, 16])):
-            splits, outside = balancing_rows(balancing, (variant,), "ramp")
-            if not splits:
-                continue
-            rows.append({
-                "model": "exclusive-balancing", "case": variant, "workers": 2, "cpus": None, "connections": 32,
-                "shape": "ramp", "rule": "first-registered idle waiter wins"
-                + ("; DEL+ADD every 16 accepts moves it to the back" if variant != "exclusive" else ""),
-                "predicted_split": split_text(pred), "predicted_outside": 1.0 if outside_2to1(pred) else 0.0,
-                "measured_outside": outside / len(splits), "measured_rounds": len(splits),
-                "outside_rounds": outside, "measured_splits": [split_text(s) for s in splits],
-                "consistent": (outside == len(splits)) if outside_2to1(pred) else (outside == 0),
-                "method": "rule", "source": f"balancing.jsonl variant {variant}",
-            })
+            row = exclusive_rule_row(balancing, variant, pred, 2, 32)
+            if row:
+                rows.append(row)
         found = [r for r in rows if r["model"] == "exclusive-balancing"]
         progress("; ".join(f"{r['case']}: predicted {r['predicted_split']}, measured outside "
                            f"{r['outside_rounds']}/{r['measured_rounds']}" for r in found)
