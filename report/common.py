@@ -555,6 +555,45 @@ def mean_interval(values: list) -> tuple:
     return m, t * statistics.stdev(values) / math.sqrt(len(values))
 
 
+# A verdict keeps its interval: a target is met only when the interval's bound
+# clears it, missed only when the other bound does, otherwise not resolved.
+MET = "met"
+MISSED = "missed"
+NOT_RESOLVED = "not resolved at this run's resolution"
+
+
+def judge(low, high, target: float, want: str) -> str:
+    """The verdict on a target for a quantity known to lie in [low, high]
+    (its 95 % interval): want "at most" (the quantity should be <= target,
+    a cost) or "at least" (>= target, a throughput). MET when the whole
+    interval is on the target's good side, MISSED when the whole interval is
+    on its bad side, NOT_RESOLVED otherwise or when the interval is unknown
+    (low or high None: one round has no interval)."""
+    if want not in ("at most", "at least"):
+        raise ValueError("judge: want must be 'at most' or 'at least', not %r" % (want,))
+    if low is None or high is None:
+        return NOT_RESOLVED
+    good_hi, good_lo = (high, low) if want == "at most" else (-low, -high)
+    t = target if want == "at most" else -target
+    if good_hi <= t:
+        return MET
+    if good_lo > t:
+        return MISSED
+    return NOT_RESOLVED
+
+
+def judge_values(values: list, target: float, want: str) -> tuple:
+    """judge() on the t-based 95 % interval of the mean of values: (verdict,
+    mean, half-width or None). Fewer than 2 values: not resolved."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return NOT_RESOLVED, None, None
+    m, half = mean_interval(values)
+    if half is None:
+        return NOT_RESOLVED, m, None
+    return judge(m - half, m + half, target, want), m, half
+
+
 def interval_text(values: list) -> str:
     values = [v for v in values if v is not None]
     if not values:
