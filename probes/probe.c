@@ -35,6 +35,10 @@
 enum shape { SHAPE_BURST, SHAPE_RAMP, SHAPE_KEEPALIVE, SHAPE_ONESHOT };
 static const char *const shape_names[] = { "burst", "ramp", "keepalive", "oneshot" };
 
+/* --pause-at: where a round holds its connections for a driver to look. */
+enum pause_at { PAUSE_NONE, PAUSE_OPEN, PAUSE_ASKED };
+static const char *const pause_names[] = { "none", "open", "asked" };
+
 enum err_kind { E_REFUSED, E_CONNECT_TIMEOUT, E_RESET, E_EOF, E_TIMEOUT, E_BAD_RESPONSE, E_SEND, E_OTHER, E_KINDS };
 static const char *const err_names[] = { "refused", "connect_timeout", "reset", "eof", "timeout",
 					 "bad_response", "send", "other" };
@@ -49,6 +53,7 @@ struct options {
 	const char *worker_header; /* NULL: the id is the body's first line */
 	double max_ratio;          /* <= 0: not checked */
 	int stop_winner, json, latencies;
+	enum pause_at pause_at;
 	const char *workers_from;
 	int expect_workers;
 };
@@ -85,6 +90,7 @@ static int64_t *lat_connect, *lat_first;
 static int nlat_connect, nlat_first;
 static int64_t round_t0; /* the round's first connect */
 static pid_t stopped_pid; /* a worker we SIGSTOPped: always SIGCONT it on the way out */
+static int stdin_ended;   /* --pause-at: stdin reached EOF, so no hold waits any more */
 
 static void on_fatal_signal(int sig)
 {
@@ -102,7 +108,7 @@ static void usage(FILE *f)
 		"                       [--pin CPU] [--path /pid] [--worker-from body|header:NAME]\n"
 		"                       [--max-ratio X] [--stop-winner] [--workers-from FILE]\n"
 		"                       [--expect-workers N] [--timeout-ms T] [--round-gap-ms G] [--json]\n"
-		"                       [--latencies]\n"
+		"                       [--latencies] [--pause-at open|asked]\n"
 		"\n"
 		"Asks which worker holds each connection and counts per worker.\n"
 		"  burst      open N connections at once (connects issued back to back), then,\n"
@@ -133,6 +139,14 @@ static void usage(FILE *f)
 		"  --latencies          burst with --json: each round adds completion_us (first connect\n"
 		"                       to last answer), latency_us and served_by (per connection:\n"
 		"                       connect to complete answer, and the worker that answered)\n"
+		"  --pause-at open|asked  hold every round of burst, ramp or keepalive at a known\n"
+		"                       point: once all its connections are open (open), or once\n"
+		"                       each has been answered and is still open (asked; keepalive:\n"
+		"                       after the first request on each). There it prints\n"
+		"                       {\"event\":\"held\",\"round\":K,\"at\":\"asked\",\"open\":N} on stdout\n"
+		"                       (N: the connections it holds open), and waits for a line on\n"
+		"                       stdin before it goes on; at EOF on stdin it goes on at once,\n"
+		"                       then and at every later hold\n"
 		"\n"
 		"Exit: 0 ok; 1 a connection went unanswered, --max-ratio exceeded, or the stopped\n"
 		"winner's siblings did not answer all; 2 usage error.\n");
@@ -429,8 +443,34 @@ static void close_all(struct pconn *cs, int n)
 		conn_close(&cs[i]);
 }
 
-/* One round of the chosen shape, counted into t. Returns the burst's issue span in us. */
-static long run_round(struct tally *t)
+/* --pause-at: if this is the chosen point, says so on stdout with the
+ * connections held open, and waits for a line on stdin (a driver samples
+ * the server meanwhile). EOF or a read error means go on, now and at every
+ * later hold, so a driver that went away cannot hang the probe. */
+static void hold(int round, enum pause_at at)
+{
+	int open = 0;
+	char ch;
+
+	if (opt.pause_at != at)
+		return;
+	for (int i = 0; i < opt.connections; i++)
+		open += conns[i].fd >= 0 && conns[i].state == C_OPEN;
+	printf("{\"event\":\"held\",\"round\":%d,\"at\":\"%s\",\"open\":%d}\n", round, pause_names[at], open);
+	fflush(stdout);
+	while (!stdin_ended) {
+		ssize_t k = read(STDIN_FILENO, &ch, 1);
+
+		if (k == 1 && ch == '\n')
+			return;
+		if (k == 0 || (k < 0 && errno != EINTR))
+			stdin_ended = 1;
+	}
+}
+
+/* One round (number round) of the chosen shape, counted into t. Returns
+ * the burst's issue span in us. */
+static long run_round(struct tally *t, int round)
 {
 	int n = opt.connections;
 	long span_us = -1;
@@ -442,12 +482,15 @@ static long run_round(struct tally *t)
 			conn_start(t, &conns[i]);
 		span_us = (long)((now_ns() - round_t0) / 1000);
 		drive(t, conns, n, C_CONNECTING, E_CONNECT_TIMEOUT);
+		hold(round, PAUSE_OPEN);
 		for (int m = 0; m < (opt.shape == SHAPE_KEEPALIVE ? opt.requests : 1); m++) {
 			if (m)
 				sleep_ms(opt.gap_ms);
 			for (int i = 0; i < n; i++)
 				conn_ask(t, &conns[i]);
 			drive(t, conns, n, C_ASKING, E_TIMEOUT);
+			if (m == 0)
+				hold(round, PAUSE_ASKED);
 		}
 		close_all(conns, n);
 	} else if (opt.shape == SHAPE_RAMP) {
@@ -457,9 +500,11 @@ static long run_round(struct tally *t)
 			conn_start(t, &conns[i]);
 			drive(t, &conns[i], 1, C_CONNECTING, E_CONNECT_TIMEOUT);
 		}
+		hold(round, PAUSE_OPEN);
 		for (int i = 0; i < n; i++)
 			conn_ask(t, &conns[i]);
 		drive(t, conns, n, C_ASKING, E_TIMEOUT);
+		hold(round, PAUSE_ASKED);
 		close_all(conns, n);
 	} else {
 		for (int i = 0; i < n; i++) {
@@ -701,7 +746,7 @@ static int run_rounds(const struct tally *known, struct tally *total)
 
 		if (r > 1)
 			sleep_ms(opt.round_gap_ms);
-		span = run_round(&t);
+		span = run_round(&t, r);
 		ratio = ratio_of(&t, &starved);
 		if (!starved && t.n > 0)
 			rounds_every++;
@@ -825,6 +870,7 @@ int main(int argc, char **argv)
 		{ "round-gap-ms", required_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "latencies", no_argument, NULL, 'L' },
+		{ "pause-at", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -883,6 +929,14 @@ int main(int argc, char **argv)
 		case 'G': opt.round_gap_ms = (int)parse_long("--round-gap-ms", optarg, 0, 600000); break;
 		case 'j': opt.json = 1; break;
 		case 'L': opt.latencies = 1; break;
+		case 'P':
+			if (strcmp(optarg, "open") == 0)
+				opt.pause_at = PAUSE_OPEN;
+			else if (strcmp(optarg, "asked") == 0)
+				opt.pause_at = PAUSE_ASKED;
+			else
+				bad_arg("--pause-at %s: expected open or asked", optarg);
+			break;
 		case 'h': usage(stdout); return 0;
 		case ':': bad_arg("%s: needs a value", argv[optind - 1]); break;
 		default: bad_arg("%s: unknown option", argv[optind - 1]);
@@ -896,6 +950,10 @@ int main(int argc, char **argv)
 		bad_arg("--shape: required");
 	if (opt.latencies && (opt.shape != SHAPE_BURST || !opt.json))
 		bad_arg("--latencies: only with --shape burst and --json");
+	if (opt.pause_at != PAUSE_NONE && opt.shape == SHAPE_ONESHOT)
+		bad_arg("--pause-at: not with --shape oneshot (it never holds its connections)");
+	if (opt.pause_at != PAUSE_NONE && opt.latencies)
+		bad_arg("--pause-at: not with --latencies (the hold would be inside the latencies)");
 	opt.connections = conns_set > 0 ? conns_set : opt.shape == SHAPE_ONESHOT ? 8 : 32;
 	opt.rounds = rounds_set > 0 ? rounds_set : opt.shape == SHAPE_ONESHOT ? 10 : 1;
 	opt.gap_ms = gap_set >= 0 ? gap_set : opt.shape == SHAPE_ONESHOT ? 5 : opt.shape == SHAPE_BURST ? 0 : 10;

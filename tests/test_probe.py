@@ -268,6 +268,10 @@ def test_stop_winner(start_server, tmp_path, shape):
     (["--target", "127.0.0.1:80", "--shape", "burst", "--pin", "4095"], "--pin 4095"),
     (["--target", "127.0.0.1:80", "--shape", "ramp", "--json", "--latencies"], "--latencies"),
     (["--target", "127.0.0.1:80", "--shape", "burst", "--latencies"], "--latencies"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--pause-at", "later"], "--pause-at later"),
+    (["--target", "127.0.0.1:80", "--shape", "oneshot", "--pause-at", "open"], "--pause-at"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--json", "--latencies", "--pause-at", "asked"],
+     "--pause-at"),
 ])
 def test_bad_arguments_exit_2(args, names):
     """Bad arguments exit 2 with one line that names the argument."""
@@ -277,11 +281,93 @@ def test_bad_arguments_exit_2(args, names):
 
 
 def test_help():
-    """--help exits 0 and documents every shape."""
+    """--help exits 0 and documents every shape and the hold point."""
     res = subprocess.run([PROBE, "--help"], capture_output=True, text=True)
     assert res.returncode == 0
     for shape in ("burst", "ramp", "keepalive", "oneshot"):
         assert shape in res.stdout
+    assert "--pause-at open|asked" in res.stdout and '"event":"held"' in res.stdout
+
+
+# --pause-at: the hold point a driver samples the server at (the
+# perturbation study reads the load counters there).
+HOLD_QUIET_S = 0.5  # how long a held probe must stay silent while nobody says go on
+
+
+def established(port):
+    """The server's ESTABLISHED sockets on port, as the kernel has them (ss)."""
+    out = subprocess.run(["ss", "-tnH", "state", "established", "( sport = :%d )" % port],
+                         capture_output=True, text=True, check=True).stdout
+    return len(out.splitlines())
+
+
+def read_json_line(proc, timeout=10.0):
+    """The probe's next stdout line as JSON (fails the test after timeout)."""
+    import select
+    assert select.select([proc.stdout], [], [], timeout)[0], "the probe printed nothing within %.0f s" % timeout
+    line = proc.stdout.readline()
+    assert line, "the probe closed its stdout early"
+    return json.loads(line)
+
+
+@pytest.mark.parametrize("at,shape,extra", [("asked", "burst", []), ("open", "burst", []),
+                                            ("asked", "keepalive", ["--requests", "3", "--gap-ms", "1"]),
+                                            ("asked", "ramp", ["--gap-ms", "1"])])
+def test_pause_at_holds_every_connection_open(start_server, tmp_path, at, shape, extra):
+    """--pause-at: each round stops with all its 16 connections open, says so
+    in one held line (open: 16) and waits: the kernel shows the server
+    holding 16 ESTABLISHED connections, and the probe prints nothing more
+    for HOLD_QUIET_S; a line on stdin lets it go on (round 1 answered in
+    full), and EOF on stdin lets round 2 go on at once: the run ends, exit
+    0, within its timeout."""
+    import select
+    s = start_server("bare")
+    ready = tmp_path / "ready.json"
+    ready.write_text(json.dumps(s.ready) + "\n")
+    proc = subprocess.Popen([PROBE, "--target", "127.0.0.1:%d" % s.port, "--shape", shape, "--connections", "16",
+                             "--rounds", "2", "--workers-from", str(ready), "--json", "--pause-at", at, *extra],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        held = read_json_line(proc)
+        assert held == {"event": "held", "round": 1, "at": at, "open": 16}, held
+        assert established(s.port) == 16
+        assert not select.select([proc.stdout], [], [], HOLD_QUIET_S)[0], "the probe went on without a line"
+        assert established(s.port) == 16
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        rnd = read_json_line(proc)
+        assert rnd["type"] == "round" and rnd["round"] == 1 and rnd["answered"] == 16, rnd
+        held = read_json_line(proc)
+        assert held == {"event": "held", "round": 2, "at": at, "open": 16}, held
+        out, err = proc.communicate(timeout=30)  # closes stdin: EOF, go on now and at every later hold
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err
+    rows = [json.loads(l) for l in out.splitlines()]
+    assert [r["type"] for r in rows] == ["round", "summary"], rows
+    assert rows[0]["answered"] == 16 and rows[1]["answered"] == 32, rows
+
+
+def test_pause_at_with_stdin_closed_does_not_hang(start_server, tmp_path):
+    """--pause-at with stdin at EOF from the start (a driver that is gone):
+    every round still says it is held, with all 16 open, just before its
+    round line, and the run ends on its own, exit 0, every connection
+    answered."""
+    s = start_server("bare")
+    ready = tmp_path / "ready.json"
+    ready.write_text(json.dumps(s.ready) + "\n")
+    res = subprocess.run([PROBE, "--target", "127.0.0.1:%d" % s.port, "--shape", "keepalive",
+                          "--connections", "16", "--requests", "2", "--rounds", "3", "--workers-from", str(ready),
+                          "--json", "--pause-at", "asked"],
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    rows = [json.loads(l) for l in res.stdout.splitlines()]
+    assert [r.get("event") or r["type"] for r in rows] == ["held", "round"] * 3 + ["summary"], rows
+    assert [r["open"] for r in rows if "event" in r] == [16] * 3
+    assert [r["answered"] for r in rows if r.get("type") == "round"] == [16] * 3
 
 
 # The probe under bad targets (issue 8): nothing listening, a server that
