@@ -16,6 +16,9 @@ the client itself holds; this file asserts:
   - a worker blocked inline in a handler while its clients close loses
     their count while it still sleeps (kernel accounting), and does not
     without BPF (user accounting: the documented limit of the fallback).
+  - the perturbation study's own samples: in every round, held with the
+    round's full connection count open, each worker's count equals the
+    truth; after the run, at no connection, too; each sample on one row.
 
 Each scenario also shows its window was hit: the SYNs were counted before
 they expired (reuseport-bpf), requests were really left half-open, the
@@ -28,6 +31,7 @@ import subprocess
 
 import pytest
 
+import arms  # conftest put probes/ on the path
 from conftest import PYTHON, ROOT
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces, raw sockets and BPF need root")
@@ -155,3 +159,41 @@ def test_synflood_bad_arguments_exit_2(args, named):
     assert res.returncode == 2, res
     assert res.stderr.count("\n") == 1 and named in res.stderr, res.stderr
     assert res.stdout == ""
+
+
+# The perturbation study's samples (probes/studies/perturbation.py): taken in
+# every round while the probe holds its connections (--pause-at asked: each
+# answered once and still open, so accepted and owned by the worker that
+# answered), and once after each probe run. A sample under load is one
+# whose held count (the server's ESTABLISHED sockets, from sock_diag) is the
+# round's full connection count; there, with nothing in flight, each
+# worker's counted load must equal the connections it holds (plus the asking
+# one): error 0. After the run only the asking connection is open: held 0.
+@needs_root
+@pytest.mark.parametrize("arm", sorted(arms.claiming_balance()))
+def test_perturbation_samples_counters_under_load(tmp_path, arm):
+    from harness import ServerRun, stop_all
+    from studies.perturbation import PERTURBATION_PER_WORKER, perturbation_one
+
+    workers = 2
+    connections = PERTURBATION_PER_WORKER * workers
+    runs = [("burst", 2), ("keepalive", 1), ("ramp", 1)]
+    try:
+        with ServerRun(arms.server_args(arm), workers, str(tmp_path / arm), arms.env(arm)) as (proc, ready, path):
+            rows = perturbation_one(str(tmp_path / arm), proc, ready, path, workers, "back-to-back", runs)
+    finally:
+        stop_all()
+    assert [r["shape"] for r in rows] == ["burst", "burst", "keepalive", "ramp"], rows
+    # Each sample on one row: every round its held one; the after-run one on
+    # the last round of its run only (round 1 of the burst run has none).
+    assert [[s["at"] for s in r["counter_samples"]] for r in rows] == \
+        [["held"], ["held", "after"], ["held", "after"], ["held", "after"]], rows
+    for r in rows:
+        assert r["accounting"] == "kernel", r
+        held, *after = r["counter_samples"]
+        assert held["held"] == held["open"] == connections, ("not sampled under the round's load", r["round"], held)
+        assert held["error"] == 0, ("counters off under load", arm, r["round"], held)
+        if ready.get("mode") != "threads":
+            assert sum(held["truth"]) == connections + 1 and held["counted"] == held["truth"], held
+        for a in after:
+            assert a["held"] == 0 and a["error"] == 0, ("counters off after the run", arm, r["round"], a)

@@ -3,21 +3,26 @@
 PERTURBATION_WORKERS, each on ONE server whose rounds follow each other with
 no pause, under one perturbation after another (PERTURBATIONS: fresh,
 back-to-back, CPU hogs, a SYN flood, the tracer, a stopped worker); rounds
-are 16 connections per worker; the load counters beside the truth from
-sock_diag -> perturbation.jsonl (one line per round). The target
+are 16 connections per worker. The load counters beside the truth from
+sock_diag, sampled in every round while its connections are held (the probe
+waits at --pause-at asked) and again after each probe run ->
+perturbation.jsonl (one line per round). The target
 (servers/load.h): within 17/15 at 2 workers, max - min <= 2 above; the arms
 that claim balance (arms.py) are held to it, the knob-off arms reported."""
 
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import threading
+import time
 
 import arms
 import synflood  # raw SYNs, the SYN flood perturbation
-from harness import ServerRun, StressHogs, Tracer, is_root, peers, probe_cmd, run_probe
+from harness import (PROBE_TIMEOUT_S, ServerRun, StepFailed, StressHogs, Tracer, forget, is_root, peers, probe_cmd,
+                     probe_rounds, register, registering, save_probe)
 
 NAME = "perturbation"
 PERTURBATION_WORKERS = [2, 4, 8]
@@ -38,6 +43,10 @@ PERTURBATIONS_NEED_ROOT = {"synflood", "tracer", "stopped"}  # a raw socket, BPF
 PERTURBATION_HOG_CPUS = 2
 PERTURBATION_FLOOD_SYNS = 200
 PERTURBATION_STOP_S = 0.3
+# Where each round holds its connections for the counters' sample: once every
+# connection has been answered (so accepted, and owned by the worker that
+# answered) and is still open; keepalive: after the first request on each.
+PERTURBATION_PAUSE_AT = "asked"
 
 
 def meta(args):
@@ -49,7 +58,7 @@ def meta(args):
                           for n, runs in PERTURBATIONS],
         "shape_args": PERTURBATION_SHAPE_ARGS, "round_gap_ms": 0,
         "hog_cpus": PERTURBATION_HOG_CPUS, "flood_syns": PERTURBATION_FLOOD_SYNS,
-        "stop_s": PERTURBATION_STOP_S,
+        "stop_s": PERTURBATION_STOP_S, "pause_at": PERTURBATION_PAUSE_AT,
         "target": "every round's max - min <= 2 (17/15 at 2 workers) for "
                   + ", ".join(sorted(arms.claiming_balance()))}}
 
@@ -78,13 +87,16 @@ def established_by_index(port, ready):
     return total, None if ready.get("mode") == "threads" else per
 
 
-def counter_sample(port, ready):
-    """Each worker's load as GET /variant shows it (less the SYNs still in
-    their window, given apart as syn_window), beside the truth: the server's
-    ESTABLISHED sockets from sock_diag (ss), per worker process in process
-    mode (the whole server in threads mode), plus the asking connection.
-    error: the largest difference (the total's, in threads mode). None for
-    an arm that keeps no counters."""
+def counter_sample(port, ready, at):
+    """One sample of the counters, taken at `at` ("held": the probe holds
+    the round's connections; "after": the probe run is over). Each worker's
+    load as GET /variant shows it (less the SYNs still in their window,
+    given apart as syn), beside the truth: the server's ESTABLISHED sockets
+    from sock_diag (ss), per worker process in process mode (the whole
+    server in threads mode), plus the asking connection. held: those
+    ESTABLISHED sockets (the asking connection, closed by then, not among
+    them); error: the largest |counted - truth| over workers (the total's,
+    in threads mode). None for an arm that keeps no counters."""
     try:
         data = peers.get_close(port, "/variant", 5)
         head, _, body = data.partition(b"\r\n\r\n")
@@ -102,20 +114,82 @@ def counter_sample(port, ready):
         counted[slot["index"]] += slot["load"] - slot.get("syn", 0)
         syn += slot.get("syn", 0)
     total, truth = established_by_index(port, ready)
+    sample = {"at": at, "held": total, "accounting": state.get("accounting"), "counted": counted, "truth": truth,
+              "syn": syn}
     if truth is None:
-        return {"accounting": state.get("accounting"), "counted": counted, "truth": None, "syn_window": syn,
-                "error": abs(sum(counted) - total - 1)}
+        return dict(sample, error=abs(sum(counted) - total - 1))
     truth[asker] += 1
-    return {"accounting": state.get("accounting"), "counted": counted, "truth": truth, "syn_window": syn,
-            "error": max(abs(c - t) for c, t in zip(counted, truth))}
+    return dict(sample, error=max(abs(c - t) for c, t in zip(counted, truth)))
+
+
+def kill_probe(proc):
+    """Stops a probe this study started (its own process group)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    forget(proc)
 
 
 def perturbation_run(prefix, ready, path, shape_name, rounds, workers):
-    """One probe run of rounds x shape at 16 connections per worker, no pause between rounds."""
+    """One probe run of rounds x shape at 16 connections per worker, no
+    pause between rounds, each round held at PERTURBATION_PAUSE_AT while the
+    counters are sampled. Returns (round objects, {round: held sample});
+    the probe's held lines are kept in its raw output with the rest."""
     shape = {"name": shape_name, "connections": PERTURBATION_PER_WORKER * workers}
     cmd = probe_cmd(ready["port"], shape, rounds, path,
-                    extra=["--round-gap-ms", "0"] + PERTURBATION_SHAPE_ARGS[shape_name])
-    return run_probe(prefix, cmd, rounds)
+                    extra=["--round-gap-ms", "0", "--pause-at", PERTURBATION_PAUSE_AT]
+                    + PERTURBATION_SHAPE_ARGS[shape_name])
+    deadline = time.monotonic() + PROBE_TIMEOUT_S
+    with open(prefix + ".probe.stderr", "w") as err, registering():
+        proc = register(subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                         start_new_session=True), kill_probe)
+    lines, held, pending = [], {}, b""
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise StepFailed("probe did not finish within %d s" % PROBE_TIMEOUT_S)
+            if not select.select([proc.stdout], [], [], left)[0]:
+                continue
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                lines.append(line.decode())
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    raise StepFailed("probe printed a line that is not JSON: %r" % line[:200])
+                if event.get("event") != "held":
+                    continue
+                sample = counter_sample(ready["port"], ready, "held")
+                if sample:
+                    held[event["round"]] = dict(sample, open=event["open"])
+                try:
+                    proc.stdin.write(b"go\n")
+                    proc.stdin.flush()
+                except BrokenPipeError:
+                    pass  # it is gone: its exit code says why
+        proc.stdin.close()
+        rc = proc.wait(timeout=max(deadline - time.monotonic(), 1))
+    except subprocess.TimeoutExpired:
+        raise StepFailed("probe did not exit within %d s" % PROBE_TIMEOUT_S)
+    finally:
+        if proc.poll() is None:
+            kill_probe(proc)
+        else:
+            forget(proc)
+        proc.stdout.close()
+    with open(prefix + ".probe.stderr") as f:
+        res = subprocess.CompletedProcess(cmd, rc, "".join(l + "\n" for l in lines), f.read())
+    save_probe(prefix, cmd, res)
+    rounds_only = subprocess.CompletedProcess(cmd, rc, "".join(l + "\n" for l in lines if '"event"' not in l),
+                                              res.stderr)
+    return probe_rounds(rounds_only, rounds), held
 
 
 def tracer_why(trace, ready):
@@ -148,12 +222,16 @@ def steps(args, raw_dir):
                     r.update({"variant": arm, "workers": workers, "mode": ready.get("mode", "process"),
                               "target_held": arms.get(arm).claims_balance})
                 bad = [r for r in rows if not r["within_target"]]
-                errs = [r["counter_error"] for r in rows if r.get("counter_error") is not None]
+                samples = [s for r in rows for s in r.get("counter_samples", [])]
                 text = "%d of %d rounds within the target" % (len(rows) - len(bad), len(rows))
                 if bad:
                     text += " (outside: %s)" % ", ".join("%s %s" % (r["perturbation"], r["split"]) for r in bad[:4])
-                if errs:
-                    text += "; counter error at most %d" % max(errs)
+                for at in ("held", "after"):
+                    mine = [s for s in samples if s["at"] == at]
+                    if mine:
+                        text += "; %s: %d samples at %s connections, counter error at most %d" % (
+                            at, len(mine), "/".join(str(h) for h in sorted({s["held"] for s in mine})),
+                            max(s["error"] for s in mine))
                 return rows, text
             yield "%-14s %dw" % (arm, workers), step, {"variant": arm, "workers": workers, "perturbation": None}
 
@@ -170,6 +248,8 @@ def perturbation_one(prefix, proc, ready, path, workers, name, runs):
         for k, (shape, rounds) in enumerate(runs, 1):
             run_prefix = "%s-%s-%d-%s" % (prefix, name, k, shape)
             note = None
+            if name == "hogs":
+                note = "stress-ng --cpu %d running" % PERTURBATION_HOG_CPUS
             if name == "synflood":
                 synflood.flood("127.0.0.1", ready["port"], PERTURBATION_FLOOD_SYNS, first_port=20000 + 1000 * k)
                 note = "%d SYNs right before" % PERTURBATION_FLOOD_SYNS
@@ -181,22 +261,24 @@ def perturbation_one(prefix, proc, ready, path, workers, name, runs):
                 timer.start()
                 note = "worker 1 SIGSTOPped for the first %d ms" % (PERTURBATION_STOP_S * 1000)
             try:
-                got = perturbation_run(run_prefix, ready, path, shape, rounds, workers)
+                got, held = perturbation_run(run_prefix, ready, path, shape, rounds, workers)
             finally:
                 if timer:
                     timer.cancel()
                     os.kill(ready["workers"][1]["pid"], signal.SIGCONT)
-            sample = counter_sample(ready["port"], ready)
-            for r in got:
+            after = counter_sample(ready["port"], ready, "after")
+            for i, r in enumerate(got, 1):
                 seq += 1
                 r = dict(r, perturbation=name, run=k, round=seq,
                          within_target=within_target(list(r["counts"].values()), workers))
                 if note:
                     r["note"] = note
-                if sample:
-                    r.update({"accounting": sample["accounting"], "counted": sample["counted"],
-                              "truth": sample["truth"], "counter_error": sample["error"],
-                              "syn_window": sample["syn_window"]})
+                # This round's own samples: held in it, and, for the run's
+                # last round, the one after the run (each sample on one row).
+                samples = [s for s in (held.get(i), after if i == len(got) else None) if s]
+                if samples:
+                    r["accounting"] = samples[0]["accounting"]
+                    r["counter_samples"] = [{k: v for k, v in s.items() if k != "accounting"} for s in samples]
                 rows.append(r)
     finally:
         if hogs:
