@@ -512,6 +512,83 @@ def test_perturbation_unknown_kind(results, tmp_path):
     assert "gremlins" in proc.stderr
 
 
+def perturbation_section(tmp_path) -> str:
+    text = (tmp_path / "linux.md").read_text()
+    return text.split("## Balance under perturbation", 1)[1].split("\n## ", 1)[0]
+
+
+def test_perturbation_older_run_counts_each_sample_once(results, tmp_path):
+    """A run from before counter_samples repeats one after-run sample on
+    every round of its probe run (counted, truth, counter_error,
+    syn_window): the report counts it once per run, at the load its truth
+    shows (less the asking connection), and says no sample was taken under
+    load; the table's held error is "-"."""
+    path = results / STAMP / "perturbation.jsonl"
+    rows = [json.loads(l) for l in path.read_text().splitlines()]
+    after = {}
+    for r in rows:
+        for sample in r.get("counter_samples", []):
+            if sample["at"] == "after":
+                after[(r["variant"], r["workers"], r["perturbation"], r["run"])] = sample
+    for r in rows:
+        if r.pop("counter_samples", None) is not None:
+            sample = after[(r["variant"], r["workers"], r["perturbation"], r["run"])]
+            r.update(counted=sample["counted"], truth=sample["truth"], counter_error=sample["error"],
+                     syn_window=sample["syn"])
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert run_in(tmp_path).returncode == 0
+    section = perturbation_section(tmp_path)
+    runs_at_2 = sum(1 for k in after if k[1] == 2)
+    repeated_at_2 = sum(1 for r in rows if r.get("workers") == 2 and "counter_error" in r)
+    assert repeated_at_2 > runs_at_2  # the older rows repeat it: counting rows would overcount
+    assert f"  - 2 workers: {runs_at_2} samples after the run at 0 connections, largest error 0 " \
+           f"({runs_at_2} of {runs_at_2} exact).\n" in section, section
+    assert f"  - In all: {len(after)} samples after the run at 0 connections" in section, section
+    assert "- No sample was taken while a round's connections were held" in section
+    assert " held at " not in section and "| - / 0 |" in section
+
+
+def test_perturbation_counter_findings_follow_the_samples(results, tmp_path):
+    """The fixture has one held sample off (fdpass x4, SYN flood round 2:
+    error 1, 63 of 64 connections ESTABLISHED): the report names it, counts
+    that load apart, and says the SYN flood's held samples were not all at
+    the round's connections. Made exact, every such line turns."""
+    section = None
+    for fixed in (False, True):
+        if fixed:
+            path = results / STAMP / "perturbation.jsonl"
+            rows = [json.loads(l) for l in path.read_text().splitlines()]
+            for r in rows:
+                for sample in r.get("counter_samples", []):
+                    if sample["at"] == "held" and sample["error"]:
+                        sample.update(error=0, held=r["connections"], truth=sample["counted"])
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        assert run_in(tmp_path).returncode == 0
+        section = perturbation_section(tmp_path)
+        if not fixed:
+            assert "- Counter error 1: fdpass x4, synflood round 2 (burst), held at 63 connections." in section
+            assert "  - 4 workers: 3 samples held at 2 distinct loads: 63 connections (1 sample), 64 (2), 2 of 3 " \
+                   "at their round's full connection count, largest error 1 (2 of 3 exact);" in section, section
+            assert "- SYN flood: 1 of 6 held samples found other than the round's connections ESTABLISHED" in section
+            assert "| fdpass | 4 | kernel |" in section and "| 3/3 | 1 / 0 |" in section
+        else:
+            assert "- Counter error" not in section
+            assert "  - 4 workers: 3 samples held at 64 connections, 3 of 3 at their round's full connection " \
+                   "count, largest error 0 (3 of 3 exact);" in section, section
+            assert "- SYN flood: in each of its 6 held samples (the arms with counters) the server had exactly the " \
+                   "round's connections ESTABLISHED: none of the flood's SYNs had become a connection." in section
+        (tmp_path / "linux.md").unlink()
+
+
+def test_perturbation_bad_counter_sample(results, tmp_path):
+    """A counter sample taken at neither point is named as such."""
+    path = results / STAMP / "perturbation.jsonl"
+    edit_jsonl_line(path, 1, lambda l: l.replace('"at": "held"', '"at": "during"', 1))
+    proc = run_in(tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "perturbation.jsonl:1:" in proc.stderr and '"at" must be "held" or "after", got "during"' in proc.stderr
+
+
 def test_perturbation_absent(results, tmp_path):
     """A run without perturbation.jsonl says the study was not measured."""
     (results / STAMP / "perturbation.jsonl").unlink()
