@@ -1,4 +1,4 @@
-"""The gate must be able to fail, and must say what it held.
+"""The gate must be able to fail, and the gate and the suite say what they did.
 
 ci/gate.py holds the arms that claim balance to their own target (17/15 at
 2 workers, max - min <= 2 above: servers/load.h), with the design notes'
@@ -9,7 +9,8 @@ campaign's table shows it in every round); plain reuseport, whose 4-tuple
 hash splits a round about evenly but seldom as evenly as 17/15, so it passes
 2:1 and misses the target; and fdpass's broken build. A gate that passed
 them would be a gate that cannot fail. Then the fault part: as root a
-skipped fault test is a failure, named."""
+skipped fault test is a failure, named. Last, the suite: make test lists
+every skip with its reason and ends with the skips counted by reason."""
 
 import importlib.util
 import os
@@ -227,3 +228,45 @@ def test_gate_fails_when_no_fault_test_ran(tmp_path):
     faults = tmp_path / "test_skipping_faults.py"
     faults.write_text(SKIPPING_FAULT_TESTS)
     assert gate.run_faults([str(faults), "-k", "no_such_case"], root=False) == (0, 1)
+
+
+# ---- what the suite says ----------------------------------------------------------
+
+SKIPPING_TESTS = '''
+import pytest
+
+@pytest.mark.skipif(True, reason="needs root")
+def test_one():
+    pass
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_two(n):
+    pytest.skip("wrk is missing")
+
+def test_three():
+    pass
+'''
+
+
+def test_make_test_lists_every_skip_with_its_reason():
+    """make test runs the suite with -rs (every skip and its reason)."""
+    res = subprocess.run(["make", "-n", "test"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert "%s -m pytest -q -rs tests" % PYTHON in res.stdout.splitlines(), res.stdout
+
+
+def test_suite_ends_with_skips_counted_by_reason(tmp_path):
+    """tests/conftest.py's summary: after -rs's list, the skips counted by
+    reason, most frequent first, and their total, right before pytest's
+    closing line."""
+    (tmp_path / "test_skips.py").write_text(SKIPPING_TESTS)
+    res = subprocess.run([PYTHON, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-p", "conftest",
+                          str(tmp_path / "test_skips.py")], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=60, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests")))
+    assert res.returncode == 0, res.stdout + res.stderr
+    lines = res.stdout.strip().splitlines()
+    at = next(i for i, l in enumerate(lines) if "skips by reason" in l)
+    assert any(l.startswith("SKIPPED [1]") and l.endswith(": needs root") for l in lines[:at]), res.stdout
+    assert lines[at + 1:] == ["    2  wrk is missing", "    1  needs root", "    3  skipped in all",
+                              lines[-1]], res.stdout
+    assert lines[-1].startswith("1 passed, 3 skipped"), res.stdout
