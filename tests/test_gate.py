@@ -14,6 +14,7 @@ every skip with its reason and ends with the skips counted by reason."""
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 
@@ -165,6 +166,22 @@ def test_gate_fails_on_the_no_pick_build():
     missed = [l for l in res.stdout.splitlines() if l.startswith("gate: fdpass") and "TARGET MISSED" in l]
     assert missed, res.stdout
     failed_summary(res)
+
+
+def test_missing_stress_ng(monkeypatch, capsys):
+    """The rounds beside CPU hogs need stress-ng. Without root, its absence
+    skips them with the reason (docs/tests.md); as root `make deps` installs
+    it, so its absence is a failure naming it. No server starts either way."""
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **kw: None if name == "stress-ng" else real_which(name))
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert gate.run_back_to_back("fdpass", "/nonexistent", True, 2) == (0, 0)
+    assert capsys.readouterr().out.rstrip().endswith(
+        "skipped: stress-ng is missing (make deps installs it, as root)")
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert gate.run_back_to_back("fdpass", "/nonexistent", True, 2) == (0, 1)
+    out = capsys.readouterr().out
+    assert "FAILED: stress-ng is missing" in out, out
 
 
 # ---- the fault part ------------------------------------------------------------
