@@ -25,6 +25,36 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "fault(case, expected): a fault case of the faults table (tests/faults.py)")
 
 
+def skip_reason(report):
+    """A skipped test's reason, as -rs prints it ("Skipped: " dropped)."""
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+
+
+def skips_by_reason(reports):
+    """[(count, reason)] over skipped test reports, most frequent first."""
+    counts = {}
+    for rep in reports:
+        reason = skip_reason(rep)
+        counts[reason] = counts.get(reason, 0) + 1
+    return sorted(((n, r) for r, n in counts.items()), key=lambda t: (-t[0], t[1]))
+
+
+# Outermost of the summary hooks (tryfirst), so this prints after -rs's
+# list of skips and right before pytest's closing line of counts.
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    """The suite ends with its skips counted by reason: what did not run,
+    and why, at a glance."""
+    yield
+    skipped = terminalreporter.stats.get("skipped", [])
+    terminalreporter.write_sep("=", "skips by reason")
+    for n, reason in skips_by_reason(skipped):
+        terminalreporter.write_line("%5d  %s" % (n, reason))
+    terminalreporter.write_line("%5d  skipped in all" % len(skipped))
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # probes/ (the arms table, the harness, the studies), for every test module.
 sys.path.insert(0, os.path.join(ROOT, "probes"))

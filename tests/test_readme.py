@@ -1,19 +1,27 @@
-"""README.md and docs/*.md: prose that guides and cannot go stale quietly.
+"""Every hand-written Markdown file: prose that guides and cannot go stale
+quietly. The files are every *.md in the repository but the generated
+report (report/linux.md), the test fixtures and what builds and runs write
+(build/, bin/, results/, hidden directories): README.md, docs/, models/,
+ebpf/ and any added later.
 
 - No measured figure in hand-written prose. Every figure-like token in the
-  prose of README.md and docs/*.md (a split such as 17/15 or 44/17/2/1, a
-  count of rounds such as "3 of 9", a percentage, a number with a unit of
-  time, rate or size (ms, µs, us, s, req/s, k), a ratio such as 0.92x or
-  3:1) must appear in the committed report/linux.md, which is generated
+  prose (a split such as 17/15 or 44/17/2/1, a count of rounds such as
+  "3 of 9", a percentage, a number with a unit of time, rate or size (ms,
+  µs, us, s, req/s, k), a ratio such as 0.92x or 3:1) must appear in the committed report/linux.md, which is generated
   from the CANONICAL run, or be a design constant on ALLOWED below. Code
   spans, code blocks and link targets are not prose: CLI values and sample
   output live there.
 - Every relative link resolves: the file exists, and an anchor into a
   markdown file names one of its headings.
+- A constant the prose states is the code's (CONSTANTS below): a number
+  copied from the code goes stale as surely as a measured one, so where
+  the prose states one, the test reads the code's value.
+- Each check is also run on planted bad text, so it is known to fail.
 - The README's variants table lists exactly the variants
   `bin/acceptlab-server --list-variants` prints (one JSON line each).
 """
 
+import importlib
 import json
 import os
 import re
@@ -25,14 +33,18 @@ import pytest
 from conftest import ROOT, SERVER
 
 README = os.path.join(ROOT, "README.md")
-DOCS = os.path.join(ROOT, "docs")
 REPORT = os.path.join(ROOT, "report", "linux.md")
+# Markdown that is not hand-written prose: the generated report, the
+# fixtures (golden outputs), and directories builds and runs write.
+NOT_HAND_WRITTEN = {"report/linux.md", "tests/fixtures"}
+OUTPUT_DIRS = {"build", "bin", "results"}
 
 # Design constants: figures the prose may state because the code fixes
 # them, not because a run measured them. Keep this short; a measured
 # figure belongs in the report and the prose points at its section.
 ALLOWED = {
-    "2:1": "the balance criterion: max/min over the workers (ci/gate.py, the report's within 2:1)",
+    "2:1": "the design notes' balance criterion, max/min over the workers (the report's within 2:1; "
+           "ci/gate.py prints it beside the target)",
     "17/15": "the balancers' target at 2 workers, 16 connections each (servers/load.h, tests/test_balance.py)",
     "1/8": "nginx's ngx_accept_disabled rule, which the mutex variant copies",
     "500ms": "nginx's accept_mutex_delay default, also --accept-mutex-delay's",
@@ -41,6 +53,24 @@ ALLOWED = {
     "2ms": "fdpass's busy rule: asleep inside a handler this long",
     "20ms": "fdpass's busy rule: inside a handler this long whatever its state",
 }
+
+# Constants the prose states, each checked against the code that fixes it:
+# (file, pattern whose groups are the stated numbers, module, name). The
+# pattern's spaces match any white space (a sentence may wrap); a number may
+# be spelled as a word. A pattern that no longer matches fails too: the
+# sentence changed, so this table must follow it.
+CONSTANTS = [
+    ("README.md", r"burst: (\w+) bursts per arm", "studies.burst", "BURST_ROUNDS"),
+    ("README.md", r"at 2 workers only, (\w+) rounds of short runs", "studies.cost", "COST_ROUNDS"),
+    ("README.md", r"taking the three shapes back to back, (\w+) rounds, no tracer", "studies.balancing",
+     "WIDE_ROUNDS"),
+    ("docs/campaign.md", r"on it, (\w+) bursts per K \((\w+) with `--quick`", "studies.burst",
+     ("BURST_ROUNDS", "BURST_QUICK_ROUNDS")),
+    ("docs/campaign.md", r"K = (\d+) x N and (\d+) x N", "studies.burst", "BURST_PER_WORKER"),
+    ("docs/campaign.md", r"asking `GET /work\?us=(\d+)` once", "studies.burst", "BURST_US"),
+    ("docs/campaign.md", r"(\w+) connections per worker: burst 32", "studies.balancing", "PER_WORKER"),
+]
+WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 
 UNIT = r"(?:req/s|ms|µs|us|s|k)"
 NUMBER = r"\d+(?:[.,]\d+)*"
@@ -105,9 +135,17 @@ def figures(text):
     return out
 
 
-def doc_files():
-    files = [README] + sorted(os.path.join(DOCS, f) for f in os.listdir(DOCS) if f.endswith(".md"))
-    return files
+def doc_files(root=ROOT):
+    """Every hand-written Markdown file under root, sorted: not in a hidden
+    directory or an output directory at the top, not on NOT_HAND_WRITTEN."""
+    def kept(top, name):
+        return os.path.relpath(os.path.join(top, name), root).replace(os.sep, "/") not in NOT_HAND_WRITTEN
+    out = []
+    for top, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and kept(top, d)
+                   and not (top == root and d in OUTPUT_DIRS)]
+        out += [os.path.join(top, f) for f in files if f.endswith(".md") and kept(top, f)]
+    return sorted(out)
 
 
 def rel(path):
@@ -151,17 +189,34 @@ def test_normalize_spellings():
 
 # ---- the documents -----------------------------------------------------------
 
-def test_no_figure_that_the_report_does_not_hold():
-    """Every figure in the prose is in report/linux.md or is a design
-    constant: a figure copied by hand from a run goes stale, the report is
-    regenerated from the run it names."""
-    in_report = {normalize(t) for _, t in figures(read(REPORT))}
+def stray_figures(paths, report_text):
+    """["file:line: 'token'"] for every figure in the prose of paths that
+    report_text does not hold and ALLOWED does not list."""
+    in_report = {normalize(t) for _, t in figures(report_text)}
     stray = []
-    for path in doc_files():
+    for path in paths:
         for line, token in figures(prose(read(path))):
             norm = normalize(token)
             if norm not in in_report and norm not in ALLOWED:
                 stray.append("%s:%d: %r" % (rel(path), line, token))
+    return stray
+
+
+def test_the_documents_are_every_hand_written_markdown_file():
+    """The checks below cover every Markdown file people write, wherever it
+    lives, and leave out the generated report and the golden fixtures."""
+    files = {rel(p) for p in doc_files()}
+    for must in ("README.md", "docs/campaign.md", "docs/server.md", "docs/tests.md", "models/README.md",
+                 "ebpf/README.md"):
+        assert must in files, (must, sorted(files))
+    assert not [f for f in files if f == "report/linux.md" or f.startswith(("tests/fixtures/", "build/"))], files
+
+
+def test_no_figure_that_the_report_does_not_hold():
+    """Every figure in the prose is in report/linux.md or is a design
+    constant: a figure copied by hand from a run goes stale, the report is
+    regenerated from the run it names."""
+    stray = stray_figures(doc_files(), read(REPORT))
     assert not stray, ("figures in hand-written prose that report/linux.md does not hold (point at the "
                        "report's section instead, or add a design constant to ALLOWED with its reason):\n  "
                        + "\n  ".join(stray))
@@ -194,9 +249,11 @@ def links(text):
     return out
 
 
-def test_relative_links_resolve():
+def broken_links(paths):
+    """["file:line: target (why)"] for every relative link in paths that
+    does not resolve."""
     bad = []
-    for path in doc_files():
+    for path in paths:
         for line, target in links(without_fences(read(path))):  # a link in a code block is none
             if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
                 continue  # http:, https:, mailto:
@@ -207,6 +264,45 @@ def test_relative_links_resolve():
                 bad.append(where + " (no such file)")
             elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
                 bad.append(where + " (no such heading in %s)" % rel(dest))
+    return bad
+
+
+def as_number(text):
+    return WORDS[text.lower()] if text.lower() in WORDS else int(text)
+
+
+def constant_mismatches(table, text_of):
+    """["file: what"] for each CONSTANTS row whose sentence is gone from
+    text_of(file) or states a number other than the code's."""
+    bad = []
+    for path, pattern, module, names in table:
+        m = re.search(pattern.replace(" ", r"\s+"), text_of(path))
+        if not m:
+            bad.append("%s: no sentence matches %r (it changed: update CONSTANTS)" % (path, pattern))
+            continue
+        mod = importlib.import_module(module)
+        code = [getattr(mod, n) for n in ((names,) if isinstance(names, str) else names)]
+        if len(code) == 1 and isinstance(code[0], (list, tuple)):
+            code = list(code[0])
+        try:
+            stated = [as_number(g) for g in m.groups()]
+        except ValueError:
+            stated = list(m.groups())
+        if stated != code:
+            bad.append("%s: %r states %s, the code (%s %s) has %s" % (path, m.group(0), stated, module, names, code))
+    return bad
+
+
+def test_constants_in_prose_are_the_codes():
+    """A number the prose states because the code fixes it (bursts per
+    K, rounds, connections per worker, the burst's CPU per request) is the
+    code's number."""
+    bad = constant_mismatches(CONSTANTS, lambda f: read(os.path.join(ROOT, f)))
+    assert not bad, "prose that states a constant the code does not have:\n  " + "\n  ".join(bad)
+
+
+def test_relative_links_resolve():
+    bad = broken_links(doc_files())
     assert not bad, "broken relative links:\n  " + "\n  ".join(bad)
 
 
@@ -252,3 +348,58 @@ def test_tables_end_before_the_next_paragraph():
             if row.lstrip().startswith("|") and nxt.strip() and not nxt.lstrip().startswith("|"):
                 bad.append("%s:%d: %s" % (rel(path), i, nxt.strip()[:60]))
     assert not bad, "text glued to the table above it (leave a blank line):\n  " + "\n  ".join(bad)
+
+
+# ---- the checks can fail: planted stale text ------------------------------------
+
+def test_planted_stale_figures_are_found(tmp_path):
+    """A figure copied by hand from an old run (a burst gap, a count of
+    rounds, a split, a percentage) in any Markdown file is found, line by
+    line, when the report does not hold it; the same figure in a code span
+    or a design constant is not."""
+    doc = tmp_path / "models" / "README.md"
+    doc.parent.mkdir()
+    doc.write_text("Bursts start 50 ms apart.\n\n"
+                   "The rule held in 12 of 12 rounds, 61/3/0/0 at most, 4 % apart.\n"
+                   "Within 2:1 and `burst 50 ms` in code.\n")
+    report = "| x | 25 ms | 3 of 9 |\n"
+    stray = stray_figures([str(doc)], report)
+    assert [s.split(": ", 1)[1] for s in stray] == ["'50 ms'", "'12 of 12'", "'61/3/0/0'", "'4 %'"], stray
+    assert [int(s.split(":")[1]) for s in stray] == [1, 3, 3, 3], stray
+    assert stray_figures([str(doc)], report + "50 ms, 12/12, 61/3/0/0, 4%\n") == []
+
+
+def test_planted_broken_links_are_found(tmp_path):
+    """A link to a missing file, and an anchor naming no heading of its
+    file, are found; a good link and one inside a code block are not."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A title\n\n## Second part\n")
+    doc = tmp_path / "docs" / "b.md"
+    doc.write_text("[ok](a.md#second-part) [gone](missing.md) [bad anchor](a.md#no-such)\n"
+                   "```\n[in code](missing.md)\n```\n")
+    bad = broken_links([str(doc)])
+    assert len(bad) == 2 and "missing.md (no such file)" in bad[0] and "a.md#no-such (no such heading" in bad[1], bad
+
+
+def test_planted_stale_constant_is_found():
+    """A sentence stating a constant other than the code's is named; so is
+    a sentence that no longer matches its pattern."""
+    table = [("x.md", r"on it, (\w+) bursts per K", "studies.burst", "BURST_ROUNDS")]
+    import studies.burst as burst
+    wrong = burst.BURST_ROUNDS + 2
+    bad = constant_mismatches(table, lambda f: "on it, %d bursts\nper K" % wrong)
+    assert len(bad) == 1 and "states [%d]" % wrong in bad[0], bad
+    assert constant_mismatches(table, lambda f: "on it, %d bursts per K" % burst.BURST_ROUNDS) == []
+    assert "no sentence matches" in constant_mismatches(table, lambda f: "reworded")[0]
+
+
+def test_doc_files_take_every_markdown_file_but_generated_ones(tmp_path):
+    """A new Markdown file anywhere is checked; the generated report, the
+    fixtures, build output, run results and hidden directories are not."""
+    for f in ("README.md", "docs/a.md", "models/README.md", "new/deeper/notes.md", "report/linux.md",
+              "report/notes.md", "tests/fixtures/report/expected_linux.md", "build/bench/linux.md",
+              "results/linux/x/raw.md", ".pytest_cache/README.md", "docs/not-markdown.txt"):
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("x\n")
+    got = [os.path.relpath(p, tmp_path) for p in doc_files(str(tmp_path))]
+    assert got == ["README.md", "docs/a.md", "models/README.md", "new/deeper/notes.md", "report/notes.md"], got
