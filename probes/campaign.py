@@ -71,7 +71,7 @@ studies, in the order they run:
                  (%(reload_wrk)s each): requests lost -> reload.jsonl
 
 Payoff's wrk runs last half of --bench-seconds (default %(bench_seconds)ds, %(bench_quick_seconds)ds with --quick; at
-least 1 s), for one round fewer than --bench-rounds (default %(bench_rounds)d, 1 with --quick; at least 1).
+least 1 s), for --bench-rounds rounds (default %(bench_rounds)d, 1 with --quick).
 Cost and trace_overhead run wrk for %(cost_seconds)s (--cost-seconds, else --bench-seconds, sets
 both), the server's threads and wrk pinned to separate CPUs; cost %(cost_rounds)d rounds, trace_overhead
 --bench-rounds. make bench (--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds

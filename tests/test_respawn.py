@@ -6,7 +6,8 @@ nothing is queued at a worker of its own, and with net.ipv4.tcp_migrate_req=1
 the kernel moves the queue to a sibling's listener. Each trial (the
 campaign's own code, probes/campaign.py --respawn-trial) runs in a network
 namespace of its own: worker 1 SIGSTOPped, a burst of 32 connected and
-asking, worker 1 SIGKILLed, then the probe's accounting is read.
+asking, the accept queues counted (sock_diag), worker 1 SIGKILLed, then the
+probe's accounting is read.
 """
 
 import json
@@ -35,6 +36,7 @@ def test_shared_listener_resets_nothing(tmp_path):
     answered by the survivor and none is reset; the replacement serves."""
     row = trial(tmp_path, "bare")
     assert (row["answered"], row["reset"], row["timeout"]) == (32, 0, 0), row
+    assert row["queued_at_victim"] == 0, row
     assert row["rebind_ms"] is not None
 
 
@@ -43,9 +45,11 @@ def test_shared_listener_resets_nothing(tmp_path):
 def test_migrate_resets_nothing(tmp_path, variant):
     """With --reuseport-migrate the dead worker's queued connections move to
     the sibling's listener (for reuseport-bpf through its program): 32
-    answered, 0 reset."""
+    answered, 0 reset, and some were queued there when it was killed
+    (otherwise there was nothing to migrate and the case proves nothing)."""
     row = trial(tmp_path, variant, migrate=True)
     assert (row["answered"], row["reset"], row["timeout"]) == (32, 0, 0), row
+    assert row["queued_at_victim"] > 0, row
 
 
 @needs_root
@@ -53,11 +57,15 @@ def test_plain_reuseport_accounts_for_every_connection(tmp_path):
     """reuseport without migration: the figure (how many were reset) is
     reported by the campaign, not asserted here, since the hash decides how
     many were queued at the dying worker; what must hold is that every
-    connection was either answered or seen reset, none hangs, and the
-    replacement came back."""
+    connection was either answered or seen reset, none hangs, the ones reset
+    are exactly the ones waiting at the dying worker's own listener when it
+    was killed (sock_diag's count, queued_at_victim), and the replacement
+    came back."""
     row = trial(tmp_path, "reuseport")
-    print("reuseport respawn: %d of 32 reset, rebind %s ms" % (row["reset"], row["rebind_ms"]))
+    print("reuseport respawn: %d of 32 reset, %d queued at the killed worker's listener, rebind %s ms"
+          % (row["reset"], row["queued_at_victim"], row["rebind_ms"]))
     assert row["answered"] + row["reset"] == 32 and row["timeout"] == 0, row
+    assert row["reset"] == row["queued_at_victim"], row
     assert row["rebind_ms"] is not None
 
 

@@ -1,10 +1,14 @@
 """respawn: a worker SIGSTOPped, a burst queued, the worker SIGKILLed: how
 many connections are reset, and how long until the replacement serves ->
-respawn.jsonl (one line per trial). Each trial runs in a network namespace
-of its own (campaign.py --respawn-trial); the shared listener is the
-contrast: nothing queued at a worker of its own, so nothing to reset."""
+respawn.jsonl (one line per trial), with what waited in the accept queues
+just before the kill (queued_at_victim: at the listeners only the killed
+worker held; queued_elsewhere: at the others, a shared listener among
+them). Each trial runs in a network namespace of its own (campaign.py
+--respawn-trial); the shared listener is the contrast: no listener of the
+victim's own."""
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -24,6 +28,25 @@ def meta(args):
                         "kill_after_s": RESPAWN_KILL_AFTER_S}}
 
 
+def queued_at_listeners(port, victim):
+    """Connections waiting in accept queues on port, from sock_diag (`ss
+    -ltnp`: a listener's Recv-Q is its accept queue): (at the listeners only
+    victim holds, at the others). A shared listener is held by every worker,
+    so what waits there is not the victim's own."""
+    out = subprocess.run(["ss", "-ltnpH", "( sport = :%d )" % port], capture_output=True, text=True).stdout
+    own = other = 0
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) < 2 or not fields[1].isdigit():
+            continue
+        holders = {int(p) for p in re.findall(r"pid=(\d+)", line)}
+        if holders == {victim}:
+            own += int(fields[1])
+        else:
+            other += int(fields[1])
+    return own, other
+
+
 def trial(arm, migrate, raw_prefix):
     """One trial, in this process's network namespace: worker 1 SIGSTOPped,
     a burst connected and asking, worker 1 SIGKILLed. Returns the row."""
@@ -36,6 +59,7 @@ def trial(arm, migrate, raw_prefix):
         probe = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             time.sleep(RESPAWN_KILL_AFTER_S)
+            queued_own, queued_other = queued_at_listeners(ready["port"], victim)
             os.kill(victim, signal.SIGKILL)
             out, err = probe.communicate(timeout=PROBE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
@@ -51,7 +75,8 @@ def trial(arm, migrate, raw_prefix):
             "answered": rnd["answered"], "reset": errors["reset"] + errors["eof"],
             "timeout": errors["timeout"], "other_errors": sum(errors.values()) - errors["reset"]
             - errors["eof"] - errors["timeout"], "counts": rnd["counts"],
-            "rebind_ms": respawned["since_reap_ms"] if respawned else None}
+            "rebind_ms": respawned["since_reap_ms"] if respawned else None,
+            "queued_at_victim": queued_own, "queued_elsewhere": queued_other}
 
 
 def steps(args, raw_dir):

@@ -1,6 +1,6 @@
 """slowview: a client keeps one worker busy in /sleep?ms=SLOWVIEW_SLEEP_MS
-while bursts arrive: the split and first-byte latency per arm ->
-slowview.jsonl (one line per round)."""
+while bursts arrive: the split and first-byte latency per arm, and which
+worker was in the view (busy_worker) -> slowview.jsonl (one line per round)."""
 
 import os
 import socket
@@ -39,6 +39,21 @@ def keep_busy(port, sleep_ms, stop, log):
         log.append("error: %s" % e)
 
 
+def busy_worker(log, ready):
+    """The worker that served the slow view (its answers' X-Worker, the same
+    on every answer of its keep-alive connection): {"index", "pid", "tid"}
+    from the ready line, so a row's per-worker counts can be read against
+    it; None if the answers named more than one worker."""
+    named = set(log)
+    if len(named) != 1:
+        return None
+    index = int(named.pop())
+    for w in ready["workers"]:
+        if w["index"] == index:
+            return {"index": index, "pid": w["pid"], "tid": w.get("tid", w["pid"])}
+    return None
+
+
 def steps(args, raw_dir):
     for arm in arms.in_study("slowview"):
         if arm not in args.arms:
@@ -59,7 +74,8 @@ def steps(args, raw_dir):
                     busy.join(timeout=10)
             if any(l.startswith("error") for l in log) or not log:
                 raise StepFailed("the busy client failed: %s" % (log[-1] if log else "no answer"))
-            rows = [dict({"variant": arm, "sleep_ms": SLOWVIEW_SLEEP_MS}, **r) for r in rounds]
+            rows = [dict({"variant": arm, "sleep_ms": SLOWVIEW_SLEEP_MS, "busy_worker": busy_worker(log, ready)}, **r)
+                    for r in rounds]
             return rows, "%s, first byte p99 %s us" % (split_text(rows),
                                                         " ".join(str(r["first_byte_us"]["p99"]) for r in rows))
         yield "%-17s slow view %d ms" % (arm, SLOWVIEW_SLEEP_MS), step, {"variant": arm, "round": None}

@@ -149,6 +149,7 @@ def render_burst(meta: Meta, rows: list) -> list:
                         {b.arm for b in bursts} | {f.key[0] for f in rows if isinstance(f, Failed)})
     rank = {a: i for i, a in enumerate(arm_order)}
     work_us = p.work_us if p else None
+    noise = max((r for spread in same_mechanism_spreads(stats).values() for r in spread), default=None)
     for n in sorted({b.workers for b in bursts}):
         out += [f"### {plural(n, 'worker')}", "",
                 "| arm | K | completion ms (median) | CPU floor ms | p50 ms | p99 ms | served per worker, by burst |",
@@ -175,10 +176,10 @@ def render_burst(meta: Meta, rows: list) -> list:
                 if off:
                     text += ", " + vs(c, stats.get((off, n, k)), off)
                 per.append(text + f" (p99 {ms(c.p99)} ms)")
-            fastest = min((kk for kk in keys if kk[2] == k and stats[kk].completion is not None),
-                          key=lambda kk: stats[kk].completion, default=None)
-            if fastest:
-                per.append(f"fastest: {fastest[0]}")
+            lead = lead_text({kk[0]: stats[kk].completion for kk in keys
+                              if kk[2] == k and stats[kk].completion is not None}, noise)
+            if lead:
+                per.append(lead)
             lines.append(f"- K = {k}: " + "; ".join(per) + ".")
         if lines:
             out += [f"**What this shows at {plural(n, 'worker')}** (completion time, median over the bursts):",
@@ -216,15 +217,47 @@ def summary_table(stats: dict, rank: dict) -> list:
             cells.append(("-" if r is None else f"{r:.2f}") + ("" if r_off is None else f" ({r_off:.2f})"))
         out.append(f"| {cell_text(arm)} | " + " | ".join(cells) + " |")
     out.append("")
-    for twin, of in SAME_MECHANISM:
-        spread = [ratio(stats.get((twin,) + c), stats.get((of,) + c)) for c in columns]
-        spread = [max(r, 1 / r) for r in spread if r]
+    for (twin, of), spread in same_mechanism_spreads(stats).items():
         if spread:
             out += [f"{twin} runs {of}'s mechanism, so their distance is this run's noise between two "
                     f"measurements of one mechanism: their completion times differ by up to {max(spread):.2f}x "
                     f"(median over the cells {statistics.median(spread):.2f}x); ratios in the table closer to 1 "
                     "than that are not resolved by this run.", ""]
     return out
+
+
+def same_mechanism_spreads(stats: dict) -> dict:
+    """(twin, of) -> the distance (>= 1) between the two arms' median
+    completion times in every cell both measured: two measurements of one
+    mechanism, so the run's noise between arms."""
+    out = {}
+    for twin, of in SAME_MECHANISM:
+        spread = []
+        for key, c in stats.items():
+            other = stats.get((of,) + key[1:])
+            if key[0] == twin and other and c.completion and other.completion:
+                spread.append(max(c.completion / other.completion, other.completion / c.completion))
+        out[(twin, of)] = spread
+    return out
+
+
+def lead_text(completion: dict, noise) -> str:
+    """Which arm finished its bursts soonest (arm -> median completion), said
+    only when its lead over every other arm is beyond this run's noise (the
+    largest distance between two arms of one mechanism): 'fastest: X';
+    otherwise the arms within that distance of the soonest are a tie."""
+    if len(completion) < 2:
+        return ""
+    ranked = sorted(completion, key=lambda a: (completion[a], a))
+    best = completion[ranked[0]]
+    if noise is None:
+        return (f"soonest median: {ranked[0]}, a lead not resolved (no two arms of one mechanism were measured "
+                "to bound this run's noise)")
+    tied = [a for a in ranked if completion[a] <= best * noise]
+    if len(tied) == 1:
+        return (f"fastest: {ranked[0]} (the next, {ranked[1]}, took {completion[ranked[1]] / best:.2f}x as long, "
+                f"beyond this run's noise of {noise:.2f}x)")
+    return f"tied within this run's noise ({noise:.2f}x): {', '.join(tied)}"
 
 
 def render_burst_absent(meta: Meta) -> list:

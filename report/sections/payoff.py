@@ -7,13 +7,17 @@ import sys
 
 sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "probes"))
 import arms  # noqa: E402  (probes/arms.py: the one table of arms)
-from common import Meta, Study, cell_text, ms_text, ordered, plural, row_reader
+from common import (MET, MISSED, NOT_RESOLVED, WITHIN, Meta, Study, cell_text, judge_values, ms_text,  # noqa: E402
+                    ordered, plural, row_reader)
 from sections.wrk import (WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes,  # noqa: E402
                           wrk_row_parser)
 
 KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off
-SELF_BALANCED = 0.9  # bare at N reaching this share of what min(N, CPUs) allows counts as balancing itself
-BEST_OVER_BARE = 1.1  # ... as does no arm getting more than this times bare's req/s at N
+# Knob-off arms that run another arm's mechanism (probes/arms.py): fdpass-off
+# is the bare race in fdpass's binary, handoff-off plain reuseport in threads.
+SAME_MECHANISM = (("fdpass-off", "bare"), ("handoff-off", "reuseport"))
+SAME_AS_BARE = {twin for twin, of in SAME_MECHANISM if of == "bare"}  # not a reference for bare's p99
+SELF_BALANCED = 0.9  # bare at N <= CPUs reaching this share of what min(N, CPUs) allows over one worker
 
 
 def render_payoff(meta: Meta, rows: list) -> list:
@@ -104,51 +108,158 @@ read_payoff = row_reader(wrk_row_parser("connections"), check_wrk_rows(lambda c:
 STUDY = Study("payoff", "payoff.jsonl", read_payoff, render_payoff, is_round=lambda row: isinstance(row, WrkRun))
 
 
+def split_within(split: str) -> bool:
+    """A served-per-worker split ("18/16") is within the balancing bar (max/min <= WITHIN)."""
+    counts = [int(n) for n in split.split("/")]
+    return min(counts) > 0 and max(counts) / min(counts) <= WITHIN
+
+
+def paired(runs: list, a: tuple, b: tuple, field: str) -> list:
+    """a's figure over b's, round by round (each round's runs were alternated
+    together, so a pair shares the round's conditions)."""
+    mine = {r.round: getattr(r, field) for r in runs if r.key == a}
+    theirs = {r.round: getattr(r, field) for r in runs if r.key == b}
+    return [mine[n] / theirs[n] for n in sorted(mine) if n in theirs and theirs[n]]
+
+
+def judged_text(values: list, target: float, want: str) -> tuple:
+    """(verdict, 'm.mmx ± h.hh, target at least t.ttx: verdict')."""
+    verdict, mean, half = judge_values(values, target, want)
+    if mean is None:
+        return verdict, f"not measured in the same round as one worker: {verdict}"
+    figure = f"{mean:.2f}x" + ("" if half is None else f" ± {half:.2f}")
+    return verdict, f"{figure}, target {want} {target:.2f}x: {verdict}" + (
+        " (one round has no interval)" if half is None else "")
+
+
+def p99_text(runs: list, medians: dict, n: int, c: int) -> tuple:
+    """bare's p99 at n workers beside the other arms' there: (verdict, text).
+    The verdict is on bare's p99 over the median p99 of the arms whose
+    connections spread within 2:1 in every round (round by round, 95 %
+    interval, "at most" 1: missed when bare's is resolved above theirs). When
+    bare's median p99 is the highest of any arm, the text says so and whether
+    that lead is resolved over every other arm."""
+    bare = medians[("bare", n, c)]
+    others = sorted(((m[2], key[0]) for key, m in medians.items()
+                     if key[1] == n and key[2] == c and key[0] != "bare"), reverse=True)
+    text = f"p99 {ms_text(bare[2])} ms"
+    if not others:
+        return NOT_RESOLVED, text + f", no other arm at {plural(n, 'worker')} to set it beside"
+    if bare[2] > others[0][0]:
+        leads = [judge_values(paired(runs, ("bare", n, c), (arm, n, c), "p99"), 1.0, "at most")[0]
+                 for _, arm in others]
+        text += (f", the highest of any arm at {plural(n, 'worker')} (next: {others[0][1]} "
+                 f"{ms_text(others[0][0])} ms), a lead "
+                 + ("resolved over every other arm" if all(v == MISSED for v in leads) else NOT_RESOLVED))
+    spread = ordered(tuple(arms.names()), {arm for _, arm in others
+                                           if arm not in SAME_AS_BARE and arm_spread(runs, (arm, n, c))})
+    if not spread:
+        return NOT_RESOLVED, text + "; no other arm's connections spread within 2:1 in every round to set it beside"
+    rounds = sorted({r.round for r in runs if r.key == ("bare", n, c)})
+    ratios = []
+    for rnd in rounds:
+        theirs = [r.p99 for r in runs if r.round == rnd and r.key in {(a, n, c) for a in spread}]
+        mine = [r.p99 for r in runs if r.round == rnd and r.key == ("bare", n, c)]
+        if theirs and mine and statistics.median(theirs):
+            ratios.append(mine[0] / statistics.median(theirs))
+    verdict, mean, half = judge_values(ratios, 1.0, "at most")
+    if mean is None:
+        return NOT_RESOLVED, text
+    said = {MISSED: "resolved above theirs", MET: "resolved at or below theirs"}.get(
+        verdict, NOT_RESOLVED + (" (one round has no interval)" if half is None else ""))
+    return verdict, (text + f"; {mean:.2f}x" + ("" if half is None else f" ± {half:.2f}")
+                     + f" the median p99 of the arms whose connections spread within 2:1 in every round "
+                     f"({', '.join(spread)}), round by round: {said}")
+
+
+def arm_spread(runs: list, key: tuple) -> bool:
+    """Every round of key has a served-per-worker split, within 2:1."""
+    mine = [r for r in runs if r.key == key]
+    return bool(mine) and all(r.served and split_within(r.served) for r in mine)
+
+
+def and_list(items: list) -> str:
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def self_balance(meta: Meta, runs: list, medians: dict, conns: list) -> list:
     """Whether a sustained CPU-bound load balances itself, at each worker
-    count: bare reaches SELF_BALANCED of what the CPUs allow over bare at 1
-    worker, or no other arm gets more than BEST_OVER_BARE times bare's req/s
-    there (then the shortfall is the machine's, not the split's)."""
+    count, from bare's runs: its connections' split (served per worker, each
+    round within 2:1 or not), its req/s over one worker's in the same round
+    against SELF_BALANCED of what min(N, CPUs) allows (only where N <= CPUs:
+    above, the CPUs cap req/s whatever the split), and its p99 over the arms'
+    whose connections spread (p99_text). Yes when its connections spread in
+    every round and, where req/s can show it, req/s is met; no when a part
+    is resolved against it (every round's split outside 2:1, req/s missed,
+    or its p99 resolved above the spread arms'); otherwise not resolved."""
     c = conns[-1] if conns else None
-    base = medians.get(("bare", 1, c))
+    base = ("bare", 1, c)
     counts = sorted({key[1] for key in medians if key[0] == "bare" and key[1] > 1 and key[2] == c})
-    if base is None or not base[0] or not counts:
+    if base not in medians or not counts:
         return []
-    per, held = [], []
+    lines, verdicts = [], {}
     for n in counts:
-        got = medians[("bare", n, c)]
-        allowed = min(n, meta.cpus)
-        speedup = got[0] / base[0]
-        others = [(m[0], key[0]) for key, m in medians.items()
-                  if key[1] == n and key[2] == c and key[0] != "bare" and m[0]]
-        best = max(others, default=None)
-        over = best[0] / got[0] if best and got[0] else None
-        held.append(speedup >= SELF_BALANCED * allowed or (over is not None and over <= BEST_OVER_BARE))
-        splits = " ".join(r.served for r in sorted(runs, key=lambda r: r.round)
-                          if r.key == ("bare", n, c) and r.served)
-        per.append(f"at {plural(n, 'worker')} bare got {speedup:.2f}x one worker's req/s, of the {allowed}x "
-                   f"the machine's {plural(meta.cpus, 'CPU')} allow"
-                   + (f" (served per worker: {splits})" if splits else "")
-                   + (f", and the best other arm there, {best[1]}, {over:.2f}x bare's" if over is not None else ""))
-    rule = (f"bare reaches {SELF_BALANCED:.0%} of what the CPUs allow over one worker, or no arm gets more than "
-            f"{BEST_OVER_BARE:.2f}x bare's req/s at that worker count")
-    if all(held):
-        verdict = f"Yes: a sustained CPU-bound load balances itself here at every worker count measured ({rule})"
-    elif any(held):
-        verdict = ("At some worker counts only: a sustained CPU-bound load balances itself here at "
-                   + ", ".join(str(n) for n, h in zip(counts, held) if h) + " workers, not at "
-                   + ", ".join(str(n) for n, h in zip(counts, held) if not h) + f" ({rule})")
-    else:
-        verdict = f"No: at no worker count measured ({rule})"
-    return [f"**Does a sustained load balance itself?** {verdict}. With {c} connections: "
-            + "; ".join(per) + ". The CPUs are shared with wrk and whatever else ran on the machine. Where "
-            "it does, a balancer can pay off only where one worker takes what arrives at once, which is what "
-            "the burst study measures.", ""]
-
-
-# Knob-off arms that run another arm's mechanism (probes/arms.py): fdpass-off
-# is the bare race in fdpass's binary, handoff-off plain reuseport in threads.
-SAME_MECHANISM = (("fdpass-off", "bare"), ("handoff-off", "reuseport"))
+        mine = sorted((r for r in runs if r.key == ("bare", n, c) and r.served), key=lambda r: r.round)
+        within = [split_within(r.served) for r in mine]
+        parts, against, open_ = [], [], []
+        if mine:
+            parts.append(f"connections served per worker {' '.join(r.served for r in mine)}, within 2:1 in "
+                         f"{sum(within)} of {plural(len(mine), 'round')}")
+            if not any(within):
+                against.append("bare's connections fell outside 2:1 in every round")
+            elif not all(within):
+                open_.append("bare's connections fell outside 2:1 in some rounds only")
+        else:
+            parts.append("no served-per-worker split recorded")
+            open_.append("no split recorded")
+        speedups = paired(runs, ("bare", n, c), base, "rps")
+        if n <= meta.cpus:
+            verdict, text = judged_text(speedups, SELF_BALANCED * n, "at least")
+            parts.append(f"req/s over one worker's {text}")
+            if verdict == MISSED:
+                against.append("bare's req/s fell short of what the CPUs allow")
+            elif verdict == NOT_RESOLVED:
+                open_.append("bare's req/s against what the CPUs allow")
+        else:
+            mean = (statistics.fmean(speedups) if speedups
+                    else medians[("bare", n, c)][0] / medians[base][0])
+            parts.append(f"req/s {mean:.2f}x one worker's, of the {meta.cpus}x the {plural(meta.cpus, 'CPU')} "
+                         "allow, which cap it whatever the split: req/s cannot show balance with more workers "
+                         "than CPUs")
+        verdict, text = p99_text(runs, medians, n, c)
+        parts.append(text)
+        if verdict == MISSED:
+            against.append("bare's p99 was resolved above the spread arms'")
+        verdicts[n] = (MISSED, against) if against else (NOT_RESOLVED, open_) if open_ else (MET, [])
+        lines.append(f"- {plural(n, 'worker')}: " + "; ".join(parts) + ".")
+    said = []
+    for word, verdict in (("Yes", MET), ("No", MISSED), ("Not resolved at this run's resolution", NOT_RESOLVED)):
+        at = [n for n in counts if verdicts[n][0] == verdict]
+        if not at:
+            continue
+        by_reason = {}
+        for n in at:
+            for reason in verdicts[n][1]:
+                by_reason.setdefault(reason, []).append(n)
+        if len(by_reason) == 1 and next(iter(by_reason.values())) == at:
+            why = f"{next(iter(by_reason))}" + (" there" if len(at) > 1 else "")
+        else:
+            why = "; ".join(f"{reason} (at {and_list(ns)})" for reason, ns in by_reason.items())
+        if verdict == NOT_RESOLVED:
+            said.append(f"{word} at {and_list(at)} workers" + (f" ({why})" if why else ""))
+        else:
+            said.append(f"{word} at {and_list(at)} workers" + (f": {why}" if why else ""))
+    rounds = sorted({len(paired(runs, ("bare", n, c), base, "rps")) for n in counts})
+    return [f"**Does a sustained load balance itself?** {'. '.join(said)}. Judged from bare's runs with {c} "
+            f"connections ({' or '.join(map(str, rounds))} {'round' if rounds == [1] else 'rounds'}) at each worker "
+            "count: whether its connections spread over its workers (served per worker within 2:1 in every "
+            f"round); where the workers are no more than the CPUs, whether its req/s reaches {SELF_BALANCED:.0%} "
+            "of what they allow over one worker's (each round's over the same round's, 95 % interval); and "
+            "whether its p99 is resolved above the p99 of the arms whose connections spread (each round's over "
+            "the median of theirs in the same round, 95 % interval). Yes when its connections spread in every "
+            "round and, where req/s can show it, its req/s met the target; no when one part is resolved against "
+            "it; otherwise not resolved. The CPUs are shared with wrk and whatever else ran on the machine.", ""] + lines + [""]
 
 
 def noise_note(medians: dict, conns: list) -> list:

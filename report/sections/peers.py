@@ -284,7 +284,9 @@ def peers_comparison(meta: Meta, names: list, rounds: list, balancing: Optional[
                    f"{ours_text} |")
     out.append("")
     if differ:
-        out += ["Where a peer and our variant differ:", ""] + differ + [""]
+        out += ["Where a peer and our variant differ in design (from the peer's configuration and our variant's "
+                "code, not from this run: the run does not measure whether these differences are why the two "
+                "rows above differ):", ""] + differ + [""]
     return out
 
 
