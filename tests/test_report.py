@@ -610,35 +610,251 @@ def test_reference_verdict_says_where_the_run_disagrees():
     round outside 2:1, or neither has; otherwise the cell says it disagrees
     (in bold) and gives our rounds. Only 2-worker process rounds count."""
     def rnd(split, within, workers=2, mode="process"):
-        return NS(variant="reuseport", shape="burst", mode=mode, workers=workers, split=split, within=within)
+        a, b = split.split("/")
+        return NS(variant="reuseport", shape="burst", mode=mode, workers=workers, split=split, within=within,
+                  counts=(("100", int(a)), ("101", int(b))))
     even = [rnd("17/15", True), rnd("18/14", True)]
-    assert balancing_section.reference_verdict("13/19, 21/11", "reuseport", "burst", even) == \
-        "agrees: reuseport: 17/15 18/14 (0 of 2 outside 2:1)"
+    assert balancing_section.reference_verdict("13/19, 21/11", "reuseport", "burst", even).startswith(
+        "agrees: reuseport: 17/15 18/14 (0 of 2 outside 2:1; ")
     skewed = even + [rnd("32/0", False)]
     assert balancing_section.reference_verdict("13/19, 21/11", "reuseport", "burst", skewed).startswith(
-        "**disagrees**: reuseport: 17/15 18/14 32/0 (1 of 3 outside 2:1)")
+        "**disagrees**: reuseport: 17/15 18/14 32/0 (1 of 3 outside 2:1; ")
     assert balancing_section.reference_verdict("21/11 and 32/0", "reuseport", "burst", skewed).startswith("agrees")
     # rounds at 4 workers or in threads mode are not the note's case
-    assert balancing_section.reference_verdict("13/19", "reuseport", "burst",
-                                               [rnd("40/24", False, workers=4), rnd("32/0", False, mode="threads")]) == "-"
+    elsewhere = [rnd("40/24", False, workers=4), rnd("32/0", False, mode="threads")]
+    assert balancing_section.reference_verdict("13/19", "reuseport", "burst", elsewhere) == "-"
+
+
+def test_reference_row_compares_who_gets_the_larger_share():
+    """Where the note writes its splits in listener order (13/19, 13/19,
+    21/11: the larger share on the second listener twice, then the first),
+    the row compares direction too: our rounds within 2:1 whose larger share
+    stays with one worker every time disagree, and the finding says so; the
+    same rounds with the larger share moving agree. Ties count for neither
+    worker, and where the note does not say which worker, the cell says so."""
+    def rnd(a, b):
+        return NS(variant="reuseport", shape="burst", mode="process", workers=2, split=f"{max(a, b)}/{min(a, b)}",
+                  within=max(a, b) <= 2 * min(a, b), counts=(("100", a), ("101", b)))
+    stays = [rnd(18, 14), rnd(19, 13), rnd(17, 15)]
+    cell, differs = balancing_section.reference_compare("13/19, 13/19, 21/11", "reuseport", "burst", stays, True)
+    assert cell.startswith("**disagrees**: reuseport: 18/14 19/13 17/15 (0 of 3 outside 2:1; the larger share "
+                           "went to the same worker in every round)"), cell
+    assert differs == ("in the note the larger share moves between listeners; here the larger share went to the "
+                       "same worker in every round"), differs
+    moving = [rnd(18, 14), rnd(13, 19), rnd(16, 16)]
+    cell, differs = balancing_section.reference_compare("13/19, 13/19, 21/11", "reuseport", "burst", moving, True)
+    assert cell.startswith("agrees: ") and "to one worker in 1 round and to another in 1, 1 tied" in cell, cell
+    assert "moves between workers, as in the note" in cell and differs == ""
+    cell, _ = balancing_section.reference_compare("21/11 and 32/0", "reuseport", "burst", stays, False)
+    assert "which worker the note's rounds favour it does not say" in cell, cell
+
+
+def placement_run(placement, split_counts, cpus=None, probe_cpu=None, hog_cpu=None, run=1, variant="bare"):
+    """A oneshot PlacementRun (10 rounds of 8) with counts per worker id."""
+    counts = tuple(split_counts.items())
+    split = "/".join(str(n) for n in sorted(split_counts.values(), reverse=True))
+    return placement_section.PlacementRun(1, placement, placement, variant, "oneshot", run, 10, split, None, 0, 0,
+                                          counts, 2, None if cpus is None else tuple(cpus.items()), probe_cpu,
+                                          hog_cpu)
 
 
 def test_placement_hog_row_says_when_the_hog_does_not_even_the_split():
     """The note: a CPU hog beside either worker moves bare's split toward
-    even. Toward even means every run within 2:1 and the median busiest below
-    nothing pinned's; one hog placement that does and one that does not is a
-    disagreement in part, and the report names the row under the table."""
-    def run(placement, split):
-        return NS(variant="bare", placement=placement, shape="oneshot", split=split, rounds=10)
-    runs = [run("unpinned", "71/9"), run("unpinned", "77/3"),
-            run("hog-beside-worker0", "43/37"), run("hog-beside-worker0", "40/40"),
-            run("hog-beside-worker1", "80/0"), run("hog-beside-worker1", "67/13")]
-    text = placement_section._hog_check(runs, [])
-    assert text.startswith("**disagrees in part**: beside worker 0 43 and 40 of 80 (toward even); "
-                           "beside worker 1 80 and 67 of 80 (not toward even)"), text
+    even. Toward even means every run within 2:1 and the busiest worker's
+    count (with 2 runs, the larger) below nothing pinned's; one hog placement
+    that does and one that does not is a disagreement in part, and the text
+    says why each is or is not toward even, truthfully about which run."""
+    def run(placement, a, b, n):
+        return placement_run(placement, {"1": a, "2": b}, run=n)
+    runs = [run("unpinned", 71, 9, 1), run("unpinned", 77, 3, 2),
+            run("hog-beside-worker0", 43, 37, 1), run("hog-beside-worker0", 40, 40, 2),
+            run("hog-beside-worker1", 80, 0, 1), run("hog-beside-worker1", 67, 13, 2)]
+    got = placement_section._hog_check(runs, [])
+    assert got.cell().startswith("**disagrees in part**: beside worker 0 43 and 40 of 80 (toward even); "
+                                 "beside worker 1 80 and 67 of 80 (not toward even: a run outside 2:1)"), got
     even = [r for r in runs if r.placement != "hog-beside-worker1"]
-    assert placement_section._hog_check(even, []).startswith("agrees")
+    assert placement_section._hog_check(even, []).verdict == "agrees"
     assert placement_section._hog_check([r for r in runs if r.placement == "hog-beside-worker1"], []) is None
+    # within 2:1 but the larger run as skewed as nothing pinned's larger: not toward even, and said so
+    base = [run("unpinned", 50, 30, 1), run("unpinned", 53, 27, 2)]
+    tied = base + [run("hog-beside-worker0", 45, 35, 1), run("hog-beside-worker0", 53, 27, 2)]
+    assert ("not toward even: the larger of its 2 runs, 53, is not below nothing pinned's 53"
+            in placement_section._hog_check(tied, []).text)
+
+
+def test_placement_winner_row_compares_which_worker_won():
+    """The note's pinned row: all to the worker on CPU 0 with the probe on
+    CPU 1. The same count to the worker on CPU 1 (beside the probe) is a
+    disagreement, and what differs names both workers; to the worker on CPU 0
+    it agrees; with no worker CPUs known the count alone is not compared."""
+    check = placement_section._winner_check("bare", "pinned-probe-cpu1", 79, 80, "0")
+    cpus = {"10": "0", "11": "1"}
+    opposite = [placement_run("pinned-probe-cpu1", {"10": 1, "11": 79}, cpus, 1, run=1),
+                placement_run("pinned-probe-cpu1", {"10": 0, "11": 80}, cpus, 1, run=2)]
+    got = check(opposite, [])
+    assert got.cell() == ("**disagrees**: bare 79 and 80 of 80 to one worker: the worker on CPU 1 (beside the probe) "
+                          "in both runs"), got.cell()
+    assert got.differs == ("the note's winner is the worker on CPU 0 (away from the probe); this run's: the worker "
+                           "on CPU 1 (beside the probe) in both runs (79 and 80 of 80 to the busiest worker)"), \
+        got.differs
+    assert got.why == ("bare", "pinned-probe-cpu1")
+    same = [placement_run("pinned-probe-cpu1", {"10": 79, "11": 1}, cpus, 1, run=1),
+            placement_run("pinned-probe-cpu1", {"10": 80, "11": 0}, cpus, 1, run=2)]
+    assert check(same, []).cell() == ("agrees: bare 79 and 80 of 80 to one worker: the worker on CPU 0 (away from "
+                                      "the probe) in both runs")
+    unknown = [placement_run("pinned-probe-cpu1", {"10": 79, "11": 1})]
+    assert check(unknown, []).verdict == "not compared"
+    # the note's general claim: the worker sharing the probe's CPU loses every time
+    beside = placement_section._beside_probe_check("bare")(
+        opposite + [placement_run("pinned-probe-cpu0", {"20": 75, "21": 5}, {"20": "0", "21": "1"}, 0)], [])
+    assert beside.verdict == "disagrees" and "it answered most in 3 of 3 runs" in beside.differs, beside
+    away = placement_section._beside_probe_check("bare")(same, [])
+    assert away.verdict == "agrees", away
+    # one CPU for both workers is not the claim's case
+    assert placement_section._beside_probe_check("bare")(
+        [placement_run("one-cpu", {"30": 41, "31": 39}, {"30": "0", "31": "0"}, 0)], []) is None
+
+
+def test_placement_findings_say_which_run_and_ties():
+    """With 2 runs a placement is summed up by the larger one, and the text
+    says so (not "median"); placements tied at the largest share are named
+    together as tied."""
+    runs = [placement_run("a", {"1": 60, "2": 20}, run=1), placement_run("a", {"1": 80, "2": 0}, run=2),
+            placement_run("b", {"1": 80, "2": 0}, run=1), placement_run("b", {"1": 70, "2": 10}, run=2),
+            placement_run("c", {"1": 40, "2": 40}, run=1), placement_run("c", {"1": 50, "2": 30}, run=2)]
+    text = placement_section.placement_findings(runs, [], ["a", "b", "c"], {"a": "A", "b": "B", "c": "C"}, ["bare"])
+    assert ("the most skewed placements are tied at a busiest share of 100% (in the larger of each one's 2 runs): "
+            "A; B.") in text, text
+    assert "median" not in text
+    text = placement_section.placement_findings(runs[4:], [], ["c"], {"c": "C"}, ["bare"])
+    assert "the most skewed placement is C (busiest share 62% in the larger of its 2 runs)" in text, text
+    assert placement_section.middle([3, 1, 2]) == (2, "the median of its 3 runs")
+
+
+def edit_placement(results, edit):
+    """Rewrites the fixture's placement rows through edit(row) (None drops the row)."""
+    path = results / STAMP / "placement.jsonl"
+    rows = [edit(json.loads(l)) for l in path.read_text().splitlines()]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows if r is not None))
+
+
+def opposite_winner(winner_cpu, with_cpus=True):
+    """An edit giving bare's pinned-probe-cpu1 oneshot run 79/1 to the worker
+    on winner_cpu (workers 26161 on CPU 0, 26162 on CPU 1)."""
+    def edit(row):
+        if (row["placement"], row["variant"]) != ("pinned-probe-cpu1", "bare"):
+            return row
+        if not with_cpus:
+            for key in ("worker_cpus", "probe_cpu", "hog_cpu"):
+                row.pop(key, None)
+        if row["shape"] == "oneshot":
+            winner = "26161" if winner_cpu == "0" else "26162"
+            row["counts"] = {w: 79 if w == winner else 1 for w in ("26161", "26162")}
+            row["split"], row["ratio"], row["both_answered_rounds"] = "79/1", 79.0, 1
+        return row
+    return edit
+
+
+def placement_text(tmp_path):
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    return (tmp_path / "linux.md").read_text().split("## Placement")[1].split("### Where it applies")[0]
+
+
+PINNED_ROW = ("| bare race, workers on CPUs 0 and 1, probe on CPU 1 | 80/0 in four runs of five, the fifth 79/1 "
+              "(all to the worker on CPU 0) | ")
+
+
+def test_placement_report_says_disagrees_when_the_other_worker_wins(results, tmp_path):
+    """The issue's case end to end: the note's 80/0 went to the worker on
+    CPU 0; a run whose 79 of 80 went to the worker on CPU 1 (beside the
+    probe) must print **disagrees** in the row, name both winners under
+    "Where this run disagrees with the note", and quote this run's own
+    timeline under that placement (the fixture's, established on the probe's
+    CPU); the same count to the worker on CPU 0 prints agrees."""
+    edit_placement(results, opposite_winner("1"))
+    text = placement_text(tmp_path)
+    assert (PINNED_ROW + "**disagrees**: bare 79 of 80 to one worker: the worker on CPU 1 (beside the probe) in its "
+            "one run |") in text, text
+    assert ("- bare race, workers on CPUs 0 and 1, probe on CPU 1: the note's winner is the worker on CPU 0 (away "
+            "from the probe); this run's: the worker on CPU 1 (beside the probe) in its one run (79 of 80 to the "
+            "busiest worker).") in text
+    assert ("What this run's own timeline shows under workers on CPUs 0 and 1, probe on CPU 1 (beside worker 1) "
+            "(bare, one oneshot round of 8 connections traced; the table is under Timelines): Of 8 traced "
+            "connections, 7 were established on CPU 1 (the probe's CPU) and 1 on CPU 0. The worker pinned to CPU 1 "
+            "won 5") in text, text
+
+    edit_placement(results, opposite_winner("0"))
+    text = placement_text(tmp_path)
+    assert (PINNED_ROW + "agrees: bare 79 of 80 to one worker: the worker on CPU 0 (away from the probe) in its one "
+            "run |") in text, text
+    assert "bare race, workers on CPUs 0 and 1, probe on CPU 1:" not in text.split("Where this run disagrees")[1]
+
+
+def test_placement_old_run_reads_worker_cpus_from_the_ready_line(results, tmp_path):
+    """Rows from before rows said their workers' CPUs: the report takes them
+    from the server's ready line the study kept under raw/ (and disagrees as
+    above); with no ready line it does not guess: "not compared", and which
+    worker won "is not recorded". Without a timeline under that placement the
+    findings say there is none rather than giving a reason."""
+    edit_placement(results, opposite_winner("1", with_cpus=False))
+    timeline = results / STAMP / "timeline.jsonl"
+    timeline.write_text("".join(l + "\n" for l in timeline.read_text().splitlines() if "pinned-probe-cpu1" not in l))
+    text = placement_text(tmp_path)
+    assert PINNED_ROW + "not compared: bare 79 of 80 to one worker: which worker won is not recorded" in text, text
+
+    raw = results / STAMP / "raw"
+    raw.mkdir()
+    (raw / "placement-pinned-probe-cpu1-bare.ready").write_text(json.dumps(
+        {"event": "ready", "port": 1, "variant": "bare", "mode": "process",
+         "workers": [{"index": 0, "pid": 26161, "tid": 26161, "cpu": "0"},
+                     {"index": 1, "pid": 26162, "tid": 26162, "cpu": "1"}]}) + "\n")
+    text = placement_text(tmp_path)
+    # the probe's CPU of an old row is its placement's name's (pinned-probe-cpu1)
+    assert (PINNED_ROW + "**disagrees**: bare 79 of 80 to one worker: the worker on CPU 1 (beside the probe) in its "
+            "one run |") in text, text
+    assert ("This run has no timeline of bare under workers on CPUs 0 and 1, probe on CPU 1 (beside worker 1), so "
+            "the report gives no reason for the difference.") in text
+
+
+def test_timeline_story_says_only_what_the_rows_show():
+    """story() counts from the rows: where connections were established,
+    who won on which CPU (workers named by the CPU their ready line pins
+    them to), who was woken first from where and where it ran, connections
+    with no wakeup, and EAGAIN; a worker whose CPUs are not one CPU is named
+    by index."""
+    from sections import timeline as timeline_section
+
+    def conn(n, est, woken, winner, winner_cpu, eagain=(), cpus=("0", "1")):
+        return timeline_section.TimelineConn(n, "bare", n, 0.0, est, "acceptlab-probe", tuple(woken), False, winner,
+                                             winner_cpu, 50.0, tuple(eagain), "pinned-probe-cpu1", "x", cpus, 1)
+    rows = [conn(1, 1, [], 1, 1), conn(2, 1, [(1, 1, 1, False), (0, 1, None, False)], 1, 1, [0]),
+            conn(3, 1, [(1, 1, 1, False)], 0, 0)]
+    assert timeline_section.story(rows) == (
+        "3 of 3 traced connections were established on CPU 1 (the probe's CPU). The worker pinned to CPU 1 won 2, "
+        "accepting 2 on CPU 1; the worker pinned to CPU 0 won 1, accepting 1 on CPU 0. The first worker woken "
+        "after ESTABLISHED was the worker pinned to CPU 1 in 2 (woken from CPU 1 and ran on CPU 1 before the "
+        "accept in 2). Woken after another worker: the worker pinned to CPU 0 in 1 (it ran before the accept in "
+        "0). In 1 no worker was woken between ESTABLISHED and the accept. Where a worker was woken, the first one "
+        "woken won 1 of 2. EAGAIN went to the worker pinned to CPU 0 in 1.")
+    unpinned = [conn(1, 0, [(0, 0, None, False)], 1, 0, cpus=("0-1", "0-1"))]
+    assert timeline_section.story(unpinned).startswith(
+        "1 of 1 traced connection was established on CPU 0. Worker 1 won 1, accepting 1 on CPU 0. The first "
+        "worker woken after ESTABLISHED was worker 0 in 1 (woken from CPU 0 and did not run before the accept in 1).")
+
+
+def test_timeline_failed_step_is_said(results, tmp_path):
+    """A timeline step that failed (an error row, as the campaign writes it)
+    renders as "Not traced: why" under its variant and placement, not as a
+    corrupt file."""
+    with open(results / STAMP / "timeline.jsonl", "a") as f:
+        f.write(json.dumps({"variant": "exclusive", "placement": "pinned-probe-cpu1",
+                            "error": "skipped: needs root (the tracer loads BPF programs)"}) + "\n")
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "linux.md").read_text()
+    assert ("### exclusive, pinned-probe-cpu1\n\nNot traced: skipped: needs root (the tracer loads BPF programs)."
+            in text), text
 
 
 def test_cost_cpu_table_gives_ratios_with_their_interval():

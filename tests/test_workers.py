@@ -189,3 +189,70 @@ def test_placement_at_more_workers_renders_by_count(tmp_path):
     more = section(text, "### Where it applies at more workers")
     assert "| nothing pinned | oneshot 41/28/11/0 out burst 16/16/16/16 ok |" in section(more, "#### 4 workers")
     assert text.replace(more + "\n", "") == before, "the 2-worker placement tables changed"
+
+
+def test_placement_rows_say_what_each_worker_was_pinned_to():
+    """A placement run's row carries each counted worker's CPUs from the
+    server's ready line (keyed as the probe counts it: pid, or tid in threads
+    mode) and the probe's and hog's CPUs (None when not pinned), so the
+    report can say which worker won by its CPU without guessing."""
+    from studies import placement
+    ready = {"mode": "process", "workers": [{"index": 0, "pid": 10, "tid": 10, "cpu": "0"},
+                                            {"index": 1, "pid": 11, "tid": 11, "cpu": "1"}]}
+    p = next(p for p in placement.placements() if p["name"] == "pinned-probe-cpu1")
+    assert placement.pinning(p, ready) == {"worker_cpus": {"10": "0", "11": "1"}, "probe_cpu": 1, "hog_cpu": None}
+    hog = next(p for p in placement.placements() if p["name"] == "hog-beside-worker0")
+    threads = dict(ready, mode="threads", workers=[dict(w, tid=w["tid"] + 100) for w in ready["workers"]])
+    assert placement.pinning(hog, threads) == {"worker_cpus": {"110": "0", "111": "1"}, "probe_cpu": None,
+                                               "hog_cpu": 0}
+
+
+def test_timeline_plans_bare_under_the_disputed_placement():
+    """The timeline study runs every arm with nothing pinned and bare also
+    under the placement the scheduling note disputes (workers on CPUs 0 and
+    1, probe on CPU 1): one extra step at 2 workers, none at 4 (the
+    placement pins 2 workers)."""
+    def plan(*extra):
+        res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--studies", "timeline", *extra],
+                             capture_output=True, text=True, timeout=30)
+        assert res.returncode == 0, res.stderr
+        return [l.replace("   (skipped: needs root)", "").split(None, 1)[1] for l in res.stdout.splitlines()]
+    import arms
+    steps = plan()
+    assert [s for s in steps if "pinned" in s] == ["bare              oneshot 8 --timeline, pinned-probe-cpu1"], steps
+    assert len(steps) == len(arms.in_study("timeline")) + 1, steps
+    assert not [s for s in plan("--workers", "4") if "pinned" in s]
+
+
+def test_timeline_under_the_disputed_placement_slice(tmp_path):
+    """As root, the campaign's timeline study for bare: the pinned step's
+    rows say their placement (workers' CPUs "0" and "1" from the ready line,
+    probe on CPU 1), one row per traced connection, every winner one of the
+    two workers; the report gives that placement a table of its own with the
+    workers named by their CPUs; no server outlives the run."""
+    if os.geteuid() != 0:
+        import pytest
+        pytest.skip("needs root (the tracer loads BPF programs)")
+    before = pids_running(SERVER)
+    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--variants", "bare", "--studies", "timeline",
+                          "--results-dir", str(tmp_path), "--no-canonical"],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout + res.stderr
+    run = next(p for p in tmp_path.iterdir() if p.is_dir())
+    rows = [json.loads(l) for l in (run / "timeline.jsonl").read_text().splitlines()]
+    pinned = [r for r in rows if r["placement"] == "pinned-probe-cpu1"]
+    assert {r["placement"] for r in rows} == {"unpinned", "pinned-probe-cpu1"}, rows
+    assert len(pinned) == 8, pinned
+    for r in pinned:
+        assert r["worker_cpus"] == ["0", "1"] and r["probe_cpu"] == 1, r
+        assert r["conn"]["winner_index"] in (0, 1), r
+    out = tmp_path / "linux.md"
+    (tmp_path / "CANONICAL").write_text(run.name + "\n")
+    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path), "--out", str(out)],
+                         capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    heading = "### bare, workers on CPUs 0 and 1, probe on CPU 1 (beside worker 1)"
+    part = section(out.read_text(), heading)
+    assert "Workers' CPUs (ready line): 0: 0, 1: 1; probe on CPU 1." in part, part
+    assert "the worker pinned to CPU" in part, part
+    assert pids_running(SERVER) <= before, "a server outlived the campaign"

@@ -5,7 +5,9 @@ worker, the probe across a veth pair in a network namespace of its own),
 oneshot 10 x 8, burst and ramp, runs of rounds with a gap between rounds;
 bare also gets the stop-winner check (the worker that answered most
 SIGSTOPped: the other must answer all) -> placement.jsonl (one line per run,
-with "workers").
+with "workers", and what the placement pinned: "worker_cpus", each counted
+worker's CPUs as its ready line says them, "probe_cpu" and "hog_cpu", null
+when not pinned), so the report can say which worker won by its CPU.
 
 Where it applies at more workers (PLACEMENT_WORKERS): the pinned placements
 are about 2 workers on this machine's 2 CPUs, so at 4 and 8 workers the
@@ -140,6 +142,19 @@ class Placement:
         return False
 
 
+def worker_cpus(ready):
+    """Each worker's CPUs as the ready line says them ("0", "0-1"), by the id
+    the probe counts it under (tid in threads mode, pid otherwise)."""
+    ident = "tid" if ready.get("mode") == "threads" else "pid"
+    return {str(w[ident]): str(w.get("cpu", "")) for w in ready["workers"]}
+
+
+def pinning(p, ready):
+    """What a placement pinned, for its rows: the workers' CPUs (from the
+    ready line), the probe's CPU and the hog's (None when not pinned)."""
+    return {"worker_cpus": worker_cpus(ready), "probe_cpu": p.get("probe_cpu"), "hog_cpu": p.get("hog_cpu")}
+
+
 def run_split(ready, counts):
     """Per-run counts for every worker of the ready line (zeros included):
     (split text largest first, ratio or None, starved)."""
@@ -243,9 +258,9 @@ def placement_step(raw_dir, p, arm, workers, shapes, runs):
             rc = stop_server(proc) if proc.poll() is None else proc.returncode
         for r in rows:
             r.update({"placement": p["name"], "label": p["label"], "variant": arm,
-                      "mode": ready.get("mode", "process"), "workers": workers})
+                      "mode": ready.get("mode", "process"), "workers": workers}, **pinning(p, ready))
         if stop_winner:
-            rows.append(dict(stop_winner_row(p, arm, proc, rc, stop), workers=workers))
+            rows.append(dict(stop_winner_row(p, arm, proc, rc, stop), workers=workers, **pinning(p, ready)))
         text = " ".join("%s %s" % (s["name"], " ".join(r["split"] for r in rows if r.get("shape") == s["name"]))
                         for s in shapes)
         if stop_winner:

@@ -411,16 +411,23 @@ def render_by_workers(meta: Meta, rows: list) -> list:
 # Figures quoted from the seed design note, never merged with ours. The splits
 # are kept exactly as the note writes them (13/19 is its order, not ours).
 # The note's rows: what, shape, its rounds, the arm of ours that runs the
-# same mechanism, source.
+# same mechanism, source, and whether the note writes the splits in a fixed
+# worker (listener) order, so that which one got the larger share can be
+# read from them (False: largest first or unsaid, so it cannot).
 REFERENCE_ROWS = (
     ("bare race, accept sharing off (the knob-off arm), Linux", "burst 32",
-     "21/11 and 32/0", "fdpass-off", f'`{SEED_000}` ("Accept sharing"), section "After"'),
+     "21/11 and 32/0", "fdpass-off", f'`{SEED_000}` ("Accept sharing"), section "After"', False),
     ("bare race, accept sharing off (the knob-off arm), Linux", "ramp 32",
-     "27/5, 23/9", "fdpass-off", f'`{SEED_000}` ("Accept sharing"), section "After"'),
+     "27/5, 23/9", "fdpass-off", f'`{SEED_000}` ("Accept sharing"), section "After"', False),
     ("per-worker SO_REUSEPORT listeners, the note's two-listener model, Linux", "burst 32",
      "13/19, 13/19, 21/11", "reuseport",
-     f'`{SEED_000}` ("Accept sharing"), section "The three candidates, and the measurement that chose"'),
+     f'`{SEED_000}` ("Accept sharing"), section "The three candidates, and the measurement that chose"', True),
 )
+
+
+def note_rounds(text):
+    """The note's splits ("21/11 and 32/0", "13/19, 13/19, 21/11") as lists of counts."""
+    return [[int(n) for n in part.split("/")] for part in re.split(r",\s*|\s+and\s+", text.strip()) if part]
 
 
 def _outside(split):
@@ -429,17 +436,77 @@ def _outside(split):
     return min(ns) == 0 or max(ns) > WITHIN * min(ns)
 
 
-def reference_verdict(note_rounds, arm, shape, measured):
-    """Whether this run's rounds of arm in shape (2 workers, process mode)
-    agree with the note's: both have a round outside 2:1, or neither has."""
+def larger_of(counts) -> Optional[object]:
+    """Which worker (key) got the larger share of a 2-worker round; None on a tie."""
+    top = sorted(counts, key=lambda kv: -kv[1])
+    if not top or (len(top) > 1 and top[0][1] == top[1][1]):
+        return None
+    return top[0][0]
+
+
+def majority_text(owners: list, unit: str = "worker") -> str:
+    """"the larger share went to one worker in every round", "... to one
+    worker in 2 rounds and the other in 1", with ties said as ties."""
+    ties = owners.count(None)
+    decided = [o for o in owners if o is not None]
+    by = sorted(((decided.count(o), o) for o in dict.fromkeys(decided)), key=lambda t: -t[0])
+    if not decided:
+        text = "every round tied"
+    elif len(by) == 1:
+        text = (f"the larger share went to the same {unit} in every round" if not ties else
+                f"the larger share went to the same {unit} in {plural(by[0][0], 'round')}")
+    else:
+        text = (f"the larger share went to one {unit} in {plural(by[0][0], 'round')} and to "
+                + " and ".join(f"another in {n}" for n, _ in by[1:]))
+    return text + (f", {ties} tied" if ties and decided else "")
+
+
+def moves(owners: list) -> Optional[bool]:
+    """Whether the larger share changed hands between rounds (None: fewer than 2 decided rounds)."""
+    decided = [o for o in owners if o is not None]
+    return None if len(decided) < 2 else len(set(decided)) > 1
+
+
+def reference_compare(note, arm, shape, measured, ordered_note=False) -> tuple:
+    """How this run's rounds of arm in shape (2 workers, process mode) answer
+    the note's rounds: (cell, what differs or ""). Compared: whether a round
+    falls outside 2:1 (in both, or in neither), and where the note writes its
+    splits in a fixed listener order, whether the larger share moves between
+    workers from round to round or stays with one, as ours does."""
     mine = [r for r in measured if r.variant == arm and r.shape == shape and r.mode == "process"
             and r.workers in (None, 2)]
     if not mine:
-        return "-"
-    note_out = sum(_outside(s) for s in re.split(r",| and ", note_rounds))
+        return "-", ""
+    theirs = note_rounds(note)
+    note_out = sum(_outside("/".join(map(str, ns))) for ns in theirs)
     ours_out = sum(not r.within for r in mine)
-    text = f"{arm}: {' '.join(r.split for r in mine)} ({ours_out} of {len(mine)} outside 2:1)"
-    return ("agrees: " if (note_out > 0) == (ours_out > 0) else "**disagrees**: ") + text
+    owners = [larger_of(r.counts) for r in mine]
+    text = (f"{arm}: {' '.join(r.split for r in mine)} ({ours_out} of {len(mine)} outside 2:1; "
+            f"{majority_text(owners)})")
+    differs = []
+    if (note_out > 0) != (ours_out > 0):
+        worst = max(theirs, key=lambda ns: max(ns) / max(min(ns), 1e-9))
+        theirs_out = "all within" if not note_out else f"{note_out} of {len(theirs)} outside"
+        ours_list = f" ({', '.join(r.split for r in mine if not r.within)})" if ours_out else ""
+        differs.append(f"the note's rounds are {theirs_out} 2:1 (its most uneven {'/'.join(map(str, worst))}); "
+                       f"here {ours_out} of {len(mine)} outside{ours_list}")
+    if ordered_note:
+        note_owner = [None if ns[0] == ns[1] else (0 if ns[0] > ns[1] else 1) for ns in theirs]
+        note_moves, ours_moves = moves(note_owner), moves(owners)
+        if note_moves is not None and ours_moves is not None and note_moves != ours_moves:
+            note_way = "moves between listeners" if note_moves else "stays on one listener"
+            differs.append(f"in the note the larger share {note_way}; here {majority_text(owners)}")
+        elif note_moves is not None and ours_moves is not None:
+            text += (f"; the larger share {'moves between workers' if ours_moves else 'stays with one worker'}, "
+                     "as in the note")
+    else:
+        text += "; which worker the note's rounds favour it does not say"
+    return ("**disagrees**: " if differs else "agrees: ") + text, "; ".join(differs)
+
+
+def reference_verdict(note_rounds_text, arm, shape, measured, ordered_note=False):
+    """The table cell of reference_compare."""
+    return reference_compare(note_rounds_text, arm, shape, measured, ordered_note)[0]
 
 
 def render_reference(measured=()) -> list:
@@ -448,21 +515,22 @@ def render_reference(measured=()) -> list:
                "with the table above, all with two workers. These are that note's figures, from its "
                "own server and machines, not results of this run, and nothing above is computed "
                "from them. Splits are written as the note writes them. \"This run\" gives the rounds "
-               "of our arm with the same mechanism and says whether they agree: a round outside 2:1 in "
-               "both, or in neither.")
+               "of our arm with the same mechanism and compares what the note's rounds are about: whether a "
+               "round falls outside 2:1 (in both, or in neither), and where the note writes its splits in a "
+               "fixed listener order, whether the larger share moves between workers from round to round "
+               "(our rounds of a shape ran on one server, so a worker keeps its identity across them).")
     out.append("")
     out.append("| what | shape | rounds | this run | source |")
     out.append("|---|---|---|---|---|")
     disagree = []
-    for what, shape, splits, arm, source in REFERENCE_ROWS:
-        verdict = reference_verdict(splits, arm, shape.split()[0], measured)
-        if verdict.startswith("**disagrees"):
-            disagree.append(f"{what}, {shape}")
-        out.append(f"| {what} | {shape} | {splits} | {verdict} | {source} |")
+    for what, shape, splits, arm, source, in_order in REFERENCE_ROWS:
+        cell, differs = reference_compare(splits, arm, shape.split()[0], measured, in_order)
+        if differs:
+            disagree.append(f"- {what}, {shape}: {differs}.")
+        out.append(f"| {what} | {shape} | {splits} | {cell} | {source} |")
     out.append("")
     if disagree:
-        out += ["**Where this run disagrees with the note.** " + "; ".join(disagree) + ": see \"this run\" above.",
-                ""]
+        out += ["**Where this run disagrees with the note.**", ""] + disagree + [""]
     return out
 
 
