@@ -704,9 +704,17 @@ def test_spreading_is_said_when_every_round_shows_it():
 
 def test_too_few_arms_give_no_relationship():
     """Three arms give no interval (Fisher's z needs more than 3): the
-    finding says so rather than calling a relationship."""
+    finding says so rather than calling a relationship; four arms whose
+    round lacks a figure for one of them are judged per factor, and the
+    short round is said to have too few."""
     runs = [why_run(arm, 1, 10.0 + i, 0.01 * i, 2.0, "9/9") for i, arm in enumerate(WHY_ARMS[:3])]
-    assert "- involuntary context switches per request: no round had 4 or more arms" in why_text(runs)
+    assert ("Only 3 arms of ours ran here, fewer than the 4 a rank correlation's interval needs, so no relationship "
+            "is judged") in why_text(runs)
+    runs = [why_run(arm, 1, 10.0 + i, 0.01 * i, None if i == 0 else 2.0, "9/9") for i, arm in enumerate(WHY_ARMS[:4])]
+    text = why_text(runs)
+    assert ("- requests per epoll_wait return: no round had 4 or more arms with both figures, and varying ones"
+            in text), text
+    assert "- involuntary context switches per request: round 1 ρ +1.00" in text, text
 
 
 def test_duplicate_run_is_named_with_the_first_line(results, tmp_path):

@@ -489,8 +489,17 @@ def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
     sides = [r.tw_sides for r in runs if r.tw_sides is not None]
     if not counts:
         return []
-    text = (f"TIME_WAIT after the Connection: close runs: {min(counts)} to {max(counts)} sockets on the "
-            "machine (earlier runs' included: a socket stays in TIME_WAIT 60 s, longer than the pause).")
+    own = [r.netns for r in runs if r.time_wait_after is not None]
+    if own and all(own):
+        where = ("in the run's own network namespace (each run was made in a fresh one, so these are the run's "
+                 "own sockets)")
+    elif not any(own):
+        where = ("on the machine (earlier runs' included: a socket stays in TIME_WAIT 60 s, longer than the "
+                 "pause)")
+    else:
+        where = ("in the run's own network namespace for the runs made in one, on the machine (earlier runs' "
+                 "included) for the others")
+    text = f"TIME_WAIT after the Connection: close runs: {min(counts)} to {max(counts)} sockets {where}."
     if sides:
         server, client = sum(s[0] for s in sides), sum(s[1] for s in sides)
         text += (f" On the run's own server port, summed over the runs: {server} on the server's side, "

@@ -187,6 +187,11 @@ def render_why(measured: list, arms: list, server_cpus: Optional[int]) -> list:
     out.append("")
     for title, w, ours in groups:
         n_arms = len({r.arm for r in ours})
+        if n_arms < MIN_ARMS:
+            out += [f"**What went with it: {title}, {plural(w, 'worker')}.** Only {plural(n_arms, 'arm')} of ours "
+                    f"ran here, fewer than the {MIN_ARMS} a rank correlation's interval needs, so no relationship "
+                    "is judged and the ratios to bare are not read as a cost of spreading.", ""]
+            continue
         lines, said = [], {}
         for name, _ in FACTORS:
             text, every = factor_line(name, ours)

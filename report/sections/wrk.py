@@ -51,6 +51,7 @@ class WrkRun:
     switches: Optional[tuple] = None
     per_wakeup: Optional[float] = None
     worker_loops: Optional[tuple] = None
+    netns: Optional[bool] = None  # cost: the run was made in a network namespace of its own (None: not recorded)
 
     @property
     def key(self) -> tuple:
@@ -127,7 +128,7 @@ def wrk_row_parser(setting_key: str):
                       to_process, peer, software, cpu, cpu_ratios, str_pairs(obj, "cpu_ratio_partners", str),
                       str_pairs(obj, "cpu_converged", bool),
                       get_number(obj, "ratio_to_reference", nullable=True) if "ratio_to_reference" in obj else None,
-                      switches, per_wakeup, loops)
+                      switches, per_wakeup, loops, obj["netns"] if isinstance(obj.get("netns"), bool) else None)
     return parse
 
 
