@@ -57,9 +57,10 @@ def overhead_run(args, raw_dir, traced, mode, rnd):
         finally:
             if tracer:
                 tracer.stop()
-    # the server's own CPU: the tracer's programs run in its threads
-    # (tracepoints fire in the traced task), its user-space reader is
-    # another process, not counted
+    # the server's own CPU: a BPF program runs in the task that hits its
+    # tracepoint, so the tracer's time on the server's syscalls and
+    # switches is in it; on wakeups wrk's packets cause (the waker's
+    # context) it is not, nor is its user-space reader (another process)
     out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc), cpu.switches))
     out.update(loop_fields(proc))
     row = dict({"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS, "traced": traced, "mode": mode,

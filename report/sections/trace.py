@@ -306,9 +306,10 @@ def overhead_cpu(runs: list, lines: list, within: Optional[float] = None, max_ro
     rounds = sorted({r.round for r in runs})
     marked = any(r.converged is False for r in runs)
     out = ["The server's CPU time per request (user + system of every thread of its processes, over the "
-           "requests wrk completed; the tracer's programs run in the server's threads, so their time is "
-           "in it), untraced / traced, and the ratio's mean ± the half-width of its 95 % interval over the "
-           "rounds:", "",
+           "requests wrk completed; a BPF program runs in the task that hits its tracepoint, so the tracer's "
+           "time on the server's own syscalls and context switches is in it, and its time on wakeups that "
+           "wrk's packets cause, which run in the waker's context, is not), untraced / traced, and the "
+           "ratio's mean ± the half-width of its 95 % interval over the rounds:", "",
            "| mode | " + " | ".join(f"round {n}" for n in rounds) + " | CPU ratio traced/untraced |",
            "|---|" + "---|" * (len(rounds) + 1)]
     for mode, title in COST_MODES:
