@@ -539,41 +539,95 @@ def pin_tree(pid, cpus):
                 raise StepFailed("cannot pin task %s of %d to CPUs %s: %s" % (t, pid, sorted(cpus), e))
 
 
-def cpu_ns(pids):
-    """The on-CPU time, user and system, of every thread of pids so far, in
-    ns (each task's schedstat: the scheduler's own count, not 10 ms ticks)."""
-    return sum(int(text.split()[0]) for p in pids for text in _task_files(p, "schedstat") if text.strip())
+SWITCHES_RE = re.compile(r"^(voluntary_ctxt_switches|nonvoluntary_ctxt_switches):\s*(\d+)$", re.M)
+
+
+def task_counts(pids):
+    """What the scheduler has counted so far for every thread of pids, read
+    task by task in one pass: {"cpu_ns": on-CPU time, user and system (each
+    task's schedstat: the scheduler's own count, not 10 ms ticks),
+    "voluntary" and "involuntary": its context switches (status's
+    voluntary_ctxt_switches, nonvoluntary_ctxt_switches: it blocked, or was
+    preempted)}. A task gone between its two files is left out of both."""
+    totals = {"cpu_ns": 0, "voluntary": 0, "involuntary": 0}
+    for p in pids:
+        try:
+            tids = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for t in tids:
+            base = "/proc/%d/task/%s/" % (p, t)
+            try:
+                with open(base + "schedstat") as f:
+                    sched = f.read().split()
+                with open(base + "status") as f:
+                    status = f.read()
+            except OSError:
+                continue
+            if not sched:
+                continue
+            found = dict(SWITCHES_RE.findall(status))
+            totals["cpu_ns"] += int(sched[0])
+            totals["voluntary"] += int(found.get("voluntary_ctxt_switches", 0))
+            totals["involuntary"] += int(found.get("nonvoluntary_ctxt_switches", 0))
+    return totals
 
 
 class CpuMeter:
-    """The CPU time a server spends inside the with block: every thread of its
-    process tree (the supervisor and every worker, or a peer's master and
-    workers), sampled before and after. A process that ends inside the block
-    takes its time with it: the studies that use this stop nothing inside."""
+    """The CPU time and the context switches of a server inside the with
+    block: every thread of its process tree (the supervisor and every
+    worker, or a peer's master and workers), sampled before and after
+    (task_counts). A process that ends inside the block takes its counts
+    with it: the studies that use this stop nothing inside."""
 
     def __init__(self, root_pid):
         self.root = root_pid
         self.ns = None
+        self.switches = None  # {"voluntary": n, "involuntary": n} over the block
 
     def __enter__(self):
         self.pids = process_tree(self.root)
-        self.start = cpu_ns(self.pids)
+        self.start = task_counts(self.pids)
         return self
 
     def __exit__(self, *exc):
-        self.ns = cpu_ns(self.pids) - self.start
+        end = task_counts(self.pids)
+        self.ns = end["cpu_ns"] - self.start["cpu_ns"]
+        self.switches = {k: end[k] - self.start[k] for k in ("voluntary", "involuntary")}
         return False
 
 
-def cpu_fields(ns, requests, accepted=None):
+def cpu_fields(ns, requests, accepted=None, switches=None):
     """The row fields for a server's CPU time over a wrk run: the total in µs,
     per request wrk completed, and per connection the server accepted (when
-    known)."""
+    known); with switches (CpuMeter's), its voluntary and involuntary
+    context switches, in all and per request wrk completed."""
     us = ns / 1000.0
-    return {"server_cpu_us": round(us, 1),
-            "cpu_us_per_request": round(us / requests, 4) if requests else None,
-            "accepted": accepted,
-            "cpu_us_per_connection": round(us / accepted, 3) if accepted else None}
+    out = {"server_cpu_us": round(us, 1),
+           "cpu_us_per_request": round(us / requests, 4) if requests else None,
+           "accepted": accepted,
+           "cpu_us_per_connection": round(us / accepted, 3) if accepted else None}
+    if switches is not None:
+        for kind in ("voluntary", "involuntary"):
+            out["ctx_" + kind] = switches[kind]
+            out["ctx_%s_per_request" % kind] = round(switches[kind] / requests, 5) if requests else None
+    return out
+
+
+def loop_fields(proc):
+    """Requests per epoll_wait return, from the server's worker_exit lines
+    (each worker's requests answered and epoll_pwait returns that delivered
+    events, over its life): per worker, and over all workers. None for each
+    when the lines do not carry the counts."""
+    lines = sorted(worker_exits(proc), key=lambda e: e.get("index", 0))
+    if not lines or not all(isinstance(e.get("epoll_returns"), int) for e in lines):
+        return {"requests_per_epoll_return": None, "worker_loops": None}
+    per = [{"index": e.get("index"), "requests": e.get("requests", 0), "epoll_returns": e["epoll_returns"],
+            "requests_per_epoll_return": round(e.get("requests", 0) / e["epoll_returns"], 4)
+            if e["epoll_returns"] else None} for e in lines]
+    returns = sum(w["epoll_returns"] for w in per)
+    return {"requests_per_epoll_return": round(sum(w["requests"] for w in per) / returns, 4) if returns else None,
+            "worker_loops": per}
 
 
 def worker_exits(proc):

@@ -182,7 +182,9 @@ struct worker {
 	int open_conns;
 	uint64_t accepted;   /* connections this worker accepted */
 	uint64_t admitted;   /* connections this worker served (accepted or handed to it) */
-	uint64_t requests;
+	uint64_t requests;   /* requests answered (any status) */
+	uint64_t epoll_returns; /* epoll_pwait returns that delivered events: with
+				 * requests, how many requests each wakeup served */
 	uint64_t accept_eagain; /* accept() calls that found the queue empty */
 	uint64_t accept_errors;
 	int stopping;        /* SIGTERM seen: no new connections, finish what is in flight */

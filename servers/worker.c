@@ -737,6 +737,8 @@ int worker_run(struct worker *w)
 			fprintf(stderr, "acceptlab-server: worker %d: epoll_pwait: %s\n", w->index, strerror(errno));
 			return 1;
 		}
+		if (n > 0) /* a wakeup with work: a timeout's or a signal's return is not one */
+			w->epoll_returns++;
 		if (v->pass_woke)
 			v->pass_woke(w);
 		if ((stop_requested && (!w->stopping || w->retiring)) || (retire_requested && !w->stopping)) {
@@ -783,10 +785,12 @@ int worker_run(struct worker *w)
 	}
 	emit_line(STDOUT_FILENO,
 		  "{\"event\":\"worker_exit\",\"index\":%d,\"slot\":%d,\"pid\":%d,\"tid\":%d,\"retired\":%s,"
-		  "\"accepted\":%llu,\"admitted\":%llu,\"requests\":%llu,\"accept_eagain\":%llu,\"accept_errors\":%llu}",
+		  "\"accepted\":%llu,\"admitted\":%llu,\"requests\":%llu,\"epoll_returns\":%llu,"
+		  "\"accept_eagain\":%llu,\"accept_errors\":%llu}",
 		  w->index, w->slot, (int)w->pid, (int)w->tid, w->retiring ? "true" : "false",
 		  (unsigned long long)w->accepted,
 		  (unsigned long long)w->admitted, (unsigned long long)w->requests,
+		  (unsigned long long)w->epoll_returns,
 		  (unsigned long long)w->accept_eagain, (unsigned long long)w->accept_errors);
 	free(w->fresh);
 	w->fresh = NULL;

@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -86,6 +87,18 @@ def test_quick_bench_writes_a_row_per_cell(quick_bench):
         assert r["netns"] == (os.geteuid() == 0), r
         assert isinstance(r["time_wait_after"], int) and r["time_wait_after"] >= 0, r
         assert set(r["time_wait_sides"]) == {"server", "client"}
+    for r in cost:
+        # the server's context switches over the wrk run, in all and per request wrk completed
+        for kind in ("voluntary", "involuntary"):
+            assert isinstance(r["ctx_" + kind], int) and r["ctx_" + kind] >= 0, r
+            assert r["ctx_%s_per_request" % kind] == round(r["ctx_" + kind] / r["requests"], 5), r
+        # requests per epoll_wait return: one entry per worker, over the server's life, so its
+        # workers answered at least every request wrk completed, each return serving one or more
+        loops = r["worker_loops"]
+        assert sorted(w["index"] for w in loops) == list(range(r["workers"])), r
+        assert sum(w["requests"] for w in loops) >= r["requests"], r
+        assert r["requests_per_epoll_return"] == round(
+            sum(w["requests"] for w in loops) / sum(w["epoll_returns"] for w in loops), 4), r
     for r in cost + payoff:
         # one count per worker; wrk opens one connection more than -c before its run
         counts = [int(n) for n in r["served_split"].split("/")]
@@ -426,6 +439,37 @@ def test_cpu_meter_counts_every_process_of_the_tree():
         parent.wait()
 
 
+def test_cpu_meter_counts_context_switches():
+    """harness.CpuMeter reads each thread's context switches with its CPU
+    time: a child of the shell that sleeps 20 times inside the meter's block
+    (each sleep blocks it: a voluntary switch) is counted at 20 voluntary
+    switches or more; nothing it does is a negative count."""
+    code = ("import time, sys\n"
+            "sys.stdin.readline()\n"
+            "for _ in range(20): time.sleep(0.002)\n"
+            "print('slept', flush=True)\n"
+            "time.sleep(60)\n")
+    parent = subprocess.Popen(["sh", "-c", "%s -c \"$0\"; :" % PYTHON, code], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        while len(harness.process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(harness.process_tree(parent.pid)) >= 2, "the child never appeared under the shell"
+        with harness.CpuMeter(parent.pid) as meter:
+            parent.stdin.write("go\n")
+            parent.stdin.flush()
+            assert parent.stdout.readline() == "slept\n"
+        assert meter.switches["voluntary"] >= 20, meter.switches
+        assert meter.switches["involuntary"] >= 0, meter.switches
+        fields = harness.cpu_fields(meter.ns, 10, switches=meter.switches)
+        assert fields["ctx_voluntary"] == meter.switches["voluntary"]
+        assert fields["ctx_voluntary_per_request"] == round(meter.switches["voluntary"] / 10, 5)
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
+
+
 # ---------------------------------------------------------------- the wrk parser
 
 KEEPALIVE_SAMPLE = """\
@@ -552,6 +596,12 @@ def edit_row(path, lineno, edit):
      '"ratio_to_bare" 1.5 disagrees with 100188 req/s over bare\'s 101200 (line 1) = 0.9900'),
     ("cost", 6, lambda r: r.update(ratio_to_bare=0.97),
      '"ratio_to_bare" is 0.97 but no bare row with req/s > 0 was measured at 1 worker, Connection: close, round 2'),
+    ("cost", 3, lambda r: r.update(requests_per_epoll_return=2.0,
+                                   worker_loops=[{"index": 0, "requests": 30, "epoll_returns": 10}]),
+     '"requests_per_epoll_return" 2.0 disagrees with "worker_loops": 30 requests over 10 returns'),
+    ("cost", 3, lambda r: r.update(requests_per_epoll_return=1.0, worker_loops=[{"index": 0, "requests": 3}]),
+     '"worker_loops" must be null or a non-empty list of objects with integers >= 0 "index", "requests" and '
+     '"epoll_returns"'),
     ("payoff", 4, lambda r: r.update(errors={"read": -2}), '"errors" entry "read" must be an integer >= 0, got -2'),
     ("payoff", 1, lambda r: r.update(connections=0), '"connections" must be an integer >= 1, got 0'),
     ("payoff", 10, lambda r: r.update(error=None), '"error" must be a string, got null'),
@@ -564,9 +614,107 @@ def test_malformed_rows_are_one_line_errors(results, tmp_path, study, line, edit
     that is neither, a latency that is not numbers, a negative count, a ratio that
     disagrees with the req/s it claims to divide (or has no bare row to divide by),
     a bad error counter, a connection count of 0, an error that is not text, a
-    per-worker split that is not counts."""
+    per-worker split that is not counts, requests per epoll_wait return that
+    are not the per-worker counts' quotient, per-worker counts without their
+    returns."""
     edit_row(results / STAMP / (study + ".jsonl"), line, edit)
     assert report_error(tmp_path) == f"report: results/linux/{STAMP}/{study}.jsonl:{line}: {message}"
+
+
+# ---------------------------------------------------------------- what went with the CPU per request
+
+sys.path.insert(0, os.path.join(ROOT, "report"))
+from sections import cost_why  # noqa: E402
+from sections.wrk import WrkRun  # noqa: E402
+
+WHY_ARMS = ("a1", "a2", "a3", "a4", "a5")
+
+
+def why_run(arm, rnd, cpu, involuntary, per_wakeup, served, voluntary=0.5, peer=None):
+    return WrkRun(rnd, arm, 2, "keepalive", rnd, 1000.0, 1.0, 2.0, (), ratio=1.0, served=served, peer=peer,
+                  cpu=(cpu, None), switches=(voluntary, involuntary), per_wakeup=per_wakeup,
+                  worker_loops=None if per_wakeup is None else ((0, round(150 * per_wakeup), 100),
+                                                                (1, round(50 * per_wakeup), 100)))
+
+
+def why_text(runs, server_cpus=1):
+    return "\n".join(cost_why.render_why(runs, list(WHY_ARMS) + ["nginx"], server_cpus))
+
+
+def test_spearman_and_its_interval():
+    """Spearman's rho is Pearson's on the ranks (ties share their mean rank):
+    one swapped pair in four gives 0.8; a constant side gives None. Its 95 %
+    interval (Fisher's z, variance 1.06 / (n - 3)) holds 0 for 0.8 over 4
+    pairs and excludes it over 30."""
+    assert cost_why.spearman([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(0.8)
+    assert cost_why.ranks([5, 1, 5, 2]) == [3.5, 1.0, 3.5, 2.0]
+    assert cost_why.spearman([1, 2, 3, 4], [7, 7, 7, 7]) is None
+    low, high = cost_why.rho_interval(0.8, 4)
+    assert low < 0 < high
+    low, high = cost_why.rho_interval(0.8, 30)
+    assert 0 < low < 0.8 < high
+
+
+def test_what_went_with_cpu_is_said_only_where_every_round_resolves_it():
+    """Five arms over two rounds: involuntary switches rise with CPU per
+    request in both rounds (said: rose), requests per epoll_wait return fall
+    with it in both (said: fell), voluntary switches do not follow it (no
+    relationship), and the busiest worker's share follows it in round 1
+    only, so the report does not read the ratios as a cost of spreading.
+    The anchor, whose figures would break every relationship, is shown in
+    the table and not counted ("our 5 arms")."""
+    runs = []
+    for rnd in (1, 2):
+        for i, arm in enumerate(WHY_ARMS):
+            served = ("9/9", "10/8", "12/6", "14/4", "16/2")[i if rnd == 1 else (3, 0, 4, 1, 2)[i]]
+            runs.append(why_run(arm, rnd, 10.0 + i + rnd / 10, 0.01 * (i + 1), 3.0 - 0.4 * i, served,
+                                voluntary=(0.3, 0.1, 0.5, 0.2, 0.4)[(i + rnd) % 5]))
+        runs.append(why_run("nginx", rnd, 1.0, 9.0, None, None, peer="nginx-default"))
+    text = why_text(runs)
+    assert ("| a1 | 2 | Keep-alive | 9/9 14/4 | 10.10 10.20 | 0.010 0.010 | 0.100 0.500 | 3.00 [4.50/1.50] "
+            "3.00 [4.50/1.50] |") in text, text
+    assert "| nginx | 2 | Keep-alive | - - | 1.00 1.00 | 9.000 9.000 | 0.500 0.500 | - - |" in text
+    assert "Across our 5 arms" in text
+    assert ("- involuntary context switches per request: round 1 ρ +1.00 (+1.00 to +1.00, 5 arms); round 2 ρ +1.00 "
+            "(+1.00 to +1.00, 5 arms): CPU per request rose with it in rounds 1, 2.") in text, text
+    assert "- requests per epoll_wait return: round 1 ρ -1.00" in text
+    assert ": CPU per request fell as it rose in rounds 1, 2." in text
+    voluntary = [l for l in text.splitlines() if l.startswith("- voluntary")][0]
+    assert voluntary.endswith("no relationship resolved in rounds 1, 2."), voluntary
+    share = [l for l in text.splitlines() if l.startswith("- the busiest worker's share")][0]
+    assert "rose with it in round 1" in share and "no relationship resolved in round 2" in share, share
+    assert ("This run (Keep-alive at 2 workers, where the workers shared 1 CPU) does not show CPU per request going "
+            "with how evenly an arm spread its connections in every round") in text
+
+
+def test_spreading_is_said_when_every_round_shows_it():
+    """When CPU per request is higher, round after round, where the busiest
+    worker's share is smaller (the connections more evenly spread), the
+    report says a ratio to bare then holds the cost of spreading; figures
+    not recorded (older rows) are said to be not recorded."""
+    runs = [why_run(arm, rnd, 10.0 + i, None, None, ("16/2", "14/4", "12/6", "10/8", "9/9")[i])
+            for rnd in (1, 2) for i, arm in enumerate(WHY_ARMS)]
+    runs = [r.__class__(**dict(r.__dict__, switches=None)) for r in runs]
+    text = why_text(runs)
+    assert "- involuntary context switches per request: not recorded in this run." in text
+    assert "- requests per epoll_wait return: not recorded in this run." in text
+    assert ("So in this run (Keep-alive at 2 workers, where the workers shared 1 CPU) CPU per request was higher, in "
+            "every round, where an arm spread its connections more evenly over its workers") in text, text
+
+
+def test_too_few_arms_give_no_relationship():
+    """Three arms give no interval (Fisher's z needs more than 3): the
+    finding says so rather than calling a relationship; four arms whose
+    round lacks a figure for one of them are judged per factor, and the
+    short round is said to have too few."""
+    runs = [why_run(arm, 1, 10.0 + i, 0.01 * i, 2.0, "9/9") for i, arm in enumerate(WHY_ARMS[:3])]
+    assert ("Only 3 arms of ours ran here, fewer than the 4 a rank correlation's interval needs, so no relationship "
+            "is judged") in why_text(runs)
+    runs = [why_run(arm, 1, 10.0 + i, 0.01 * i, None if i == 0 else 2.0, "9/9") for i, arm in enumerate(WHY_ARMS[:4])]
+    text = why_text(runs)
+    assert ("- requests per epoll_wait return: no round had 4 or more arms with both figures, and varying ones"
+            in text), text
+    assert "- involuntary context switches per request: round 1 ρ +1.00" in text, text
 
 
 def test_duplicate_run_is_named_with_the_first_line(results, tmp_path):

@@ -98,8 +98,11 @@ def test_report_renders_the_fixture_side_by_side(tmp_path):
     """Two hand-written rows: the section's tables put bare and nginx in
     columns (CPU per request, syscalls per request, the symbols in rank
     order with their object), a syscall one arm never made shows 0 for it,
-    the irq_enable note appears when that symbol leads, and the bare/nginx
-    CPU ratio is the rows' quotient."""
+    the irq_enable note appears when that symbol leads and says it is the
+    method's attribution, not a finding of the run, requests per epoll_wait
+    call are the inverse of the rows' epoll_pwait / epoll_wait per request
+    (bare 1 / 0.1, nginx 1 / 0.09), and the bare/nginx CPU ratio is the
+    rows' quotient."""
     run = tmp_path / "results" / "20261129T081500Z"
     run.mkdir(parents=True)
     shutil.copy(FIXTURE_META, run / "meta.json")
@@ -122,7 +125,9 @@ def test_report_renders_the_fixture_side_by_side(tmp_path):
     assert "| read | 1.000 | 0.000 |" in text and "| writev | 0.000 | 1.000 |" in text
     assert "| syscalls per request | 2.10 | 2.09 |" in text
     assert "bare over nginx: 0.80" in text
-    assert "`pvm_irq_enable` at the top" in text
+    assert "`pvm_irq_enable` among the top symbols. How the method attributes samples, not a finding of this run" \
+        in text
+    assert "perf stat counted, one run each): bare 10.00, nginx 11.11." in text
 
 
 def test_report_says_when_a_run_has_no_profile(tmp_path):

@@ -80,6 +80,36 @@ def test_connection_close_honoured(start_server, variant):
     assert int(out.split(b"\r\n\r\n", 1)[1]) in s.pids
 
 
+LOOP_SEQUENTIAL = 20   # requests sent one at a time, each after the previous answer
+LOOP_PIPELINED = 20    # requests sent in one write
+LOOP_SLACK = 8         # wakeups besides those: the accept (each worker may be woken for it), the
+                       # pipelined write (perhaps in two pieces), the close, a passed descriptor
+
+
+@pytest.mark.parametrize("variant", SERVING)
+def test_worker_exit_counts_requests_and_wakeups(start_server, variant):
+    """Each worker_exit line carries "requests" (answered) and
+    "epoll_returns" (epoll_pwait returns that delivered events), which the
+    cost study divides into requests per wakeup. On one keep-alive
+    connection: 20 requests one at a time need a wakeup each, then 20
+    pipelined in one write are answered in one or two. So the workers
+    answered exactly 40 and woke at least 21 times, but far fewer than 40:
+    a counter bumped per request, or never, fails."""
+    s = start_server(variant)
+    with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+        for _ in range(LOOP_SEQUENTIAL):
+            assert get(s.port, "/", sock=c)[0] == 200
+        c.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n" * LOOP_PIPELINED)
+        assert [st for st, _, _ in read_responses(c, LOOP_PIPELINED)] == [200] * LOOP_PIPELINED
+    assert s.stop() == 0
+    exits = [e for e in s.events if e.get("event") == "worker_exit"]
+    assert len(exits) == len(s.ready["workers"]), s.events
+    requests = sum(e["requests"] for e in exits)
+    wakeups = sum(e["epoll_returns"] for e in exits)
+    assert requests == LOOP_SEQUENTIAL + LOOP_PIPELINED, exits
+    assert LOOP_SEQUENTIAL + 1 <= wakeups <= LOOP_SEQUENTIAL + LOOP_SLACK, exits
+
+
 ASAN_ARMS = ("bare", "mutex", "mutex --accept-mutex-strict", "bare --threads 2", "bare --threads 2 --shared-epoll",
              "handoff --threads 2", "fdpass --threads 2", "fdpass --spawn-workers",
              "reuseport-bpf --spawn-workers")

@@ -2,7 +2,10 @@
 workers, arms alternated within a round in an order that rotates per round,
 a gap after every close run; the server's CPU time per request, req/s,
 p50/p99, TIME_WAIT left, the ratio to bare, to the knob-off arm, to the
-reference arm and to the process-mode arm -> cost.jsonl (one line per run).
+reference arm and to the process-mode arm, and what explains a CPU figure:
+the server's voluntary and involuntary context switches per request (over
+the wrk run, read with its CPU time) and requests per epoll_wait return
+(per worker, from its worker_exit line) -> cost.jsonl (one line per run).
 
 The campaign runs the arms with "cost" in arms.py for COST_ROUNDS rounds of
 COST_SECONDS-second runs. `--bench-arms all` (make bench) adds the arms with
@@ -24,7 +27,7 @@ import time
 
 import arms
 from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields,
-                     handoffs_of, need_wrk, peer_running, peers, pin_tree, run_wrk)
+                     handoffs_of, loop_fields, need_wrk, peer_running, peers, pin_tree, run_wrk)
 from studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl, rewrite_rows,
                             rotated, served_split, stopping_record, stopping_rule, time_wait_counts)
 
@@ -152,7 +155,9 @@ def anchor_run(args, prefix, arm, workers, mode, headers, warm=False):
         with CpuMeter(peer.proc.pid) as cpu:
             out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, cost_seconds(args, mode), headers,
                           cpus=wrk_cpus)
-        out.update(cpu_fields(cpu.ns, out["requests"]))
+        out.update(cpu_fields(cpu.ns, out["requests"], switches=cpu.switches))
+        # nginx reports no wakeup counts: requests per epoll_wait return are not known
+        out.update({"requests_per_epoll_return": None, "worker_loops": None})
         tw = time_wait_counts(peer.port)
     return out, tw, peer.version
 
@@ -160,8 +165,11 @@ def anchor_run(args, prefix, arm, workers, mode, headers, warm=False):
 def run_text(out, tw_total):
     bad = sum(out["errors"].values())
     cpu = out.get("cpu_us_per_request")
-    return "%.0f req/s, %s, p99 %s ms%s, TIME_WAIT %s" % (
+    involuntary, per_wakeup = out.get("ctx_involuntary_per_request"), out.get("requests_per_epoll_return")
+    return "%.0f req/s, %s%s%s, p99 %s ms%s, TIME_WAIT %s" % (
         out["requests_per_s"], "%.2f CPU us/req" % cpu if cpu is not None else "CPU not measured",
+        ", %.3f involuntary switches/req" % involuntary if involuntary is not None else "",
+        ", %.2f req/wakeup" % per_wakeup if per_wakeup is not None else "",
         out["latency_ms"]["p99"], ", %d errors" % bad if bad else "", tw_total)
 
 
@@ -186,7 +194,8 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
         tw_total, tw_sides = time_wait_counts(ready["port"])
     # accepted over the server's life: wrk's connections, and the one
     # handoff_rate's GET /variant adds (for the arms that have one)
-    out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc)))
+    out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc), cpu.switches))
+    out.update(loop_fields(proc))
     moved = handoffs_of(proc)
     if moved is not None:
         out.update({"handoffs": moved,

@@ -12,7 +12,7 @@ import time
 
 import arms
 from harness import (WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root,
-                     need_wrk, run_wrk)
+                     loop_fields, need_wrk, run_wrk)
 from studies.common import final_state, in_own_netns, keep_going, rewrite_rows, stopping_record, stopping_rule
 from studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, cost_close_gap, cost_rounds,
                           cost_seconds, max_rounds, pinned, placement_meta, warm_up, within)
@@ -57,10 +57,12 @@ def overhead_run(args, raw_dir, traced, mode, rnd):
         finally:
             if tracer:
                 tracer.stop()
-    # the server's own CPU: the tracer's programs run in its threads
-    # (tracepoints fire in the traced task), its user-space reader is
-    # another process, not counted
-    out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc)))
+    # the server's own CPU: a BPF program runs in the task that hits its
+    # tracepoint, so the tracer's time on the server's syscalls and
+    # switches is in it; on wakeups wrk's packets cause (the waker's
+    # context) it is not, nor is its user-space reader (another process)
+    out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc), cpu.switches))
+    out.update(loop_fields(proc))
     row = dict({"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS, "traced": traced, "mode": mode,
                 "round": rnd}, **out)
     return [row], "%.0f req/s, %.2f CPU us/req" % (out["requests_per_s"], out["cpu_us_per_request"] or 0)

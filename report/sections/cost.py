@@ -6,10 +6,11 @@ import re
 import statistics
 from typing import Optional
 
-from common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered,
-                    placement_text, plural, row_reader)
-from sections.wrk import (COST_MODES, WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes,
-                          wrk_row_parser)
+from common import (MET, MISSED, NOT_RESOLVED, BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int,
+                    number, ordered, placement_text, plural, row_reader)
+from sections.cost_why import render_why
+from sections.wrk import (COST_MODES, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one, rotation_text,
+                          verdict_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser)
 
 
 def sysctl_value(p: BenchParams, name: str):
@@ -106,18 +107,20 @@ def render_cost(meta: Meta, rows: list) -> list:
                         per.append(f"median {statistics.median(rps):.0f} req/s at {plural(w, 'worker')} "
                                    f"({plural(len(rps), 'round')}{spread})")
                 elif ratios:
-                    per.append(f"{statistics.median(ratios):.2f} at {plural(w, 'worker')} "
-                               f"({plural(len(ratios), 'round')})")
+                    per.append(f"at {plural(w, 'worker')} "
+                               + against_one(ratios, "more req/s than bare", "fewer req/s than bare"))
                 else:
                     per.append(f"no ratio at {plural(w, 'worker')}")
             if arm == "bare":
-                lines.append(f"- bare (the reference): " + ("; ".join(per) if per else "no run measured") + ".")
+                lines.append("- bare (the reference): " + ("; ".join(per) if per else "no run measured") + ".")
             else:
-                lines.append(f"- {arm}: median ratio to bare " + ", ".join(per) + "."
+                lines.append(f"- {arm}: ratio to bare " + "; ".join(per) + "."
                              + knob_off_text(measured, arm, workers) + reference_text(measured, arm, workers)
                              + process_text(measured, arm, workers))
-        out += ["**What this shows.** Per arm, the median over the rounds of its ratio to bare "
-                "(above 1: more requests per second than bare in the same round); bare's own spread over "
+        out += ["**What this shows.** Per arm, its ratio to bare's req/s in the same round (above 1: more requests "
+                "per second than bare) as the mean over the rounds ± the half-width of its 95 % interval "
+                "(Student's t), and what that resolves: more or fewer req/s than bare only when the whole "
+                "interval is above or below 1, otherwise a tie at this run's resolution. Bare's own spread over "
                 "the rounds is the run-to-run noise a ratio has to beat:", ""] + lines + [""]
         if mode == "close":
             out += time_wait_summary(p, measured)
@@ -162,11 +165,10 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
            "than bare), and to the arm's partners where it has them (its knob-off arm: the same binary with the "
            "mechanism off; its reference: the arm without the mechanism, reuseport for reuseport-bpf; its "
            "process-mode arm), each given as the mean over the rounds ± the half-width of its 95 % interval "
-           "(Student's t); requests per second, which swing more on this machine, stand beside them for "
-           "comparison.", ""]
+           "(Student's t); the ratio of requests per second to bare's stands beside them, given the same way.", ""]
     out += rounds_text(measured, p)
     out += ["| arm | workers | mode | rounds | CPU µs per request | CPU µs per connection | ratio to bare | "
-            "ratio to its partners | req/s ratio to bare (median) |",
+            "ratio to its partners | req/s ratio to bare |",
             "|---|---|---|---|---|---|---|---|---|"]
     for mode, title in COST_MODES:
         for w in workers:
@@ -189,26 +191,70 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
                 rps = [r.ratio for r in mine if r.ratio is not None]
                 out.append(f"| {cell_text(arm)} | {w} | {title} | {len(mine)} | {per_req} | {per_conn} | {to_bare} | "
                            + ("; ".join(others) or "-") + " | "
-                           + (f"{statistics.median(rps):.2f}" if rps else "-") + " |")
+                           + ("1 (the reference)" if arm == "bare" else interval_text(rps)) + " |")
     out.append("")
-    return out + unconverged_text(measured, p) + spread_text(measured, p)
+    out += unconverged_text(measured, p) + cpu_findings(measured, arms, workers)
+    return out + render_why(measured, arms, len(p.placement[0]) if p is not None and p.placement else None)
 
 
-def spread_text(measured: list, p: Optional[BenchParams]) -> list:
-    """Where the server's workers shared fewer CPUs than there were workers:
-    what the keep-alive ratios to bare then hold besides the mechanism."""
-    if p is None or p.placement is None:
+CPU_VERDICT_WORDS = ((MET, "less CPU per request than bare"), (MISSED, "more CPU per request than bare"),
+                     (NOT_RESOLVED, TIE), (None, "one round, so no interval and no verdict"))
+
+
+def cpu_findings(measured: list, arms: list, workers: list) -> list:
+    """Per mode and worker count: which arms spent less or more CPU per
+    request than bare, and than their partners, by judge() on each ratio's
+    95 % interval (a tie where it holds 1); and whether req/s or CPU per
+    request varied more over the rounds."""
+    lines = []
+    for mode, title in COST_MODES:
+        for w in workers:
+            by_verdict, partners = {}, []
+            for arm in arms:
+                mine = [r for r in measured if (r.arm, r.workers, r.setting) == (arm, w, mode)]
+                if not mine or arm == "bare":
+                    continue
+                text, verdict = ratio_against_one([r.cpu_ratios[0] for r in mine])
+                if text != "-":
+                    by_verdict.setdefault(verdict, []).append(f"{arm} {text}")
+                names = dict(mine[-1].partners)
+                for ratio, index in PARTNER_INDEX.items():
+                    values = [r.cpu_ratios[index] for r in mine if len(r.cpu_ratios) > index]
+                    if any(v is not None for v in values):
+                        name = names.get(ratio, PARTNER_WORDS[ratio])
+                        partners.append(f"{arm} / {name} " + against_one(values, f"more than {name}",
+                                                                           f"less than {name}"))
+            said = [f"{words}: " + ", ".join(by_verdict[v]) for v, words in CPU_VERDICT_WORDS if v in by_verdict]
+            if said or partners:
+                lines.append(f"- {title}, {plural(w, 'worker')}: " + "; ".join(said) + "."
+                             + (" Against their partners: " + "; ".join(partners) + "." if partners else ""))
+    varied = rps_against_cpu(measured)
+    if varied:
+        lines.append(varied)
+    if not lines:
         return []
-    shared = sorted({r.workers for r in measured if r.workers > len(p.placement[0])})
-    if not shared:
-        return []
-    counts = " and ".join(map(str, shared))
-    return [f"**Reading the keep-alive ratios.** At {counts} workers the server's workers shared "
-            f"{plural(len(p.placement[0]), 'CPU')}. An arm that spreads wrk's keep-alive connections over its "
-            "workers keeps two of them busy there, and they preempt each other (involuntary switches, fewer "
-            "requests per wakeup); an arm that leaves most connections with one worker does not. So a keep-alive "
-            "ratio to bare holds the cost of spreading as well as the mechanism's; the mechanism's own cost is "
-            "its ratio to a partner that spreads alike (reuseport-bpf to reuseport, handoff to handoff-off).", ""]
+    return ["**What this shows.** CPU per request against bare's, by each ratio's 95 % interval: less or more "
+            "only when the whole interval is below or above 1, otherwise a tie at this run's resolution:", ""] \
+        + lines + [""]
+
+
+def rps_against_cpu(measured: list) -> str:
+    """Which varied more over the rounds, per arm, workers and mode: req/s or
+    CPU per request (relative standard deviation over the rounds)."""
+    more = cells = 0
+    for key in sorted({(r.arm, r.workers, r.setting) for r in measured}):
+        mine = [r for r in measured if (r.arm, r.workers, r.setting) == key]
+        if len(mine) < 2:
+            continue
+        rps, cpu = [r.rps for r in mine], [r.cpu[0] for r in mine]
+        if not statistics.fmean(rps) or not statistics.fmean(cpu):
+            continue
+        cells += 1
+        more += statistics.stdev(rps) / statistics.fmean(rps) > statistics.stdev(cpu) / statistics.fmean(cpu)
+    if not cells:
+        return ""
+    return (f"- Over the rounds, req/s varied more than CPU per request (relative standard deviation) in {more} "
+            f"of {plural(cells, 'arm x workers x mode cell')}.")
 
 
 def rounds_text(measured: list, p: Optional[BenchParams]) -> list:
@@ -299,8 +345,9 @@ ANCHOR_CPU_COMPARED = ("bare", "exclusive-reorder", "fdpass")
 
 def anchor_cpu(arm: str, anchor: list, ours: list) -> list:
     """CPU µs per request of our arms over the anchor's, same workers, mode
-    and round: the mean ± 95 % half-width over the rounds, per mode; and
-    whether ours stays at or under the anchor's (the mean at most 1)."""
+    and round: the mean ± 95 % half-width over the rounds, per mode; and the
+    verdict (judge()) on the arm with the anchor's accept policy staying at
+    or below the anchor's: met, missed or not resolved."""
     def cpu_of(runs):
         return {(r.workers, r.setting, r.round): r.cpu[0] for r in runs if r.cpu and r.cpu[0] is not None}
     theirs = cpu_of(anchor)
@@ -325,13 +372,13 @@ def anchor_cpu(arm: str, anchor: list, ours: list) -> list:
                 ratios = [mine[k] / theirs[k] for k in sorted(mine) if k[1] == mode and k in theirs and theirs[k]]
                 cells.append(interval_text(ratios))
                 if ratios and a == "exclusive-reorder":
-                    m = statistics.fmean(ratios)
-                    verdicts.append(f"{title} {m:.3f} ({'at or under' if m <= 1 else 'over'} {arm}'s)")
+                    verdicts.append(f"{title} " + verdict_text(ratios, 1, "at most"))
             out.append(f"| {cell_text(a)} | {w} | " + " | ".join(cells) + " |")
     out.append("")
     if verdicts:
-        out += [f"With {arm}'s accept policy, our harness's CPU per request over {arm}'s: " + "; ".join(verdicts)
-                + ".", ""]
+        out += [f"With {arm}'s accept policy, our harness's CPU per request over {arm}'s, the goal being at or "
+                "below 1 (met only when the whole 95 % interval is, missed only when it is wholly above): "
+                + "; ".join(verdicts) + ".", ""]
     return out
 
 
@@ -366,7 +413,8 @@ def anchor_table(arm: str, workers: int, anchor: list, ours: list, failed: set) 
 
 def anchor_findings(arm: str, anchor: list, ours: list) -> list:
     """The goal (bare at least matches the anchor on keep-alive at 2 workers),
-    judged from the medians of the per-round ratios, and the other ratios."""
+    judged (judge()) on the 95 % interval of the per-round ratios, and the
+    other ratios, each said as above, below or a tie by its interval."""
     goal_arm = ANCHOR_COMPARED[0]
     w = ANCHOR_GOAL_WORKERS
     at_w = [r for r in anchor if r.workers == w]
@@ -377,11 +425,9 @@ def anchor_findings(arm: str, anchor: list, ours: list) -> list:
     if not ratios:
         goal += f"not judged: no round measured both {goal_arm} and {arm} on keep-alive at {w} workers."
     else:
-        med = statistics.median(ratios)
-        above = sum(x >= 1 for x in ratios)
-        goal += (f"{'met' if med >= 1 else 'not met'} as measured: {goal_arm} / {arm} median {med:.2f} over "
-                 f"{plural(len(ratios), 'round')} ({', '.join(f'{x:.2f}' for x in ratios)}), "
-                 f"{above} of {len(ratios)} at or above 1.")
+        goal += (f"{goal_arm} / {arm} " + verdict_text(ratios, 1, "at least")
+                 + f" (per round {', '.join(f'{x:.2f}' for x in ratios)}; met only when the whole 95 % interval is "
+                 "at or above 1, missed only when it is wholly below).")
     others = []
     for a in ANCHOR_COMPARED:
         for mode, words in (("keepalive", "keep-alive"), ("close", "`Connection: close`")):
@@ -389,49 +435,53 @@ def anchor_findings(arm: str, anchor: list, ours: list) -> list:
                 continue
             got = [x for _, x in anchor_ratios(at_w, ours_w, a, mode)]
             if got:
-                others.append(f"{a} / {arm} on {words}: median {statistics.median(got):.2f} "
-                              f"over {plural(len(got), 'round')}")
+                others.append(f"{a} / {arm} on {words}: "
+                              + against_one(got, f"more req/s than {arm}", f"fewer req/s than {arm}"))
     text = goal + (" Also at " + f"{w} workers: " + "; ".join(others) + "." if others else "")
     return ["**What this shows.** " + text, ""]
 
 
 def knob_off_text(runs: list, arm: str, workers: list) -> str:
-    """For an arm measured beside its knob-off arm (fdpass): the median ratio
-    to it per worker count, and the hand-offs per second while it ran."""
+    """For an arm measured beside its knob-off arm (fdpass): its req/s ratio
+    to it per worker count (mean ± 95 % half-width, judged against 1), and
+    the hand-offs per second while it ran (median over the rounds)."""
     per = []
     for w in workers:
         mine = [r for r in runs if r.key[:2] == (arm, w)]
         ratios = [r.ratio_to_knob_off for r in mine if r.ratio_to_knob_off is not None]
         rates = [r.handoffs_per_s for r in mine if r.handoffs_per_s is not None]
         if ratios:
-            per.append(f"{statistics.median(ratios):.2f} of its knob-off arm at {plural(w, 'worker')}"
-                       + (f" ({statistics.median(rates):.0f} hand-offs/s)" if rates else
+            per.append(f"at {plural(w, 'worker')} " + against_one(ratios, "more req/s than the knob-off arm",
+                                                                  "fewer req/s than the knob-off arm")
+                       + (f" ({statistics.median(rates):.0f} hand-offs/s, median)" if rates else
                           " (mechanism off: no hand-offs)"))
-    return (" Same binary, mechanism on vs off, median: " + "; ".join(per) + ".") if per else ""
+    return (" Same binary, mechanism on over off: " + "; ".join(per) + ".") if per else ""
 
 
 def reference_text(runs: list, arm: str, workers: list) -> str:
     """For an arm measured beside its reference arm (reuseport-bpf beside
-    reuseport): the median req/s ratio to it per worker count."""
+    reuseport): its req/s ratio to it per worker count, judged against 1."""
     per = []
     for w in workers:
         mine = [r for r in runs if r.key[:2] == (arm, w) and r.ratio_to_reference is not None]
         if mine:
             name = dict(mine[0].partners).get("to_reference", "its reference arm")
-            per.append(f"{statistics.median(r.ratio_to_reference for r in mine):.2f} of {name} at "
-                       f"{plural(w, 'worker')}")
-    return (" Over its reference arm, same round, median: " + "; ".join(per) + ".") if per else ""
+            per.append(f"{name} at {plural(w, 'worker')} "
+                       + against_one([r.ratio_to_reference for r in mine], f"more req/s than {name}",
+                                     f"fewer req/s than {name}"))
+    return (" Over its reference arm, same round: " + "; ".join(per) + ".") if per else ""
 
 
 def process_text(runs: list, arm: str, workers: list) -> str:
     """For a threads-mode arm measured beside the same variant in process
-    mode: the median ratio to it per worker count."""
+    mode: its req/s ratio to it per worker count, judged against 1."""
     per = []
     for w in workers:
         ratios = [r.ratio_to_process for r in runs if r.key[:2] == (arm, w) and r.ratio_to_process is not None]
         if ratios:
-            per.append(f"{statistics.median(ratios):.2f} at {plural(w, 'worker')}")
-    return (" Threads over the process arm, same round, median: " + "; ".join(per) + ".") if per else ""
+            per.append(f"at {plural(w, 'worker')} " + against_one(ratios, "more req/s than the process arm",
+                                                                  "fewer req/s than the process arm"))
+    return (" Threads over the process arm, same round: " + "; ".join(per) + ".") if per else ""
 
 
 def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
@@ -439,8 +489,17 @@ def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
     sides = [r.tw_sides for r in runs if r.tw_sides is not None]
     if not counts:
         return []
-    text = (f"TIME_WAIT after the Connection: close runs: {min(counts)} to {max(counts)} sockets on the "
-            "machine (earlier runs' included: a socket stays in TIME_WAIT 60 s, longer than the pause).")
+    own = [r.netns for r in runs if r.time_wait_after is not None]
+    if own and all(own):
+        where = ("in the run's own network namespace (each run was made in a fresh one, so these are the run's "
+                 "own sockets)")
+    elif not any(own):
+        where = ("on the machine (earlier runs' included: a socket stays in TIME_WAIT 60 s, longer than the "
+                 "pause)")
+    else:
+        where = ("in the run's own network namespace for the runs made in one, on the machine (earlier runs' "
+                 "included) for the others")
+    text = f"TIME_WAIT after the Connection: close runs: {min(counts)} to {max(counts)} sockets {where}."
     if sides:
         server, client = sum(s[0] for s in sides), sum(s[1] for s in sides)
         text += (f" On the run's own server port, summed over the runs: {server} on the server's side, "

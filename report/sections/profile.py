@@ -133,10 +133,17 @@ def render_profile(meta: Meta, rows: list) -> list:
               if not p.kernel_samples]
     irq = sorted({s[0] for p in profiles for s in p.symbols[:3] if s[2] == "kernel" and "irq_enable" in s[0]})
     if irq:
-        notes.append(f"- {', '.join(f'`{n}`' for n in irq)} at the top: cpu-clock samples that fall while "
-                     "interrupts are off (softirq network processing, the scheduler) are charged where "
-                     "interrupts come back on, so that line holds kernel work of many kinds; "
-                     "raw/profile-*.perf-callers.txt shows its callers.")
+        notes.append(f"- {', '.join(f'`{n}`' for n in irq)} among the top symbols. How the method attributes "
+                     "samples, not a finding of this run: cpu-clock is a software event sampled from a timer "
+                     "interrupt, so a sample that falls due while interrupts are off is taken when they come back "
+                     "on and charged to the function that turns them on; that line holds whatever kernel work ran "
+                     "with interrupts off, and its samples alone do not say which. "
+                     "raw/profile-*.perf-callers.txt lists its callers.")
+    per_wakeup = [(p, wait) for p in profiles for wait in [epoll_waits(p)] if wait]
+    if per_wakeup:
+        notes.append("- requests per epoll_wait call (the requests wrk completed over the server's `epoll_wait`, "
+                     "`epoll_pwait` and `epoll_pwait2` calls that perf stat counted, one run each): "
+                     + ", ".join(f"{p.arm} {1 / wait:.2f}" for p, wait in per_wakeup) + ".")
     by_arm = {p.arm: p for p in profiles}
     if "bare" in by_arm and "nginx" in by_arm:
         b, n = by_arm["bare"], by_arm["nginx"]
@@ -149,6 +156,15 @@ def render_profile(meta: Meta, rows: list) -> list:
     if notes:
         out += ["**What this shows.**", ""] + notes + [""]
     return out
+
+
+def epoll_waits(p: Profile) -> Optional[float]:
+    """The server's epoll_wait calls of every kind per request (perf stat's
+    counts), None when not counted."""
+    if p.syscalls_skipped:
+        return None
+    per = dict(p.syscalls)
+    return sum(per.get(n, 0) for n in ("epoll_wait", "epoll_pwait", "epoll_pwait2")) or None
 
 
 def absent_profile(meta: Meta) -> list:

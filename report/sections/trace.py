@@ -2,14 +2,14 @@
 beside every balancing step) and what the tracer costs (trace_overhead.jsonl,
 wrk with and without it attached)."""
 
-import statistics
+import math
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number, get_str,
-                    interval_text, is_int, json_kind, number, ordered, placement_text, plural,
+from common import (NOT_RESOLVED, Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number,
+                    get_str, interval_text, is_int, json_kind, judge, number, ordered, placement_text, plural,
                     row_reader)
-from sections.wrk import COST_MODES
+from sections.wrk import COST_MODES, verdict_text
 
 
 @dataclass(frozen=True)
@@ -161,21 +161,61 @@ def render_trace(meta: Meta, rows: list) -> list:
     return out
 
 
+def wilson(k: int, n: int) -> tuple:
+    """The 95 % Wilson score interval of a share k of n."""
+    z = 1.96
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def share_apart(a: tuple, b: tuple) -> str:
+    """judge() on the difference of two shares (k, n), a's minus b's, by
+    Newcombe's 95 % interval from their Wilson intervals: MET when a's is
+    resolved above b's, MISSED below, else not resolved."""
+    (ka, na), (kb, nb) = a, b
+    pa, pb = ka / na, kb / nb
+    la, ua = wilson(ka, na)
+    lb, ub = wilson(kb, nb)
+    diff = pa - pb
+    low = diff - math.sqrt((pa - la) ** 2 + (ub - pb) ** 2)
+    high = diff + math.sqrt((ua - pa) ** 2 + (pb - lb) ** 2)
+    return judge(low, high, 0, "at least")
+
+
 def trace_findings(rows: list, variants: list) -> str:
-    """Comparisons computed from the rows: who wastes wakeups, and how much."""
-    parts = []
+    """Who wastes the largest and the smallest share of wakeups, from the
+    rows; the variants whose share is not resolved apart from the leader's
+    (Newcombe's interval of the difference holds 0, each wakeup counted as
+    a trial of its own) are named as tied with it."""
     by = {}
     for v in variants:
         ws = [w for r in rows if r.variant == v for w in r.workers]
         wakeups = sum(w.wakeups for w in ws)
         if wakeups:
-            by[v] = (sum(w.wasted for w in ws) / wakeups, sum(w.lost for w in ws))
-    if by:
-        most = max(by, key=lambda v: by[v][0])
-        least = min(by, key=lambda v: by[v][0])
-        parts.append(f"The largest share of wasted wakeups: {most} ({by[most][0]:.0%}, {by[most][1]} accepts "
-                     f"lost to EAGAIN); the smallest: {least} ({by[least][0]:.0%}).")
-    return " ".join(parts)
+            by[v] = (sum(w.wasted for w in ws), wakeups, sum(w.lost for w in ws))
+    if not by:
+        return ""
+
+    def share(v):
+        return f"{by[v][0] / by[v][1]:.1%}"
+
+    def tied(lead):
+        return [v for v in by if v != lead and share_apart(by[lead][:2], by[v][:2]) == NOT_RESOLVED]
+    most = max(by, key=lambda v: by[v][0] / by[v][1])
+    least = min(by, key=lambda v: by[v][0] / by[v][1])
+    parts = []
+    for word, lead in (("largest", most), ("smallest", least)):
+        ties = tied(lead)
+        text = f"the {word}: {lead} ({share(lead)}" + (f", {by[lead][2]} accepts lost to EAGAIN" if word == "largest"
+                                                         else "") + ")"
+        if ties:
+            text += (", a tie at this run's resolution with " + ", ".join(f"{v} ({share(v)})" for v in ties))
+        parts.append(text)
+    return ("Wasted wakeups as a share of wakeups, " + "; ".join(parts) + " (a tie: Newcombe's 95 % interval of "
+            "the difference of the two shares holds 0, each wakeup counted as a trial of its own).")
+
 
 # ---------------------------------------------------------------- tracer overhead
 
@@ -206,6 +246,12 @@ def parse_overhead_row(obj: dict, line: int):
                        cpu, cpu_ratio, converged)
 
 
+# The tracer's budget: traced req/s at least this share of untraced; the same
+# budget for CPU per request is traced/untraced at most its inverse.
+TRACER_RPS_TARGET = 0.97
+TRACER_CPU_TARGET = 1 / TRACER_RPS_TARGET
+
+
 def overhead_pair(runs: list, mode: str, n: int) -> tuple:
     """(untraced, traced) run of one mode and round; None for one not there."""
     def find(traced):
@@ -219,12 +265,15 @@ def render_trace_overhead(meta: Meta, rows: list) -> list:
     out.append(f"What was measured: wrk (as in the cost study, `GET /`{conns}) against bare at 2 "
                "workers, once with `acceptlab-trace --pgid` attached and once without, alternated within "
                "each round, keep-alive and Connection: close. " + placement_text(meta.cost) + "Each cell: req/s "
-               "untraced, traced, and the ratio traced/untraced (target: at least 0.97).")
+               f"untraced, traced, and the ratio traced/untraced (target: at least {TRACER_RPS_TARGET}; its CPU "
+               f"per request traced/untraced at most 1/{TRACER_RPS_TARGET} = {TRACER_CPU_TARGET:.3f}, the same "
+               "budget; each judged on the 95 % interval of the ratio over the rounds: met only when the whole "
+               "interval clears the target, missed only when it is wholly on the other side).")
     out.append("")
     runs = [r for r in rows if isinstance(r, OverheadRun)]
     if not runs:
         return out + ["No run was recorded.", ""]
-    out += ["| mode | " + " | ".join(f"round {n}" for n in sorted({r.round for r in runs})) + " | median ratio |",
+    out += ["| mode | " + " | ".join(f"round {n}" for n in sorted({r.round for r in runs})) + " | ratio (mean ± 95 %) |",
             "|---|" + "---|" * (len({r.round for r in runs}) + 1)]
     lines = []
     for mode, title in COST_MODES:
@@ -236,11 +285,9 @@ def render_trace_overhead(meta: Meta, rows: list) -> list:
                 cells.append(f"{off.rps:.0f} / {on.rps:.0f} ({on.ratio:.2f})")
             else:
                 cells.append("incomplete")
-        med = statistics.median(ratios) if ratios else None
-        out.append(f"| {title} | " + " | ".join(cells) + f" | {'-' if med is None else f'{med:.2f}'} |")
-        if med is not None:
-            lines.append(f"{title}: median ratio {med:.2f} over {plural(len(ratios), 'round')} "
-                         f"({'meets' if med >= 0.97 else 'misses'} the 0.97 target)")
+        out.append(f"| {title} | " + " | ".join(cells) + f" | {interval_text(ratios)} |")
+        if ratios:
+            lines.append(f"{title}: req/s traced/untraced " + verdict_text(ratios, TRACER_RPS_TARGET, "at least"))
     failed = [r for r in rows if isinstance(r, Failed)]
     out += [""] + overhead_cpu(runs, lines, *((meta.cost.within, meta.cost.max_rounds) if meta.cost else ()))
     out += ["**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
@@ -259,9 +306,10 @@ def overhead_cpu(runs: list, lines: list, within: Optional[float] = None, max_ro
     rounds = sorted({r.round for r in runs})
     marked = any(r.converged is False for r in runs)
     out = ["The server's CPU time per request (user + system of every thread of its processes, over the "
-           "requests wrk completed; the tracer's programs run in the server's threads, so their time is "
-           "in it), untraced / traced, and the ratio's mean ± the half-width of its 95 % interval over the "
-           "rounds:", "",
+           "requests wrk completed; a BPF program runs in the task that hits its tracepoint, so the tracer's "
+           "time on the server's own syscalls and context switches is in it, and its time on wakeups that "
+           "wrk's packets cause, which run in the waker's context, is not), untraced / traced, and the "
+           "ratio's mean ± the half-width of its 95 % interval over the rounds:", "",
            "| mode | " + " | ".join(f"round {n}" for n in rounds) + " | CPU ratio traced/untraced |",
            "|---|" + "---|" * (len(rounds) + 1)]
     for mode, title in COST_MODES:
@@ -279,7 +327,8 @@ def overhead_cpu(runs: list, lines: list, within: Optional[float] = None, max_ro
         mark = " †" if any(r.converged is False for r in runs if r.mode == mode) else ""
         out.append(f"| {title} | " + " | ".join(cells) + f" | {interval_text(ratios)}{mark} |")
         if ratios:
-            lines.append(f"{title}: CPU per request traced/untraced {interval_text(ratios)}"
+            lines.append(f"{title}: CPU per request traced/untraced "
+                         + verdict_text(ratios, TRACER_CPU_TARGET, "at most")
                          + (" (wider than the stopping rule's bounds)" if mark else ""))
     if marked:
         cap = " (the stopping rule's cap)" if max_rounds is not None and len(rounds) >= max_rounds else ""

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (BenchParams, Failed, InputError, RowError, failed_notes, get, get_counter, get_failure,
-                    get_int, get_number, get_split, get_str, is_int, number, plural)
+from common import (MET, MISSED, BenchParams, Failed, InputError, RowError, failed_notes, get, get_counter,
+                    get_failure, get_int, get_number, get_split, get_str, is_int, judge_values, number,
+                    plural)
 
 
 # wrk's error counters, in the order the report lists them (others follow, alphabetically).
@@ -44,6 +45,13 @@ class WrkRun:
     partners: tuple = ()  # cost: (ratio, arm) the CPU ratios are over: ("to_knob_off", "fdpass-off"), ...
     converged: tuple = ()  # cost: (ratio, its 95 % interval within the stopping rule's +-within), sorted
     ratio_to_reference: Optional[float] = None  # cost, reuseport-bpf: req/s over its reference arm's
+    # cost: the server's context switches per request wrk completed, (voluntary, involuntary), over the
+    # wrk run (None: not recorded); requests per epoll_wait return over all workers, and per worker as
+    # ((index, requests, returns), ...) (None: not known, as for the anchor)
+    switches: Optional[tuple] = None
+    per_wakeup: Optional[float] = None
+    worker_loops: Optional[tuple] = None
+    netns: Optional[bool] = None  # cost: the run was made in a network namespace of its own (None: not recorded)
 
     @property
     def key(self) -> tuple:
@@ -111,12 +119,43 @@ def wrk_row_parser(setting_key: str):
             cpu_ratios = tuple(get_number(obj, key, nullable=True) if key in obj else None
                                for key in ("cpu_ratio_to_bare", "cpu_ratio_to_knob_off", "cpu_ratio_to_process",
                                            "cpu_ratio_to_reference"))
+        switches = None
+        if obj.get("ctx_involuntary_per_request") is not None or obj.get("ctx_voluntary_per_request") is not None:
+            switches = (get_number(obj, "ctx_voluntary_per_request"), get_number(obj, "ctx_involuntary_per_request"))
+        per_wakeup, loops = get_loops(obj)
         return WrkRun(line, arm, workers, setting, rnd, rps, p50, p99, tuple(listed),
                       ratio, get_int_or_null(obj, "time_wait_after"), sides, served, knob_off, handoffs,
                       to_process, peer, software, cpu, cpu_ratios, str_pairs(obj, "cpu_ratio_partners", str),
                       str_pairs(obj, "cpu_converged", bool),
-                      get_number(obj, "ratio_to_reference", nullable=True) if "ratio_to_reference" in obj else None)
+                      get_number(obj, "ratio_to_reference", nullable=True) if "ratio_to_reference" in obj else None,
+                      switches, per_wakeup, loops, obj["netns"] if isinstance(obj.get("netns"), bool) else None)
     return parse
+
+
+def get_loops(obj: dict) -> tuple:
+    """(requests per epoll_wait return over all workers, ((index, requests,
+    returns), ...) per worker), both None when not recorded; the overall
+    figure must be the workers' requests over their returns."""
+    per_wakeup = get_number(obj, "requests_per_epoll_return", nullable=True) \
+        if "requests_per_epoll_return" in obj else None
+    raw = obj.get("worker_loops")
+    if raw is None:
+        if per_wakeup is not None:
+            raise RowError('"requests_per_epoll_return" is given but "worker_loops" is not')
+        return None, None
+    if not isinstance(raw, list) or not raw or not all(
+            isinstance(w, dict) and is_int(w.get("requests")) and w["requests"] >= 0
+            and is_int(w.get("epoll_returns")) and w["epoll_returns"] >= 0 and is_int(w.get("index"))
+            for w in raw):
+        raise RowError('"worker_loops" must be null or a non-empty list of objects with integers >= 0 "index", '
+                       '"requests" and "epoll_returns"')
+    loops = tuple((w["index"], w["requests"], w["epoll_returns"]) for w in raw)
+    returns = sum(w[2] for w in loops)
+    want = sum(w[1] for w in loops) / returns if returns else None
+    if (want is None) != (per_wakeup is None) or (want is not None and abs(want - per_wakeup) > 0.0006):
+        raise RowError(f'"requests_per_epoll_return" {json.dumps(per_wakeup)} disagrees with "worker_loops": '
+                       f'{sum(w[1] for w in loops)} requests over {returns} returns')
+    return per_wakeup, loops
 
 
 def str_pairs(obj: dict, key: str, kind: type) -> tuple:
@@ -187,3 +226,45 @@ def rotation_text(rounds: int, cell: str, per: str) -> str:
     return (f"arms were alternated: each of the {rounds} rounds ran every {cell} once {per}, in an order "
             f"rotated by 1/{rounds} of the list from one round to the next, so drift over the run hits "
             "every arm alike")
+
+
+TIE = "a tie at this run's resolution (the interval holds 1)"
+
+
+def ratio_against_one(values: list) -> tuple:
+    """(the ratio's mean ± the half-width of its 95 % interval over the
+    rounds, and how many; judge()'s verdict on it staying at or below 1:
+    MET wholly at or below, MISSED wholly above, NOT_RESOLVED holding 1, or
+    None from one round, which has no interval). ("-", None) for no value."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-", None
+    verdict, m, half = judge_values(values, 1, "at most")
+    if half is None:
+        return f"{m:.3f} from 1 round", None
+    return f"{m:.3f} ± {half:.3f} over {plural(len(values), 'round')}", verdict
+
+
+def against_one(values: list, above: str, below: str) -> str:
+    """A ratio (ratio_against_one) and what its interval resolves against 1:
+    `above` only when the whole interval is above 1, `below` only when it is
+    wholly at or below 1, otherwise a tie at this run's resolution."""
+    text, verdict = ratio_against_one(values)
+    if text == "-":
+        return text
+    if verdict is None:
+        return text + ": no interval, so no verdict"
+    return f"{text}: " + {MISSED: above, MET: below}.get(verdict, TIE)
+
+
+def verdict_text(values: list, target: float, want: str) -> str:
+    """judge() on the values' 95 % interval against a target: "met",
+    "missed" or "not resolved at this run's resolution", after the mean ±
+    half-width and the target ("want" is "at most" or "at least")."""
+    values = [v for v in values if v is not None]
+    verdict, m, half = judge_values(values, target, want)
+    if m is None:
+        return "not judged: no value"
+    spread = (f"± {half:.3f} over {plural(len(values), 'round')}" if half is not None
+              else "from 1 round (no interval)")
+    return f"{m:.3f} {spread}, against {want} {number(round(target, 3))}: {verdict}"
