@@ -399,6 +399,16 @@ def test_report_counts_the_checks_that_could_not_fail_apart(tmp_path):
             "inside (round 2, after ramp round 1)") in text
 
 
+def test_report_names_a_failed_model_run_with_its_listeners(tmp_path):
+    """A reuseport-model run outside its interval (116 of 200 against 48%:
+    the interval is 51-65%) is named with its listeners and connections."""
+    row = check_row("reuseport-burst", "4x32", 4, 0.4817, 116, 200, connections=32,
+                    source="bin/reuseport-model --netns")
+    text = "\n".join(models_section.render_models(None, rows_file(tmp_path, [row])))
+    assert ("Not consistent: reuseport-model bursts of 32 to 4 listeners: predicted 48% of repetitions outside "
+            "2:1, measured 116 of 200.") in text
+
+
 def test_report_compares_the_race_models_shapes(tmp_path):
     """A race row whose simulated shape (median 61/3/0/0, busiest worker
     56-64) the measured ramps 40/17/4/3 and 38/21/4/1 both leave: the shape
@@ -586,6 +596,18 @@ def test_latency_probe_hears_from_every_idle_child():
         for child in c["idle"]:
             assert c["wake_us"][child] is not None and c["wake_us"][child] > 0
     assert summary["accepted"] == [0, 0] and summary["rule_holds"] is None
+
+
+def test_latency_probe_never_gives_a_wake_up_before_its_write():
+    """The campaign's latency probe (eventfd, no EPOLLEXCLUSIVE, 1 ms apart):
+    a child's report of a wake-up can reach the parent after the next write
+    started; it belongs to the write before, so no wake_us is ever at or
+    below zero (the campaign rejects such a file). Before the parent matched
+    reports to writes by time, some runs had one."""
+    reg, conns, summary = exclusive("--trigger", "eventfd", "--no-exclusive", "--processes", "2",
+                                    "--connections", "100", "--gap-ms", "1")
+    samples = [v for c in conns for v in c["wake_us"] if v is not None]
+    assert samples and all(v > 0 for v in samples), [v for v in samples if v <= 0]
 
 
 # ---------------------------------------------------------------- campaign
