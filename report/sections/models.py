@@ -171,7 +171,11 @@ def check_name(r: ModelRow) -> str:
     arm = arm_of(r)
     if arm:
         return f"{arm} {shape_case(r)} at {r.workers} workers"
-    return f"{r.model} {r.case}"
+    if r.model == "reuseport-burst":
+        return f"reuseport-model bursts of {r.connections} to {r.workers} listeners"
+    if r.model == "exclusive-wakeup":
+        return f"exclusive-model {r.case} with {r.workers} processes"
+    return f"{r.model} {r.case} at {r.workers} workers"
 
 
 # ---------------------------------------------------------------- checks
