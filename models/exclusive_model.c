@@ -454,6 +454,11 @@ static void apply_report(const struct report *r, int current)
 	case R_WOKEN:
 		c->idle = 0;
 		c->woken++;
+		/* The report can arrive after the next connection started (a slow
+		 * pipe read): the wake-up belongs to the newest connection that had
+		 * started when the child woke, never to a later one. */
+		while (current >= 0 && conns[current].t_connect_start > r->t_ns)
+			current--;
 		if (current >= 0) {
 			struct conn *cn = &conns[current];
 

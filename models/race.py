@@ -16,12 +16,12 @@ import math
 import random
 
 from skew_io import InputError
-from spread import outside_2to1, split_text
+from spread import outside_2to1, rank_envelope, split_text
 
 # The race model's defaults, and why.
-ARRIVAL_US = 22.0        # burst: the probe issues 32 connects in ~700 µs on this machine (issue_span_us)
-RAMP_GAP_MS = 10.0       # ramp: the campaign's gap
-ACCEPT_US = 2.0          # one accept4() + epoll_ctl(ADD); exclusive-model measures 2-3 µs warm
+ARRIVAL_US = 22.0        # burst: one connect every this many µs (a run's bursts: balancing rows' issue_span_us)
+RAMP_GAP_MS = 10.0       # ramp: the campaign's gap at 2 workers
+ACCEPT_US = 2.0          # one warm accept4() (exclusive-model --json measures it: accept_call_us)
 # The tracer pairs a wake-up with the next accept, whatever woke the thread: a
 # worker woken to read a request that next accepts at the following
 # connection yields a gap-sized "latency" (ms). Those are not wake-to-accept
@@ -42,8 +42,9 @@ The race model assumes:
     client holds one of them until its last connect); the others wait in one
     FIFO run queue, and a worker holds its CPU from dispatch until it sleeps;
   - from dispatch it reaches accept after a latency drawn from the measured
-    wake-to-accept distribution (per worker with --per-worker), independently
-    for every wake-up;
+    wake-to-accept distribution (with --per-worker worker i draws from the
+    (i mod L)-th of L per-worker distributions), independently for every
+    wake-up;
   - at accept it drains: each accept4() costs --accept-us and takes one queued
     connection; the accept that finds the queue empty (EAGAIN) costs the same,
     then the worker sleeps; two workers draining at once share the queue;
@@ -315,7 +316,10 @@ def race_round(workers, cpus, arrivals, latency_of, rand, accept_us, client_unti
 def simulate_race(workers, cpus, connections, rounds, seed, latency, shape="burst",
                   arrival_us=ARRIVAL_US, gap_ms=RAMP_GAP_MS, accept_us=ACCEPT_US,
                   client_cpu=False, per_worker=False):
-    """R rounds of the race; the predicted distribution of splits."""
+    """R rounds of the race; the predicted distribution of splits: how many
+    fall outside 2:1, the commonest splits, and their shape (spread.rank_envelope:
+    per rank, busiest first, the median count and the range that holds at
+    least 95% of the rounds at every rank at once)."""
     rand = random.Random(seed)
     if shape == "burst":
         arrivals = [i * arrival_us for i in range(connections)]
@@ -329,12 +333,14 @@ def simulate_race(workers, cpus, connections, rounds, seed, latency, shape="burs
         pooled = latency.pooled
         latency_of = lambda w: pooled.draw(rand)  # noqa: E731
     splits = collections.Counter()
+    shapes = []
     outside = 0
     max_share = 0.0
     starved = 0
     for _ in range(rounds):
         counts = race_round(workers, cpus, arrivals, latency_of, rand, accept_us, client_until)
         splits[split_text(counts)] += 1
+        shapes.append(sorted(counts, reverse=True))
         if outside_2to1(counts):
             outside += 1
         max_share += max(counts) / connections
@@ -352,4 +358,5 @@ def simulate_race(workers, cpus, connections, rounds, seed, latency, shape="burs
         "max_over_fair": round(max_share / rounds * workers, 3),
         "mean_starved_workers": round(starved / rounds, 3),
         "splits": dict(splits.most_common(10)),
+        "split_shape": rank_envelope(shapes),
     }

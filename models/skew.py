@@ -51,8 +51,8 @@ import results_io  # noqa: E402  (report/results_io.py: the JSON Lines reader th
 # The models' public names, re-exported: tests and callers use them as skew.<name>.
 from skew_io import InputError  # noqa: E402,F401
 from spread import (  # noqa: E402,F401
-    EXACT_MAX_OPS, MC_SAMPLES, MC_SEED, analytic, clopper_pearson, count_within, outside_2to1, outside_exact,
-    outside_monte_carlo, split_text)
+    EXACT_MAX_OPS, MC_SAMPLES, MC_SEED, analytic, clopper_pearson, consistent_outcomes, count_within, outside_2to1,
+    outside_exact, outside_monte_carlo, rank_envelope, ranks_outside, split_text)
 from race import (  # noqa: E402,F401
     ACCEPT_US, ARRIVAL_US, MAX_LATENCY_US, RACE_ASSUMPTIONS, RAMP_GAP_MS, Latency, LatencySource,
     load_latencies, race_round, simulate_race)
@@ -63,6 +63,8 @@ PROG = "skew.py"
 SWEEP_WORKERS = (2, 4, 8, 16, 32, 64)
 SWEEP_CPUS = (2, 4, 8, 16, 32, 64)
 SWEEP_PER_WORKER = 16    # connections per worker in the sweep: 32 at 2 workers, the measured case
+SWEEP_ROUNDS = 200       # the campaign's rounds per sweep cell (the row carries each cell's interval)
+SWEEP_ROUNDS_QUICK = 40
 BALANCING_PER_WORKER = 16  # the balancing study's shapes: 16 connections per worker at every count
 BALANCING_RAMP_SPAN_MS = 320  # and its ramp's connections RAMP_SPAN / (16 x N) ms apart (10 at 2 workers)
 
@@ -176,39 +178,101 @@ def parse_split(text, where):
     return counts
 
 
+def rate_check(predicted, outside, rounds):
+    """A predicted share of rounds outside 2:1 against `outside` of `rounds`
+    measured: the measured share's 95% Clopper-Pearson interval, whether it
+    holds the prediction, and which outcomes of that many rounds would have
+    (spread.consistent_outcomes; none left out: the check could not have
+    failed)."""
+    lo, hi = clopper_pearson(outside, rounds)
+    held = consistent_outcomes(predicted, rounds)
+    return {"ci95": [round(lo, 4), round(hi, 4)], "consistent": lo <= predicted <= hi,
+            "consistent_outcomes": list(held) if held else None,
+            "could_fail": held is None or held[0] > 0 or held[1] < rounds}
+
+
+def measured_fields(rounds, workers):
+    """The keys every row checked against balancing rounds carries: the
+    rounds' splits and, per round, what ran just before it on the same server."""
+    return {"measured_splits": [split_text(r.counts + [0] * (workers - len(r.counts))) for r in rounds],
+            "measured_after": [r.after for r in rounds]}
+
+
 def exclusive_rule_row(balancing, variant, pred, n, k):
     """The EPOLLEXCLUSIVE rule's predicted ramp split for variant at n workers
     (k connections) beside the campaign's measured ramp rounds there; None
-    when the run has none."""
-    splits, outside = balancing_rows(balancing, (variant,), "ramp", workers=n)
-    if not splits:
+    when the run has none. The rule predicts every round outside 2:1 (one
+    waiter takes all) or none (DEL+ADD every 16 accepts rotates the queue):
+    a share of 1 or 0, checked like any other (one round the other way is
+    enough to contradict it)."""
+    rounds = balancing_rounds(balancing, (variant,), "ramp", workers=n)
+    if not rounds:
         return None
+    outside = sum(1 for r in rounds if outside_2to1(r.counts, n))
+    predicted = 1.0 if outside_2to1(pred) else 0.0
     return {
         "model": "exclusive-balancing", "case": variant, "workers": n, "cpus": None, "connections": k,
         "shape": "ramp", "rule": "first-registered idle waiter wins"
         + ("; DEL+ADD every 16 accepts moves it to the back" if variant != "exclusive" else ""),
-        "predicted_split": split_text(pred), "predicted_outside": 1.0 if outside_2to1(pred) else 0.0,
-        "measured_outside": outside / len(splits), "measured_rounds": len(splits),
-        "outside_rounds": outside, "measured_splits": [split_text(s) for s in splits],
-        "consistent": (outside == len(splits)) if outside_2to1(pred) else (outside == 0),
+        "predicted_split": split_text(pred), "predicted_outside": predicted,
+        "measured_outside": outside / len(rounds), "measured_rounds": len(rounds),
+        "outside_rounds": outside, **measured_fields(rounds, n), **rate_check(predicted, outside, len(rounds)),
         "method": "rule", "source": f"balancing.jsonl variant {variant}",
     }
 
 
-def balancing_rows(paths, variants, shape, mode="process", workers=2):
-    """The measured rounds of the given variants and shape: (splits, outside count)."""
-    splits = []
+def hash_spread_rows(balancing, n, k, hashed):
+    """The hash spread's predicted share outside 2:1 (`hashed`: analytic(n, k))
+    beside reuseport's measured rounds at n workers, a row per shape measured."""
+    out = []
+    for shape in ("burst", "ramp", "keepalive"):
+        rounds = balancing_rounds(balancing, ("reuseport",), shape, workers=n)
+        if not rounds:
+            continue
+        outside = sum(1 for r in rounds if outside_2to1(r.counts, n))
+        out.append({
+            "model": "reuseport-balancing", "case": shape, "workers": n, "cpus": None, "connections": k,
+            "shape": shape, "predicted_outside": hashed["outside"], "method": hashed["method"],
+            "measured_outside": outside / len(rounds), "measured_rounds": len(rounds),
+            "outside_rounds": outside, **rate_check(hashed["outside"], outside, len(rounds)),
+            **measured_fields(rounds, n), "source": "balancing.jsonl variant reuseport",
+        })
+    return out
+
+
+Round = collections.namedtuple("Round", "counts after")
+
+
+def balancing_rounds(paths, variants, shape, mode="process", workers=2):
+    """The measured rounds of the given variants and shape at `workers`
+    workers, in the order they ran: [Round(counts, after)], `after` naming
+    what ran just before on the same server ("burst round 2"), None for a
+    server's first round. A server, per the balancing rows' "how": "fresh"
+    is one server per arm x shape, "back-to-back" one per arm x worker count
+    taking the shapes one after another (probes/studies/balancing.py)."""
+    out = []
     for path in paths:
+        last = {}  # server -> the round it ran last
         for where, row in read_jsonl(path):
             if row.get("error") is not None or "split" not in row:
                 continue
+            how = row.get("how")
+            server = (row.get("variant"), row.get("workers", 2), row.get("mode", "process"), how,
+                      row.get("shape") if how != "back-to-back" else None)
+            before = last.get(server)
+            last[server] = f"{row.get('shape')} round {row.get('round')}"
             if row.get("variant") not in variants or row.get("shape") != shape:
                 continue
             if row.get("mode", "process") != mode or row.get("workers", workers) != workers:
                 continue
-            splits.append(parse_split(row["split"], where))
-    outside = sum(1 for s in splits if outside_2to1(s, workers))
-    return splits, outside
+            out.append(Round(parse_split(row["split"], where), before))
+    return out
+
+
+def balancing_rows(paths, variants, shape, mode="process", workers=2):
+    """The measured rounds of the given variants and shape: (splits, outside count)."""
+    splits = [r.counts for r in balancing_rounds(paths, variants, shape, mode, workers)]
+    return splits, sum(1 for s in splits if outside_2to1(s, workers))
 
 
 def read_reuseport_json(path):
@@ -344,7 +408,15 @@ def cmd_race(args):
     print(f"outside 2:1 in {res['outside_rounds']} of {args.rounds} rounds ({res['outside']:.3f}); "
           f"busiest worker's mean share {res['mean_max_share']:.3f}")
     print("most common splits: " + ", ".join(f"{s} x{n}" for s, n in res["splits"].items()))
+    print(shape_text(res["split_shape"]))
     return 0
+
+
+def shape_text(env):
+    """A simulated shape (spread.rank_envelope) in one line."""
+    ranges = " / ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in zip(env["low"], env["high"]))
+    return (f"shape: median per rank {split_text(env['median'])}; per rank, the range holding at least "
+            f"{env['level']:.0%} of rounds at every rank at once: {ranges} (holds {env['coverage']:.1%})")
 
 
 def validate_rows(balancing, latency_for, cpus, rounds, seed, variants, accept_us, arrival_us, gap_ms,
@@ -356,25 +428,40 @@ def validate_rows(balancing, latency_for, cpus, rounds, seed, variants, accept_u
     k = BALANCING_PER_WORKER * workers
     for shape in shapes:
         latency = latency_for(shape)
-        splits, outside = balancing_rows(balancing, variants, shape, workers=workers)
+        measured = balancing_rounds(balancing, variants, shape, workers=workers)
         res = simulate_race(workers, cpus, k, rounds, seed, latency, shape=shape, arrival_us=arrival_us,
                             gap_ms=gap_ms, accept_us=accept_us, client_cpu=client_cpu, per_worker=per_worker)
-        n = len(splits)
-        lo, hi = clopper_pearson(outside, n) if n else (None, None)
-        out.append({
+        n = len(measured)
+        row = {
             "model": "race-bare", "case": shape, "workers": workers, "cpus": cpus, "connections": k,
             "shape": shape, "predicted_outside": res["outside"], "method": "simulation",
-            "predicted_rounds": rounds, "seed": seed,
-            "measured_outside": outside / n if n else None, "measured_rounds": n, "outside_rounds": outside,
-            "ci95": [round(lo, 4), round(hi, 4)] if n else None,
-            "consistent": (lo <= res["outside"] <= hi) if n else None,
-            "measured_splits": [split_text(s) for s in splits],
-            "predicted_splits": res["splits"], "latency_source": latency.origin,
+            "predicted_rounds": rounds, "seed": seed, "measured_outside": None, "measured_rounds": n,
+            "outside_rounds": 0, "ci95": None, "consistent": None, "consistent_outcomes": None, "could_fail": None,
+            **measured_fields(measured, workers), "predicted_splits": res["splits"],
+            "predicted_shape": res["split_shape"], "latency_source": latency.origin,
             "latency_samples": latency.pooled.count, "latency_dropped": latency.dropped,
-            "accept_us": accept_us, "client_cpu": res["client_cpu"], "per_worker": res["per_worker"],
-            "source": "balancing.jsonl variant " + "+".join(variants),
-        })
+            "latency_workers": len(latency.per_worker) if res["per_worker"] else 0,
+            "accept_us": accept_us, "arrival_us": res["arrival_us"], "client_cpu": res["client_cpu"],
+            "per_worker": res["per_worker"], "source": "balancing.jsonl variant " + "+".join(variants),
+        }
+        if n:
+            outside = sum(1 for r in measured if outside_2to1(r.counts, workers))
+            row.update(measured_outside=outside / n, outside_rounds=outside,
+                       **rate_check(res["outside"], outside, n), **shape_check(res["split_shape"], measured, workers))
+        out.append(row)
     return out
+
+
+def shape_check(envelope, rounds, workers):
+    """The measured rounds' shapes against a simulated envelope
+    (spread.rank_envelope): a round is outside it when any rank's count is;
+    the model's own rounds are outside it at the rate 1 - coverage, and that
+    rate is checked against the measured one like every other share."""
+    low, high = envelope["low"], envelope["high"]
+    outside = [bool(ranks_outside(r.counts + [0] * (workers - len(r.counts)), low, high)) for r in rounds]
+    check = rate_check(round(1 - envelope["coverage"], 4), sum(outside), len(rounds))
+    return {"shape_outside": outside, "shape_outside_rounds": sum(outside),
+            **{"shape_" + key: value for key, value in check.items()}}
 
 
 def cmd_validate(args):
@@ -399,7 +486,12 @@ def cmd_validate(args):
               f"{row['predicted_outside']:.3f} ({row['predicted_rounds']} simulated rounds); measured "
               f"{row['outside_rounds']}/{row['measured_rounds']} = {row['measured_outside']:.3f}, 95% CI "
               f"[{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]: "
-              f"{'consistent' if row['consistent'] else 'NOT consistent'}")
+              f"{'consistent' if row['consistent'] else 'NOT consistent'}"
+              f"{'' if row['could_fail'] else ' (no outcome of that many rounds could have contradicted it)'}")
+        print(f"  {shape_text(row['predicted_shape'])}")
+        print(f"  measured {' '.join(row['measured_splits'])}: {row['shape_outside_rounds']} of "
+              f"{row['measured_rounds']} outside that shape: "
+              f"{'consistent' if row['shape_consistent'] else 'NOT consistent'}")
         print(f"  latencies: {latencies_from_args(args, row['shape']).describe()}")
     return 0
 
@@ -440,22 +532,7 @@ def models_at(n, balancing, latency_for, accept_us, per_worker, rounds):
     rounds, the race (on the run's 2 CPUs, from the traced latencies at 2
     workers) against bare's burst and ramp rounds."""
     k = BALANCING_PER_WORKER * n
-    out = []
-    hashed = analytic(n, k, samples=20000)
-    for shape in ("burst", "ramp", "keepalive"):
-        splits, outside = balancing_rows(balancing, ("reuseport",), shape, workers=n)
-        if not splits:
-            continue
-        lo, hi = clopper_pearson(outside, len(splits))
-        out.append({
-            "model": "reuseport-balancing", "case": shape, "workers": n, "cpus": None, "connections": k,
-            "shape": shape, "predicted_outside": hashed["outside"], "method": hashed["method"],
-            "measured_outside": outside / len(splits), "measured_rounds": len(splits),
-            "outside_rounds": outside, "ci95": [round(lo, 4), round(hi, 4)],
-            "consistent": lo <= hashed["outside"] <= hi,
-            "measured_splits": [split_text(s) for s in splits],
-            "source": "balancing.jsonl variant reuseport",
-        })
+    out = hash_spread_rows(balancing, n, k, analytic(n, k, samples=20000))
     for variant, pred in (("exclusive", [k] + [0] * (n - 1)), ("exclusive-reorder", [BALANCING_PER_WORKER] * n)):
         row = exclusive_rule_row(balancing, variant, pred, n, k)
         if row:
@@ -467,6 +544,13 @@ def models_at(n, balancing, latency_for, accept_us, per_worker, rounds):
             row["gap_ms"] = gap_ms if row["shape"] == "ramp" else None
             out.append(row)
     return out
+
+
+def shape_progress(row):
+    if row.get("shape_outside_rounds") is None:
+        return ""
+    return (f", shape median {split_text(row['predicted_shape']['median'])}, measured "
+            f"{row['shape_outside_rounds']}/{row['measured_rounds']} outside it")
 
 
 def cmd_campaign(args):
@@ -530,7 +614,7 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
             "model": "reuseport-burst", "case": f"{n}x{k}", "workers": n, "cpus": None, "connections": k,
             "shape": "burst", "predicted_outside": row["predicted_outside"], "method": row["method"],
             "measured_outside": row["measured_outside"], "measured_rounds": r, "repetitions": r,
-            "outside_rounds": row["outside_rounds"], "ci95": row["ci95"], "consistent": row["consistent"],
+            "outside_rounds": row["outside_rounds"], **rate_check(row["predicted_outside"], row["outside_rounds"], r),
             "histogram": summary.get("histogram"), "netns": netns,
             "source": f"bin/reuseport-model{' --netns' if netns else ''}",
         })
@@ -540,21 +624,7 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
     # 2. The campaign's reuseport rows against the same number.
     begin("reuseport rows of balancing.jsonl against the analytic value")
     if balancing:
-        hashed = analytic(2, 32)
-        for shape in ("burst", "ramp", "keepalive"):
-            splits, outside = balancing_rows(balancing, ("reuseport",), shape)
-            if not splits:
-                continue
-            lo, hi = clopper_pearson(outside, len(splits))
-            rows.append({
-                "model": "reuseport-balancing", "case": shape, "workers": 2, "cpus": None, "connections": 32,
-                "shape": shape, "predicted_outside": hashed["outside"], "method": hashed["method"],
-                "measured_outside": outside / len(splits), "measured_rounds": len(splits),
-                "outside_rounds": outside, "ci95": [round(lo, 4), round(hi, 4)],
-                "consistent": lo <= hashed["outside"] <= hi,
-                "measured_splits": [split_text(s) for s in splits],
-                "source": "balancing.jsonl variant reuseport",
-            })
+        rows += hash_spread_rows(balancing, 2, 32, analytic(2, 32))
         found = [r for r in rows if r["model"] == "reuseport-balancing"]
         progress("; ".join(f"{r['case']}: measured {r['outside_rounds']}/{r['measured_rounds']} vs analytic "
                            f"{r['predicted_outside']:.3f}" for r in found) or "no reuseport rows")
@@ -586,6 +656,9 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
             "predicted_outside": 1.0 if outside_2to1(pred_counts) else 0.0,
             "measured_outside": 1.0 if outside_2to1(summary["accepted"]) else 0.0, "measured_rounds": 1,
             "rule_checked": summary["checked"], "rule_matched": summary["matched"],
+            # The rule names the winner of every connection checked: one miss contradicts it.
+            "rule_ci95": [round(x, 4) for x in clopper_pearson(summary["matched"], summary["checked"])],
+            "could_fail": summary["checked"] > 0,
             "consistent": summary["rule_holds"], "method": "rule", "source": "bin/exclusive-model",
         })
     progress("; ".join(f"{r['case']}: {r['rule_matched']}/{r['rule_checked']} matched, split {r['measured_split']}"
@@ -641,7 +714,8 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
                 row["case"] = row["shape"] + (" client-cpu" if client_cpu else "")
                 rows.append(row)
         progress("; ".join(f"{r['case']}: predicted {r['predicted_outside']:.3f}, measured "
-                           f"{r['outside_rounds']}/{r['measured_rounds']}" for r in rows if r["model"] == "race-bare"))
+                           f"{r['outside_rounds']}/{r['measured_rounds']}{shape_progress(r)}"
+                           for r in rows if r["model"] == "race-bare"))
     else:
         progress("skipped: no balancing.jsonl")
 
@@ -652,25 +726,31 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
     for n in counts:
         rows += models_at(n, balancing, latency_for, accept_us, per_worker, 200 if quick else 500)
     progress("; ".join(f"N={r['workers']} {r['model']} {r['case']}: predicted {r['predicted_outside']:.3f}, measured "
-                       f"{r['outside_rounds']}/{r['measured_rounds']}" for r in rows
+                       f"{r['outside_rounds']}/{r['measured_rounds']}{shape_progress(r)}" for r in rows
                        if r["workers"] in counts and r.get("source", "") and
                        str(r.get("source")).startswith("balancing.jsonl"))
              or "no balancing rows at another worker count")
 
-    # 8. The sweep: bigger machines.
-    sweep_rounds = 20 if quick else 60
+    # 8. The sweep: bigger machines, from the same latencies the checks above used
+    #    (per worker when the trace has them), with each cell's sampling interval.
+    sweep_rounds = SWEEP_ROUNDS_QUICK if quick else SWEEP_ROUNDS
     begin(f"race sweep N x C, {sweep_rounds} rounds per cell")
     for n, c, res, hashed in sweep(latency, sweep_rounds, 1, SWEEP_PER_WORKER, accept_us=accept_us,
-                                   mc_samples=20000):
+                                   per_worker=per_worker, mc_samples=20000):
+        lo, hi = clopper_pearson(res["outside_rounds"], sweep_rounds)
         rows.append({
             "model": "race-sweep", "case": f"N{n}-C{c}", "workers": n, "cpus": c,
             "connections": res["connections"], "shape": "burst", "predicted_outside": res["outside"],
             "method": "simulation", "predicted_rounds": sweep_rounds, "seed": 1,
+            "outside_rounds": res["outside_rounds"], "ci95": [round(lo, 4), round(hi, 4)],
             "measured_outside": None, "measured_rounds": 0,
             "mean_max_share": res["mean_max_share"], "max_over_fair": res["max_over_fair"],
             "mean_starved_workers": res["mean_starved_workers"], "cpus_bind": res["cpus_bind"],
             "reuseport_outside": hashed["outside"], "reuseport_method": hashed["method"],
-            "latency_source": latency.origin, "accept_us": accept_us, "consistent": None, "source": None,
+            "latency_source": latency.origin, "latency_samples": latency.pooled.count,
+            "per_worker": res["per_worker"], "latency_workers": len(latency.per_worker) if res["per_worker"] else 0,
+            "accept_us": accept_us, "arrival_us": res["arrival_us"], "client_cpu": False,
+            "consistent": None, "source": None,
         })
     progress(f"{len(SWEEP_WORKERS) * len(SWEEP_CPUS)} cells")
 

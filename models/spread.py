@@ -159,3 +159,62 @@ def clopper_pearson(x, n, level=0.95):
     lower = 0.0 if x == 0 else solve(lambda p: 1 - _binom_cdf(x - 1, n, p))   # P(X >= x) = a
     upper = 1.0 if x == n else solve(lambda p: a - (_binom_cdf(x, n, p) - a))  # P(X <= x) = a
     return (lower, upper)
+
+
+def consistent_outcomes(p, n, level=0.95):
+    """The outcomes x of n trials (x = 0..n) whose Clopper-Pearson interval
+    holds the prediction p, as (first, last): every x in first..last does and
+    no other (both bounds of the interval grow with x, so the set is one run);
+    None when no outcome does. first == 0 and last == n: no outcome of n
+    trials could have contradicted p, the check could not have failed."""
+    def holds(x):
+        lo, hi = clopper_pearson(x, n, level)
+        return lo <= p <= hi
+
+    def search(ok, lo, hi):  # the first x in lo..hi with ok(x), ok monotone false -> true; hi + 1 if none
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            if ok(mid):
+                hi = mid - 1
+            else:
+                lo = mid + 1
+        return lo
+
+    # hi(x) >= p from some x on; lo(x) <= p up to some x.
+    first = search(lambda x: clopper_pearson(x, n, level)[1] >= p, 0, n)
+    last = search(lambda x: clopper_pearson(x, n, level)[0] > p, 0, n) - 1
+    if first > last or not holds(first):
+        return None
+    return first, last
+
+
+# ---------------------------------------------------------------- split shapes
+
+def rank_envelope(splits, level=0.95):
+    """The shape of simulated rounds: `splits` holds each round's counts,
+    largest first, N entries. Per rank (the busiest worker first): the median
+    count, and a central range wide enough that at least `level` of the rounds
+    lie inside every rank's range at once (each rank's central
+    1 - (1 - level)/N range, Bonferroni), with the share of the rounds that do
+    (coverage, counted on the same rounds)."""
+    rounds = len(splits)
+    if rounds == 0:
+        raise ValueError("rank_envelope: no rounds")
+    n = len(splits[0])
+    cut = int((1 - level) / (2 * n) * rounds)  # counts left out below and above, per rank
+    median, low, high = [], [], []
+    for rank in range(n):
+        values = sorted(s[rank] for s in splits)
+        median.append(values[(rounds - 1) // 2])
+        low.append(values[cut])
+        high.append(values[rounds - 1 - cut])
+    inside = sum(1 for s in splits if not ranks_outside(s, low, high))
+    return {"median": median, "low": low, "high": high, "level": level, "rounds": rounds,
+            "coverage": round(inside / rounds, 4)}
+
+
+def ranks_outside(counts, low, high):
+    """The ranks (0 = the busiest worker) where a split, largest first, leaves
+    an envelope's low..high: [(rank, count, low, high)]."""
+    counts = list(counts) + [0] * (len(low) - len(counts))
+    return [(i, c, lo, hi) for i, (c, lo, hi) in enumerate(zip(counts, low, high)) if not lo <= c <= hi]

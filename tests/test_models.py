@@ -15,6 +15,12 @@ What is checked, and what is not:
     order), never timings, and never which listener the kernel's hash picked
     (it mixes a per-boot secret): reuseport-model's output format is checked
     through --replay, which prints injected counts exactly as a run would;
+  - whether a check could have failed (the outcomes of n trials whose
+    interval leaves the prediction out) against every interval, and the
+    split shapes the race predicts against rounds worked out by hand;
+  - the report's models section on rows written for it: checks that could
+    not have failed counted apart, shapes compared, failures named with
+    their worker count, the sweep beside the checks it repeats;
   - bad arguments and bad input files: exit 2, one line naming them.
 
 The golden files are regenerated (read the diff before committing) with
@@ -43,6 +49,9 @@ ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network 
 
 sys.path.insert(0, str(REPO / "models"))
 import skew  # noqa: E402
+sys.path.insert(0, str(REPO / "report"))
+from sections import models as models_section  # noqa: E402  (report/sections/models.py)
+import results_io  # noqa: E402  (report/results_io.py: the reader's errors)
 
 # Golden outputs: file name -> the command (run from the repository's root,
 # so the relative paths in the output are stable).
@@ -256,6 +265,222 @@ def test_race_is_deterministic_for_a_seed_and_moves_with_it():
     assert json_lines(a.stdout)[0]["splits"] != json_lines(c.stdout)[0]["splits"]
 
 
+# ---------------------------------------------------------------- could it have failed; shapes
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 12, 40])
+def test_consistent_outcomes_are_every_outcome_whose_interval_holds_the_prediction(n):
+    """consistent_outcomes(p, n) is (first, last) with exactly the outcomes x of
+    n trials whose Clopper-Pearson interval holds p in first..last (checked
+    against every interval, for predictions across 0..1)."""
+    for p in (0.0, 0.01, 0.05, 0.2, 0.5, 0.7, 0.95, 0.99, 1.0):
+        holds = [x for x in range(n + 1) if skew.clopper_pearson(x, n)[0] <= p <= skew.clopper_pearson(x, n)[1]]
+        expected = (holds[0], holds[-1]) if holds else None
+        assert skew.consistent_outcomes(p, n) == expected, (p, n)
+        if holds:
+            assert holds == list(range(holds[0], holds[-1] + 1))
+
+
+def test_which_checks_could_have_failed():
+    """With 2 rounds the intervals are 0-84%, 1.3-99% and 16-100%: a
+    prediction of 70% lies in all three, so no outcome could contradict it;
+    5% with 3 rounds fails on 2 or 3 outside; a rule (0%) fails on any round
+    outside; 100% with 2 rounds fails unless both are outside."""
+    assert skew.consistent_outcomes(0.7, 2) == (0, 2)
+    assert skew.consistent_outcomes(0.05, 3) == (0, 1)
+    assert skew.consistent_outcomes(0.0, 2) == (0, 0)
+    assert skew.consistent_outcomes(1.0, 2) == (2, 2)
+    assert skew.rate_check(0.7, 2, 2)["could_fail"] is False
+    assert skew.rate_check(0.05, 0, 3)["could_fail"] is True
+
+
+def test_rank_envelope_by_hand():
+    """Five rounds of 2 workers: with so few rounds no count is cut from the
+    tails (int(0.05 / 4 * 5) = 0), so each rank's range is its min..max, the
+    median the middle value, and every round lies inside (coverage 1)."""
+    env = skew.rank_envelope([[20, 12], [24, 8], [31, 1], [18, 14], [22, 10]])
+    assert env["median"] == [22, 10] and env["low"] == [18, 1] and env["high"] == [31, 14]
+    assert env["coverage"] == 1.0 and env["rounds"] == 5
+    assert skew.ranks_outside([40, 0], env["low"], env["high"]) == [(0, 40, 18, 31), (1, 0, 1, 14)]
+    assert skew.ranks_outside([19, 13], env["low"], env["high"]) == []
+
+
+def test_rank_envelope_holds_its_level_at_every_rank_at_once():
+    """Each rank's range leaves (1 - level)/(2N) of the rounds out on each side,
+    so at least `level` of the rounds are inside at every rank at once; the
+    coverage counted is that share."""
+    import random
+    rand = random.Random(4)
+    rounds = []
+    for _ in range(2000):
+        counts = [0] * 4
+        for _ in range(64):
+            counts[min(3, int(rand.expovariate(1.2)))] += 1
+        rounds.append(sorted(counts, reverse=True))
+    env = skew.rank_envelope(rounds)
+    inside = sum(1 for r in rounds if not skew.ranks_outside(r, env["low"], env["high"])) / len(rounds)
+    assert env["coverage"] == round(inside, 4) and inside >= 0.95
+    assert all(lo <= m <= hi for lo, m, hi in zip(env["low"], env["median"], env["high"]))
+
+
+def write_balancing(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return [str(path)]
+
+
+def balancing_round(variant, workers, how, shape, rnd, split):
+    return {"variant": variant, "workers": workers, "how": how, "shape": shape, "round": rnd, "mode": "process",
+            "split": split}
+
+
+def test_a_ramp_consistent_on_2to1_can_miss_on_shape(tmp_path):
+    """One latency for every wake-up: the last-registered worker reaches accept
+    first every time, so the model's ramp is 64/0/0/0 in every simulated round
+    (range 64 / 0 / 0 / 0, coverage 1: no simulated round leaves it). Measured
+    40/17/4/3 is outside 2:1 as predicted (that check holds) but not the
+    shape the model predicts: the shape check must say so."""
+    balancing = write_balancing(tmp_path / "balancing.jsonl", [
+        balancing_round("bare", 4, "back-to-back", "burst", 1, "50/10/4/0"),
+        balancing_round("bare", 4, "back-to-back", "ramp", 1, "40/17/4/3")])
+    latency = skew.LatencySource(skew.Latency("fixed", samples=[5.0]), [], "fixed")
+    (row,) = skew.validate_rows(balancing, lambda shape: latency, 2, 50, 1, ("bare",), 2.0, skew.ARRIVAL_US, 5,
+                                False, False, shapes=("ramp",), workers=4)
+    assert row["predicted_outside"] == 1.0 and row["consistent"] is True
+    assert row["predicted_shape"]["median"] == [64, 0, 0, 0] and row["predicted_shape"]["coverage"] == 1.0
+    assert row["shape_outside"] == [True] and row["shape_outside_rounds"] == 1
+    assert row["shape_consistent"] is False
+    assert row["measured_after"] == ["burst round 1"]
+
+
+def rows_file(tmp_path, rows):
+    path = tmp_path / "models.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return models_section.read_models(path)
+
+
+def check_row(model, case, workers, predicted, outside, rounds, **extra):
+    lo, hi = skew.clopper_pearson(outside, rounds)
+    row = {"model": model, "case": case, "workers": workers, "connections": 16 * workers, "cpus": None,
+           "shape": case if case in ("burst", "ramp", "keepalive") else "ramp", "method": "exact",
+           "predicted_outside": predicted, "measured_outside": outside / rounds, "measured_rounds": rounds,
+           "outside_rounds": outside, "ci95": [lo, hi], "consistent": lo <= predicted <= hi}
+    row.update(extra)
+    return row
+
+
+def test_report_counts_the_checks_that_could_not_fail_apart(tmp_path):
+    """Three checks: the race at 2 rounds predicting 70% (no outcome of 2
+    rounds could contradict it), the hash spread at 3 rounds predicting 5%
+    (2 or 3 outside would have), and the exclusive-reorder rule at 4 workers
+    (0%, 1 of 2 outside: not consistent). The findings count 2 of 3
+    consistent, 1 of those unable to fail, and 1 of the 2 that could fail
+    held; the table shows each interval's width and what would have failed
+    it; the failure is named with its worker count and the rounds, with what
+    ran before each on its server."""
+    rows = rows_file(tmp_path, [
+        check_row("race-bare", "burst", 2, 0.7, 2, 2, method="simulation", cpus=2,
+                  source="balancing.jsonl variant bare", measured_splits=["28/4", "30/2"]),
+        check_row("reuseport-balancing", "burst", 2, 0.05, 0, 3, source="balancing.jsonl variant reuseport",
+                  measured_splits=["18/14", "17/15", "20/12"]),
+        check_row("exclusive-balancing", "exclusive-reorder", 4, 0.0, 1, 2, method="rule",
+                  predicted_split="16/16/16/16", source="balancing.jsonl variant exclusive-reorder",
+                  measured_splits=["26/16/11/11", "16/16/16/16"],
+                  measured_after=["burst round 2", "ramp round 1"]),
+    ])
+    text = "\n".join(models_section.render_models(None, rows))
+    assert ("| race-bare | burst | 2 x 32 | rounds outside 2:1 | 70% (simulation) | 2 of 2 | 16%–100% | 84 | "
+            "no outcome of 2 | yes, could not fail |") in text
+    assert "| 5.0% (exact) | 0 of 3 | 0%–71% | 71 | ≥ 2 of 3 | yes |" in text
+    assert "| 0% (rule) | 1 of 2 | 1.3%–99% | 97 | ≥ 1 of 2 | NO |" in text
+    assert ("2 of 3 checks against a measurement here were consistent with it; 1 of those could not have "
+            "failed") in text
+    assert "Of the 2 checks that could have failed, 1 held." in text
+    assert ("exclusive-reorder ramp at 4 workers: predicted 0% of rounds outside 2:1 (the rule's split "
+            "16/16/16/16), measured 1 of 2: 26/16/11/11 outside (round 1, after burst round 2); 16/16/16/16 "
+            "inside (round 2, after ramp round 1)") in text
+
+
+def test_report_names_a_failed_model_run_with_its_listeners(tmp_path):
+    """A reuseport-model run outside its interval (116 of 200 against 48%:
+    the interval is 51-65%) is named with its listeners and connections."""
+    row = check_row("reuseport-burst", "4x32", 4, 0.4817, 116, 200, connections=32,
+                    source="bin/reuseport-model --netns")
+    text = "\n".join(models_section.render_models(None, rows_file(tmp_path, [row])))
+    assert ("Not consistent: reuseport-model bursts of 32 to 4 listeners: predicted 48% of repetitions outside "
+            "2:1, measured 116 of 200.") in text
+
+
+def test_report_compares_the_race_models_shapes(tmp_path):
+    """A race row whose simulated shape (median 61/3/0/0, busiest worker
+    56-64) the measured ramps 40/17/4/3 and 38/21/4/1 both leave: the shape
+    table shows the median and the ranges beside the rounds, and the
+    findings name the check with its worker count and which ranks were above
+    and below their ranges; a row whose rounds stay inside is consistent."""
+    env = {"median": [61, 3, 0, 0], "low": [56, 0, 0, 0], "high": [64, 8, 0, 0], "level": 0.95, "rounds": 500,
+           "coverage": 0.998}
+    inside = {"median": [24, 8], "low": [16, 1], "high": [31, 16], "level": 0.95, "rounds": 500, "coverage": 0.99}
+    rows = rows_file(tmp_path, [
+        check_row("race-bare", "ramp", 4, 1.0, 2, 2, method="simulation", cpus=2,
+                  source="balancing.jsonl variant bare", measured_splits=["40/17/4/3", "38/21/4/1"],
+                  predicted_shape=env, shape_outside=[True, True], shape_outside_rounds=2, shape_consistent=False),
+        check_row("race-bare", "burst", 2, 0.7, 3, 3, method="simulation", cpus=2,
+                  source="balancing.jsonl variant bare", measured_splits=["28/4", "22/10", "30/2"],
+                  predicted_shape=inside, shape_outside=[False] * 3, shape_outside_rounds=0, shape_consistent=True),
+    ])
+    text = "\n".join(models_section.render_models(None, rows))
+    assert ("| 4 | bare | ramp | 61/3/0/0 | 56–64 / 0–8 / 0 / 0 | 40/17/4/3 38/21/4/1 | 2 of 2 | 0.2% (500 rounds) "
+            "| 16%–100% | ≥ 1 of 2 | NO |") in text
+    assert "| 2 | bare | burst | 24/8 | 16–31 / 1–16 | 28/4 22/10 30/2 | 0 of 3 |" in text
+    assert "**Split shapes.** 1 of 2 race-model checks were consistent" in text
+    assert ("bare ramp at 4 workers: the model's median split 61/3/0/0 (the busiest worker 56–64 of 64), measured "
+            "40/17/4/3 (ranks 2–4 above, the busiest worker below), 38/21/4/1 (ranks 2–4 above, the busiest worker "
+            "below)") in text
+
+
+def sweep_row(n, c, predicted, rounds, **extra):
+    row = {"model": "race-sweep", "case": f"N{n}-C{c}", "workers": n, "cpus": c, "connections": 16 * n,
+           "shape": "burst", "method": "simulation", "predicted_outside": predicted, "predicted_rounds": rounds,
+           "seed": 1, "measured_outside": None, "measured_rounds": 0, "consistent": None, "source": None,
+           "latency_source": "trace t.jsonl", "accept_us": 2.0}
+    row.update(extra)
+    return row
+
+
+def test_report_sweep_states_rounds_intervals_and_reconciles_with_the_check(tmp_path):
+    """The sweep table gives each cell's interval over its rounds (32 of 60:
+    40-66%) and its rounds per cell; beside the 2-worker burst check (71%,
+    per-worker latencies) a cell drawn from the pooled distribution is said
+    to differ in input and to lie outside its interval; a cell with the
+    check's inputs whose interval holds the check's value is said to agree."""
+    check = check_row("race-bare", "burst", 2, 0.7075, 3, 3, method="simulation", cpus=2, predicted_rounds=2000,
+                      source="balancing.jsonl variant bare", latency_source="trace t.jsonl", per_worker=True,
+                      accept_us=2.0, client_cpu=False)
+    old = rows_file(tmp_path, [check, sweep_row(2, 2, 32 / 60, 60)])
+    text = "\n".join(models_section.render_models(None, old))
+    assert "60 simulated rounds per cell (seed 1)" in text and "| 2 | 53% (40%–66%) |" in text
+    assert ("- N = 2, C = 2: the cell 53% (32 of 60 rounds, 40%–66%); the 2-worker burst check above 71% (2000 "
+            "simulated rounds). Their inputs differ: the cell draws every worker from the pooled distribution, the "
+            "check each worker from one measured worker's own distribution. The check's value lies outside the cell's "
+            "interval") in text
+    same = rows_file(tmp_path, [check, sweep_row(2, 2, 0.68, 200, outside_rounds=136, per_worker=True,
+                                                 latency_workers=2)])
+    text = "\n".join(models_section.render_models(None, same))
+    assert "| 2 | 68% (61%–74%) |" in text
+    assert "The same inputs. The check's value lies inside the cell's interval." in text
+
+
+def test_report_names_a_row_whose_shape_does_not_fit_its_workers(tmp_path):
+    """A race row whose simulated shape has 3 ranks for 4 workers is a corrupt
+    row: the report's reader names the file and the line, not a traceback."""
+    env = {"median": [61, 3, 0], "low": [56, 0, 0], "high": [64, 8, 0], "level": 0.95, "rounds": 500,
+           "coverage": 0.998}
+    path = tmp_path / "models.jsonl"
+    path.write_text(json.dumps(check_row("race-bare", "ramp", 4, 1.0, 2, 2)) + "\n"
+                    + json.dumps(check_row("race-bare", "ramp", 4, 1.0, 2, 2, predicted_shape=env)) + "\n")
+    with pytest.raises(results_io.InputError) as err:
+        models_section.read_models(path)
+    assert err.value.line == 2 and '"predicted_shape" "median" must be 4 counts' in err.value.message
+
+
 # ---------------------------------------------------------------- reuseport-model
 
 def reuseport_args():
@@ -373,6 +598,18 @@ def test_latency_probe_hears_from_every_idle_child():
     assert summary["accepted"] == [0, 0] and summary["rule_holds"] is None
 
 
+def test_latency_probe_never_gives_a_wake_up_before_its_write():
+    """The campaign's latency probe (eventfd, no EPOLLEXCLUSIVE, 1 ms apart):
+    a child's report of a wake-up can reach the parent after the next write
+    started; it belongs to the write before, so no wake_us is ever at or
+    below zero (the campaign rejects such a file). Before the parent matched
+    reports to writes by time, some runs had one."""
+    reg, conns, summary = exclusive("--trigger", "eventfd", "--no-exclusive", "--processes", "2",
+                                    "--connections", "100", "--gap-ms", "1")
+    samples = [v for c in conns for v in c["wake_us"] if v is not None]
+    assert samples and all(v > 0 for v in samples), [v for v in samples if v <= 0]
+
+
 # ---------------------------------------------------------------- campaign
 
 def test_campaign_quick_writes_every_model_row(tmp_path):
@@ -392,6 +629,20 @@ def test_campaign_quick_writes_every_model_row(tmp_path):
                     "measured_outside", "measured_rounds", "consistent", "source"):
             assert key in x, (key, x)
     assert len([x for x in rows if x["model"] == "race-sweep"]) == 36
+    # Every check says whether it could have failed; the race rows carry their shape and its check.
+    for x in rows:
+        if x["consistent"] is not None:
+            assert isinstance(x["could_fail"], bool), x
+    race = [x for x in rows if x["model"] == "race-bare" and x["measured_rounds"]]
+    assert race and all(len(x["predicted_shape"]["median"]) == x["workers"] and
+                        len(x["shape_outside"]) == x["measured_rounds"] and isinstance(x["shape_consistent"], bool)
+                        for x in race)
+    # The sweep draws its latencies as the checks do, and each cell carries its sampling interval.
+    burst = next(x for x in race if x["case"] == "burst" and x["workers"] == 2)
+    for x in (x for x in rows if x["model"] == "race-sweep"):
+        assert x["per_worker"] == burst["per_worker"] and x["latency_source"] == burst["latency_source"]
+        lo, hi = skew.clopper_pearson(x["outside_rounds"], x["predicted_rounds"])
+        assert x["ci95"] == [round(lo, 4), round(hi, 4)]
     assert all(x["rule_matched"] == x["rule_checked"] for x in rows if x["model"] == "exclusive-wakeup")
     assert (out / "raw" / "models").is_dir()
     assert r.stdout.splitlines()[-1].startswith("models: %d rows in " % len(rows))
