@@ -535,7 +535,8 @@ def test_fault5_leaving_race(start_server, target):
         missed.append(answers.count(False))
         s.kill()
     hit = left is not None and left["inflight_at_leave"] > 0
-    record("%d of %d answered in full; %s; attempt %d; %d attempts missed the window, %d answers lost in them"
+    record("%d of %d answered in full; %s; attempt %d; earlier attempts that missed the window: %d, "
+           "answers lost in them: %d"
            % (sum(answers), len(answers),
               "worker %d left with %d in flight to it (%d received, %d forwarded while leaving)"
               % (leaver, left["inflight_at_leave"], left["received"], left["forwarded"]) if hit
