@@ -9,6 +9,7 @@ build/fuzz_http); these tests only run them.
 """
 import os
 import platform
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -21,11 +22,33 @@ FUZZ_HTTP = BUILD / "fuzz_http"
 CORPUS = ROOT / "tests" / "fuzz" / "corpus_http"
 
 FUZZ_SECONDS = 10
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed in (\d+) cases$")
+
+
+def defined_cases(source):
+    """The cases a C test program defines: its `static void test_*(void)`."""
+    return re.findall(r"^static void (test_\w+)\(void\)", (ROOT / "tests" / "c" / source).read_text(), re.M)
+
+
+def check_summary_line(last, source, out):
+    """The summary line says every case the source defines ran, each ran at
+    least one check (check.h's RUN fails one that ran none), at least one
+    check passed, and none failed: "0 passed, 0 failed" is a failure, and
+    so is a case main() forgot to run."""
+    m = SUMMARY.match(last)
+    assert m, f"unexpected summary line {last!r}:\n{out}"
+    passed, failed, cases = map(int, m.groups())
+    want = len(defined_cases(source))
+    assert failed == 0, f"{failed} checks failed:\n{out}"
+    assert passed > 0, f"no check ran:\n{out}"
+    assert want > 0 and cases == want, f"{cases} cases ran of the {want} that {source} defines:\n{out}"
 
 
 @pytest.mark.parametrize("name", ["test_http", "test_response", "test_handoff", "test_shared_epoll"])
 def test_c_unit_tests_pass(name):
-    """build/<name> exits 0 and its last line reports "0 failed".
+    """build/<name> exits 0 and its last line, "N passed, 0 failed in C
+    cases", says some checks passed, none failed, and every case its
+    source defines ran at least one check (check_summary_line).
 
     Each parser program checks a parser against the contract in its header
     with every input placed against a guard page, so an over-read shows up as
@@ -47,7 +70,20 @@ def test_c_unit_tests_pass(name):
     lines = proc.stdout.strip().splitlines()
     last = lines[-1] if lines else ""
     assert proc.returncode == 0, f"{name} exited {proc.returncode}:\n{out}"
-    assert last.endswith(" 0 failed"), f"unexpected summary line {last!r}:\n{out}"
+    check_summary_line(last, name + ".c", out)
+
+
+def test_summary_line_check_can_fail():
+    """The summary check refuses what once passed: a run with no checks
+    ("0 passed, 0 failed"), a run that skipped cases, the old line without
+    a case count, and a failure."""
+    want = len(defined_cases("test_http.c"))
+    for bad in ("0 passed, 0 failed in 0 cases", "0 passed, 0 failed",
+                f"5 passed, 0 failed in {want - 1} cases", f"5 passed, 1 failed in {want} cases",
+                f"0 passed, 0 failed in {want} cases"):
+        with pytest.raises(AssertionError):
+            check_summary_line(bad, "test_http.c", "")
+    check_summary_line(f"5 passed, 0 failed in {want} cases", "test_http.c", "")
 
 
 # What TSan prints when the kernel placed a mapping where its shadow memory
@@ -57,7 +93,9 @@ TSAN_MAPPING_FAILURE = "unexpected memory mapping"
 
 
 def test_handoff_under_tsan():
-    """build/test_handoff_tsan exits 0, reports "0 failed" and no race.
+    """build/test_handoff_tsan exits 0, reports no race, and its summary
+    line says every case of test_handoff.c ran, none failed
+    (check_summary_line).
 
     The same program as test_handoff, built with -fsanitize=thread: its
     threaded cases (8 producers and a consumer on one queue) make every
@@ -82,7 +120,7 @@ def test_handoff_under_tsan():
     last = lines[-1] if lines else ""
     assert "ThreadSanitizer" not in proc.stderr, f"{' '.join(cmd)} reported:\n{out}"
     assert proc.returncode == 0, f"{' '.join(cmd)} exited {proc.returncode}:\n{out}"
-    assert last.endswith(" 0 failed"), f"unexpected summary line {last!r}:\n{out}"
+    check_summary_line(last, "test_handoff.c", out)
 
 
 def test_http_fuzzer_runs_clean(tmp_path):

@@ -1,8 +1,10 @@
 """The faults table records every case (tests/faults.py): a fault test that
 passes, fails after it recorded, fails before it recorded anything, fails in
 its setup, or is skipped each leaves exactly one row, with pytest's verdict,
-and the report counts them as such. Checked by running pytest on a small
-file of such tests, then rendering the rows with the report's own code."""
+and the report counts them as such. A test whose window has a count of 0
+fails at record(), and one that passes without recording a window fails
+too: neither proved its case. Checked by running pytest on a small file of
+such tests, then rendering the rows with the report's own code."""
 
 import json
 import os
@@ -27,12 +29,12 @@ def broken():
 
 @fault("a passes", "held")
 def test_passes():
-    record("all well", figure=1)
+    record("all well", figure=1, window={"seen_in_the_window": 3, "other": 1})
 
 
 @fault("b fails after recording", "held")
 def test_fails_after():
-    record("saw 3 of 4")
+    record("saw 3 of 4", window={"seen": 4})
     assert 3 == 4, "one lost"
 
 
@@ -50,6 +52,22 @@ def test_setup_fails(broken, n):
 @fault("e skipped", "held")
 def test_skipped():
     pytest.skip("needs root")
+
+
+@fault("f passes without a window", "held")
+def test_no_window():
+    record("all well, nothing proved")
+
+
+@fault("g window missed", "held")
+def test_window_missed():
+    record("saw nothing in the window", window={"seen_in_the_window": 0, "other": 2})
+    raise RuntimeError("not reached: record() fails first")
+
+
+@fault("h passes without recording", "held")
+def test_no_record():
+    pass
 
 
 def test_not_a_fault_case():
@@ -74,7 +92,7 @@ def test_every_fault_case_leaves_one_row(tmp_path):
     res = subprocess.run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
                          capture_output=True, text=True, cwd=tmp_path, timeout=60,
                          env=dict(os.environ, ACCEPTLAB_FAULTS_OUT=str(out)))
-    assert res.returncode == 1, res.stdout + res.stderr  # three of them fail, on purpose
+    assert res.returncode == 1, res.stdout + res.stderr  # six of them fail, on purpose
     rows = {r["case"]: r for r in map(json.loads, out.read_text().splitlines())}
     # The campaign matches each row to pytest's own verdict line by the test's id.
     verdicts = faults_study.pytest_verdicts(subprocess.run(
@@ -84,9 +102,17 @@ def test_every_fault_case_leaves_one_row(tmp_path):
         r["test"]: {True: "PASSED", False: "FAILED" if "setup" not in r["case"] else "ERROR", None: None}[r["held"]]
         for r in rows.values()}
     assert sorted(rows) == ["a passes", "b fails after recording", "c fails first",
-                            "d setup (seven --threads 2)", "e skipped"]
+                            "d setup (seven --threads 2)", "e skipped", "f passes without a window",
+                            "g window missed", "h passes without recording"]
     assert rows["a passes"]["held"] is True and rows["a passes"]["observed"] == "all well"
-    assert rows["a passes"]["figure"] == 1
+    assert rows["a passes"]["figure"] == 1 and rows["a passes"]["window"] == {"seen_in_the_window": 3, "other": 1}
+    f = rows["f passes without a window"]
+    assert f["held"] is False and "no window recorded" in f["observed"], f
+    h = rows["h passes without recording"]
+    assert h["held"] is False and "passed without proving its window" in h["observed"], h
+    g = rows["g window missed"]
+    assert g["held"] is False and g["window"] == {"seen_in_the_window": 0, "other": 2}, g
+    assert "seen_in_the_window=0" in g["observed"] and "not reached" not in g["observed"], g
     b = rows["b fails after recording"]
     assert b["held"] is False and b["observed"].startswith("saw 3 of 4; failed: ") and "one lost" in b["observed"]
     c = rows["c fails first"]
@@ -99,7 +125,14 @@ def test_every_fault_case_leaves_one_row(tmp_path):
 
     parsed = [faults_section.parse_fault_row(r, i + 1) for i, r in enumerate(rows.values())]
     text = "\n".join(faults_section.render_faults(None, parsed))
-    assert ("1 of 4 held; broken: b fails after recording; c fails first; d setup (seven --threads 2) "
-            "(1 skipped).") in text
-    assert "| e skipped | held | skipped: needs root | skipped |" in text
-    assert text.count("| **no** |") == 3
+    assert ("1 of 7 held; broken: b fails after recording; c fails first; d setup (seven --threads 2); "
+            "f passes without a window; g window missed; h passes without recording (1 skipped). 2 of 7 proved "
+            "their window (every count above 0); not proven: g window missed; 4 carry no window counts.") in text
+    assert "| all well | other 1, seen in the window 3 | yes |" in text
+    assert "| e skipped | held | skipped: needs root | skipped | skipped |" in text
+    assert "| other 2, seen in the window 0 | **no** |" in text
+    assert text.count("| **no** |") == 6
+    # A run whose rows carry no window at all says so.
+    old = [faults_section.parse_fault_row({k: v for k, v in r.items() if k != "window"}, i + 1)
+           for i, r in enumerate(rows.values())]
+    assert "These rows carry no window counts" in "\n".join(faults_section.render_faults(None, old))

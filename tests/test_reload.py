@@ -27,7 +27,8 @@ import time
 
 import pytest
 
-from conftest import PYTHON, ROOT, SERVING_PROCESS, alive, get, read_response
+from conftest import (PYTHON, ROOT, SERVING_PROCESS, alive, get, open_pid_requests, read_response, split_answered,
+                      wait_stopped)
 import arms  # (conftest put probes/ on the path) which arms must lose nothing
 from harness import WRK
 from studies import reload as reload_study  # the trial the campaign runs, asserted here
@@ -279,21 +280,49 @@ def test_spawned_workers_are_exec_d(start_server):
     assert spawned.stop() == 0 and forked.stop() == 0
 
 
+# How many fresh connections, one after another, the strict turns get to
+# reach the new worker: every other one is its turn, and a steal (a turn
+# holder not accepting for 100 ms) can only delay that.
+STRICT_TURN_TRIES = 8
+
+
 @pytest.mark.parametrize("variant", ["bare --spawn-workers", "fdpass --spawn-workers",
                                      "mutex --accept-mutex-strict --spawn-workers"])
 def test_spawned_worker_is_respawned(start_server, variant):
     """A spawned worker that is killed is spawned again (fork+exec) into its
-    slot, and the server serves with it."""
+    slot, and the new worker serves: a connection is answered by its pid.
+    bare and fdpass: with worker 0 SIGSTOPped (waited on: state T, off its
+    CPU), new connections are answered by the new worker alone (split once
+    every request reached the server and the new worker sleeps idle in
+    epoll_wait; those queued at worker 0, by a hand-off, are answered by it
+    after SIGCONT). The strict mutex stalls behind a stopped worker, so
+    there the turns decide: each accept passes the turn to the next live
+    worker, and fresh connections one after another must reach the new
+    worker within STRICT_TURN_TRIES."""
     s = start_server(variant)
     victim = s.pids[1]
     os.kill(victim, signal.SIGKILL)
     again = s.wait_for("respawned", index=1)
-    assert again["pid"] != victim
-    deadline = time.monotonic() + 5
-    seen = set()
-    while time.monotonic() < deadline and again["pid"] not in seen:
-        seen |= answering(s.port, 4)
-    assert seen <= {s.pids[0], again["pid"]}
+    new = again["pid"]
+    assert new != victim and alive(new)
+    if variant.startswith("mutex"):
+        seen = []
+        while new not in seen and len(seen) < STRICT_TURN_TRIES:
+            seen.append(int(get(s.port)[2]))
+        assert new in seen, "the new worker answered none of %d connections: %r" % (len(seen), seen)
+        assert set(seen) <= {s.pids[0], new}, seen
+    else:
+        os.kill(s.pids[0], signal.SIGSTOP)
+        try:
+            wait_stopped(s.pids[0])
+            answered, waiting = split_answered(open_pid_requests(s.port, 10), s.port, new)
+            assert new in answered, "the new worker answered none of %r" % answered
+            assert set(answered) == {new}, answered
+        finally:
+            os.kill(s.pids[0], signal.SIGCONT)
+        for c in waiting:  # handed to worker 0 while it was stopped: answered now
+            assert int(read_response(c, timeout=15)[2]) == s.pids[0]
+            c.close()
     assert s.stop() == 0
 
 

@@ -16,6 +16,7 @@ shutdown of another thread's connection under the table lock).
 """
 
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -24,18 +25,48 @@ import time
 import pytest
 
 from conftest import (SERVER, SERVER_ASAN, SERVING, alive, get, in_epoll_wait, in_nanosleep, read_response,
-                      read_responses, wait_tasks)
+                      read_responses, task_state, wait_tasks)
 
 SLOWLORIS_ARMS = ["bare", "reuseport", "fdpass", "mutex", "handoff --threads 2",
                   "bare --threads 2 --shared-epoll"]
 SLOWLORIS_ASAN_ARMS = ["bare", "bare --threads 2 --shared-epoll"]
+HEADER_TIMEOUT_S = 1  # the slowloris's --header-timeout
+
+
+SIGCHLD_BIT = 1 << (signal.SIGCHLD - 1)
+
+
+def ppid(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return int(f.read().rsplit(")", 1)[1].split()[2])
 
 
 def workers_survived(s):
-    """No worker was reaped or respawned and every announced pid still runs."""
-    events = s.collect(0.05)
+    """No worker died since the ready line, checked on state, not watched
+    for a while. Threads mode: the server runs and every worker thread the
+    ready line named is still one of its threads. Process mode: every
+    worker the ready line named still runs (not a zombie) as the
+    supervisor's child, so none died, reaped or not (a respawn has a new
+    pid); and once the supervisor has no SIGCHLD pending and sleeps in its
+    poll (it has handled every SIGCHLD sent to it, and written the lines of
+    any death it reaped), none of the lines it wrote says reaped,
+    respawned or gave_up."""
+    if s.threads:
+        assert s.proc.poll() is None, "the server exited %s" % s.proc.returncode
+        gone = [w["tid"] for w in s.ready["workers"] if task_state(w["pid"], w["tid"])[0] in ("gone", "Z")]
+        assert not gone, "worker threads gone: %r" % gone
+        return
+    for w in s.ready["workers"]:
+        assert alive(w["pid"]) and ppid(w["pid"]) == s.proc.pid, "worker %r is gone" % w
+
+    def handled(state, wchan):
+        with open("/proc/%d/status" % s.proc.pid) as f:
+            pending = [int(l.split(":", 1)[1], 16) for l in f if l.startswith(("SigPnd", "ShdPnd"))]
+        return not any(v & SIGCHLD_BIT for v in pending) and state == "S" and "poll" in wchan
+
+    wait_tasks([(s.proc.pid, s.proc.pid)], handled, "the supervisor's SIGCHLDs handled")
+    events = s.collect(0.05)  # reads what is in the pipe by now (a read timeout, not a watch)
     assert not [e for e in events if e.get("event") in ("reaped", "respawned", "gave_up")], events
-    assert all(alive(w["pid"]) for w in s.ready["workers"])
 
 
 def read_until_closed(sock, timeout=5.0):
@@ -155,21 +186,29 @@ def test_client_reset_mid_request(start_server, variant):
 def test_slowloris_closed_at_header_timeout(start_server, variant, binary):
     """--header-timeout 1: a client sending its head one byte every 0.3 s
     (never finishing it) is closed with no answer within the test's bound,
-    while another client's requests in the meantime are all answered. The
-    connection is never idle, so only the header timeout can close it."""
+    and no sooner than the timeout after its first byte (the server starts
+    the head's clock at the read that brought it, after the send), while
+    another client is answered in every round (one request on a keep-alive
+    connection and one on a fresh one per byte sent, each asserted) from
+    the first byte until after the close: its answers span at least the
+    header timeout. The connection is never idle, so only the header
+    timeout can close it."""
     if binary == SERVER_ASAN and not os.path.exists(SERVER_ASAN):
         pytest.skip("build/server-asan is not built (make build/server-asan)")
-    s = start_server(variant, binary=binary, args=["--header-timeout", "1", "--idle-timeout", "60"])
+    s = start_server(variant, binary=binary, args=["--header-timeout", str(HEADER_TIMEOUT_S), "--idle-timeout", "60"])
     slow = socket.create_connection(("127.0.0.1", s.port), timeout=5)
     slow.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     slow.setblocking(False)
     head = b"GET /pid HTTP/1.1\r\nHost: t\r\nX-Padding: " + b"a" * 64
     other = socket.create_connection(("127.0.0.1", s.port), timeout=5)
     answered, closed, got, sent = 0, False, b"", 0
+    first_byte_at = closed_at = last_answer_at = None
     deadline = time.monotonic() + 15  # a bound, not a pace: the timeout is 1 s, the sweep runs every second
     try:
         while time.monotonic() < deadline and not closed:
             try:
+                if first_byte_at is None:
+                    first_byte_at = time.monotonic()
                 slow.send(head[sent:sent + 1])
                 sent += 1
             except (BrokenPipeError, ConnectionResetError):
@@ -188,16 +227,30 @@ def test_slowloris_closed_at_header_timeout(start_server, variant, binary):
             assert get(s.port, sock=other)[0] == 200
             assert int(get(s.port)[2]) in s.pids
             answered += 2
+            last_answer_at = time.monotonic()
+            if closed:
+                break
             # The slowloris's pace, a timing condition: under load the gap
             # only grows, and any gap keeps the head incomplete.
             time.sleep(0.3)
+        if closed:
+            closed_at = time.monotonic()
+            # And after the close (seen by a failed send, a reset or EOF).
+            assert get(s.port, sock=other)[0] == 200
+            assert int(get(s.port)[2]) in s.pids
+            answered += 2
+            last_answer_at = time.monotonic()
     finally:
         slow.close()
         other.close()
     assert closed, "the slowloris was still open after %d bytes" % sent
     assert sent < len(head), "the whole padded head went through"
     assert got == b"", "the slowloris was answered: %r" % got[:80]
-    assert answered >= 2
+    assert closed_at - first_byte_at >= HEADER_TIMEOUT_S, (
+        "closed %.2f s after its first byte, before the %d s header timeout" % (closed_at - first_byte_at,
+                                                                             HEADER_TIMEOUT_S))
+    assert last_answer_at - first_byte_at >= HEADER_TIMEOUT_S and answered == 2 * (sent + 1), (
+        "the other client was answered %d times over %.2f s" % (answered, last_answer_at - first_byte_at))
     workers_survived(s)
     assert s.stop() == 0
     err = s.proc.stderr.read().decode(errors="replace")

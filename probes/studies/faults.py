@@ -34,7 +34,8 @@ def pytest_verdicts(text):
 
 
 def steps(args, raw_dir):
-    """Each test records what it observed before it asserts, and pytest's own
+    """Each test records what it observed, with the counts that prove its
+    window (window), before it asserts, and pytest's own
     report of it writes the row to ACCEPTLAB_FAULTS_OUT with its verdict
     (tests/faults.py), so a case that failed, even before it recorded
     anything, is a row saying so. A test pytest reported that left no row
@@ -69,6 +70,9 @@ def steps(args, raw_dir):
                              "observed": "pytest said %s, and the test wrote no row" % word})
         held = sum(r["held"] is True for r in rows)
         skipped = sum(r["held"] is None for r in rows)
-        return rows, "%d of %d invariants held%s" % (held, len(rows) - skipped,
-                                                     ", %d skipped" % skipped if skipped else "")
+        # Each row's window: the observed counts that prove the case was
+        # reached (tests/faults.py fails a test with a count of 0).
+        proven = sum(bool(r.get("window")) and all(v > 0 for v in r["window"].values()) for r in rows)
+        return rows, "%d of %d invariants held, %d proved their window%s" % (
+            held, len(rows) - skipped, proven, ", %d skipped" % skipped if skipped else "")
     yield "%-17s fault cases" % FAULTS_ARM, step, {"case": "all", "expected": "", "observed": ""}

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int passed, failed;
+static int passed, failed, cases;
 
 #define CHECK(cond, ...)                                                     \
 	do {                                                                 \
@@ -82,10 +82,29 @@ static void gb_free(struct gbuf *g)
 	g->map = NULL;
 }
 
-/* The closing line every runner reads; returns the exit status. */
+/* Runs one case (a static void test_*(void)) and counts it. A case that
+ * ran no check at all (returned early, looped zero times) proved nothing:
+ * that is a failure naming it. */
+#define RUN(fn) run_case(#fn, fn)
+
+__attribute__((unused))
+static void run_case(const char *name, void (*fn)(void))
+{
+	int before = passed + failed;
+
+	fn();
+	cases++;
+	if (passed + failed == before) {
+		failed++;
+		printf("FAIL %s: ran no check\n", name);
+	}
+}
+
+/* The closing line every runner reads, "N passed, N failed in N cases"
+ * (tests/test_c_units.py checks each number); returns the exit status. */
 static int check_summary(void)
 {
-	printf("%d passed, %d failed\n", passed, failed);
+	printf("%d passed, %d failed in %d cases\n", passed, failed, cases);
 	return failed ? 1 : 0;
 }
 

@@ -10,7 +10,8 @@
  * (OPEN).
  *
  * No framework: each CHECK counts a pass or prints a failure naming its case,
- * and the last line is "N passed, N failed" (exit 1 if any failed). Built
+ * and the last line is "N passed, N failed in N cases" (exit 1 if any failed;
+ * check.h's RUN counts each case, and one that ran no check fails). Built
  * twice: under ASan/UBSan (build/test_handoff) and under TSan
  * (build/test_handoff_tsan), where the threaded cases are what count. An
  * alarm kills the program if anything blocks.
@@ -714,22 +715,22 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	alarm(WATCHDOG_SECONDS);
 
-	test_init_rejects_bad_capacity();
-	test_full_queue_refuses_without_blocking();
-	test_closed_queue_refuses_but_keeps_tokens();
-	test_fifo_across_wraparound();
-	test_drain_is_fifo_and_respects_max();
-	test_many_producers_lose_nothing();
-	test_slow_consumer_counts_refusals();
-	test_pool_init_rejects();
-	test_policy_off_never_hands_off();
-	test_policy_single_worker_keeps();
-	test_policy_written_shortest_queue();
-	test_policy_written_ignores_open();
-	test_policy_open_counts_open_plus_queue();
-	test_policy_threshold_boundary();
-	test_policy_skips_full_and_closed();
-	test_try_delivers();
-	test_policy_names();
+	RUN(test_init_rejects_bad_capacity);
+	RUN(test_full_queue_refuses_without_blocking);
+	RUN(test_closed_queue_refuses_but_keeps_tokens);
+	RUN(test_fifo_across_wraparound);
+	RUN(test_drain_is_fifo_and_respects_max);
+	RUN(test_many_producers_lose_nothing);
+	RUN(test_slow_consumer_counts_refusals);
+	RUN(test_pool_init_rejects);
+	RUN(test_policy_off_never_hands_off);
+	RUN(test_policy_single_worker_keeps);
+	RUN(test_policy_written_shortest_queue);
+	RUN(test_policy_written_ignores_open);
+	RUN(test_policy_open_counts_open_plus_queue);
+	RUN(test_policy_threshold_boundary);
+	RUN(test_policy_skips_full_and_closed);
+	RUN(test_try_delivers);
+	RUN(test_policy_names);
 	return check_summary();
 }

@@ -1,7 +1,8 @@
 /* test_http.c: unit tests for the request-head parser in servers/http.c.
  *
  * No framework: each CHECK counts a pass or prints a failure naming its case,
- * and the last line is "N passed, N failed" (exit 1 if any failed).
+ * and the last line is "N passed, N failed in N cases" (exit 1 if any failed;
+ * check.h's RUN counts each case, and one that ran no check fails).
  *
  * Every input handed to the parser is copied so that it ends exactly at a
  * PROT_NONE guard page (as picohttpparser's tests do), and the data pages are
@@ -670,18 +671,18 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	test_simple_get();
-	test_pipelined();
-	test_prefixes();
-	test_line_endings();
-	test_query();
-	test_keep_alive();
-	test_content_length();
-	test_bad_request_line();
-	test_bad_headers();
-	test_limits();
-	test_query_u64();
-	test_reason();
+	RUN(test_simple_get);
+	RUN(test_pipelined);
+	RUN(test_prefixes);
+	RUN(test_line_endings);
+	RUN(test_query);
+	RUN(test_keep_alive);
+	RUN(test_content_length);
+	RUN(test_bad_request_line);
+	RUN(test_bad_headers);
+	RUN(test_limits);
+	RUN(test_query_u64);
+	RUN(test_reason);
 
 	return check_summary();
 }

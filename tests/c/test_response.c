@@ -97,11 +97,11 @@ static void test_want_header_absent(void)
 
 int main(void)
 {
-	test_simple();
-	test_every_prefix_partial();
-	test_pipelined();
-	test_malformed();
-	test_head_limit();
-	test_want_header_absent();
+	RUN(test_simple);
+	RUN(test_every_prefix_partial);
+	RUN(test_pipelined);
+	RUN(test_malformed);
+	RUN(test_head_limit);
+	RUN(test_want_header_absent);
 	return check_summary();
 }
