@@ -146,10 +146,17 @@ def test_bad_requests_answered_and_workers_survive(start_server, variant, binary
     for _ in range(60):
         seen.add(int(get(s.port, "/pid")[2]))
     assert seen <= set(s.pids)
-    events = s.collect(0.3)
-    assert not [e for e in events if e.get("event") in ("reaped", "respawned")], events
     assert all(alive(p) for p in s.pids)
     assert s.stop() == 0
+    # Over the server's whole life, read to the end of its output after the
+    # stop (not for a fixed while): no worker was reaped before the stop or
+    # respawned, and the workers that exited at the stop are the first ones.
+    reaped = [e for e in s.events if e.get("event") == "reaped"]
+    assert not [e for e in s.events if e.get("event") == "respawned"], s.events
+    assert all(e.get("status") == "exit 0" for e in reaped), reaped
+    exits = [e for e in s.events if e.get("event") == "worker_exit"]
+    assert len(exits) == len(s.pids), s.events
+    assert sorted(e["tid"] for e in exits) == sorted(w["tid"] for w in s.ready["workers"]), (exits, s.ready)
     err = s.proc.stderr.read().decode(errors="replace")
     assert "runtime error" not in err and "AddressSanitizer" not in err, err
 
