@@ -398,19 +398,21 @@ class Tracer:
 # ---- CPU hogs ----------------------------------------------------------------
 
 def start_hog(cmd):
-    """Starts a CPU hog in a session of its own; stop_hog (or stop_all) kills it."""
+    """Starts a CPU hog in a session of its own; kill_group (or stop_all) kills it."""
     with registering():
         return register(subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL), stop_hog)
+                                         stderr=subprocess.DEVNULL), kill_group)
 
 
-def stop_hog(hog):
+def kill_group(proc):
+    """Kills a registered child started in a session of its own (a hog, a
+    probe), its whole process group, waits for it and forgets it."""
     try:
-        os.killpg(hog.pid, signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    hog.wait()
-    forget(hog)
+    proc.wait()
+    forget(proc)
 
 
 class StressHogs:
@@ -425,12 +427,12 @@ class StressHogs:
         self.proc = start_hog(["stress-ng", "--cpu", str(self.n), "--quiet"])
         time.sleep(0.3)  # the hogs are on the CPUs before the first round
         if self.proc.poll() is not None:
-            stop_hog(self.proc)
+            kill_group(self.proc)
             raise StepFailed("stress-ng --cpu %d exited %s at once" % (self.n, self.proc.returncode))
         return self
 
     def __exit__(self, *exc):
-        stop_hog(self.proc)
+        kill_group(self.proc)
         return False
 
 

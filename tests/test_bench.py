@@ -10,6 +10,7 @@ timing figure is asserted beyond "more than zero": the machine is noisy and
 the figures are compared side by side in one run, never against constants.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -411,6 +412,24 @@ def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
         assert "The cap of 2 rounds was reached" in text and "†" in text
 
 
+@contextlib.contextmanager
+def child_under_a_shell(code):
+    """A shell (the root) whose child runs code (which waits for a line on
+    stdin before it does anything), started in a session of its own; yields
+    the shell once its child has appeared, and kills the group afterwards."""
+    parent = subprocess.Popen(["sh", "-c", "%s -c \"$0\"; :" % PYTHON, code], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        while len(harness.process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(harness.process_tree(parent.pid)) >= 2, "the child never appeared under the shell"
+        yield parent
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
+
+
 def test_cpu_meter_counts_every_process_of_the_tree():
     """harness.CpuMeter counts the CPU of the root and its descendants: a
     child of the shell (the root) that spins 0.2 s by its own clock
@@ -422,21 +441,12 @@ def test_cpu_meter_counts_every_process_of_the_tree():
             "while time.process_time() - t0 < 0.2: pass\n"
             "print(int((time.process_time() - t0) * 1e9), flush=True)\n"
             "time.sleep(60)\n")
-    parent = subprocess.Popen(["sh", "-c", "%s -c \"$0\"; :" % PYTHON, code], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 10
-        while len(harness.process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert len(harness.process_tree(parent.pid)) >= 2, "the child never appeared under the shell"
+    with child_under_a_shell(code) as parent:
         with harness.CpuMeter(parent.pid) as meter:
             parent.stdin.write("go\n")
             parent.stdin.flush()
             spun = int(parent.stdout.readline())
         assert meter.ns >= spun, "the meter saw %d ns of the child's %d ns spin" % (meter.ns, spun)
-    finally:
-        os.killpg(parent.pid, signal.SIGKILL)
-        parent.wait()
 
 
 def test_cpu_meter_counts_context_switches():
@@ -449,13 +459,7 @@ def test_cpu_meter_counts_context_switches():
             "for _ in range(20): time.sleep(0.002)\n"
             "print('slept', flush=True)\n"
             "time.sleep(60)\n")
-    parent = subprocess.Popen(["sh", "-c", "%s -c \"$0\"; :" % PYTHON, code], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 10
-        while len(harness.process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert len(harness.process_tree(parent.pid)) >= 2, "the child never appeared under the shell"
+    with child_under_a_shell(code) as parent:
         with harness.CpuMeter(parent.pid) as meter:
             parent.stdin.write("go\n")
             parent.stdin.flush()
@@ -465,9 +469,6 @@ def test_cpu_meter_counts_context_switches():
         fields = harness.cpu_fields(meter.ns, 10, switches=meter.switches)
         assert fields["ctx_voluntary"] == meter.switches["voluntary"]
         assert fields["ctx_voluntary_per_request"] == round(meter.switches["voluntary"] / 10, 5)
-    finally:
-        os.killpg(parent.pid, signal.SIGKILL)
-        parent.wait()
 
 
 # ---------------------------------------------------------------- the wrk parser

@@ -21,8 +21,8 @@ import time
 
 import arms
 import synflood  # raw SYNs, the SYN flood perturbation
-from harness import (PROBE_TIMEOUT_S, ServerRun, StepFailed, StressHogs, Tracer, forget, is_root, peers, probe_cmd,
-                     probe_rounds, register, registering, save_probe)
+from harness import (PROBE_TIMEOUT_S, ServerRun, StepFailed, StressHogs, Tracer, forget, is_root, kill_group, peers,
+                     probe_cmd, probe_rounds, register, registering, save_probe)
 
 NAME = "perturbation"
 PERTURBATION_WORKERS = [2, 4, 8]
@@ -122,16 +122,6 @@ def counter_sample(port, ready, at):
     return dict(sample, error=max(abs(c - t) for c, t in zip(counted, truth)))
 
 
-def kill_probe(proc):
-    """Stops a probe this study started (its own process group)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
-    forget(proc)
-
-
 def perturbation_run(prefix, ready, path, shape_name, rounds, workers):
     """One probe run of rounds x shape at 16 connections per worker, no
     pause between rounds, each round held at PERTURBATION_PAUSE_AT while the
@@ -144,7 +134,7 @@ def perturbation_run(prefix, ready, path, shape_name, rounds, workers):
     deadline = time.monotonic() + PROBE_TIMEOUT_S
     with open(prefix + ".probe.stderr", "w") as err, registering():
         proc = register(subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
-                                         start_new_session=True), kill_probe)
+                                         start_new_session=True), kill_group)
     lines, held, pending = [], {}, b""
     try:
         while True:
@@ -180,7 +170,7 @@ def perturbation_run(prefix, ready, path, shape_name, rounds, workers):
         raise StepFailed("probe did not exit within %d s" % PROBE_TIMEOUT_S)
     finally:
         if proc.poll() is None:
-            kill_probe(proc)
+            kill_group(proc)
         else:
             forget(proc)
         proc.stdout.close()

@@ -20,8 +20,8 @@ import os
 import subprocess
 
 import arms
-from harness import (PROBE_TIMEOUT_S, PYTHON, ServerRun, StepFailed, forget, is_root, probe_cmd, register, run_probe,
-                     save_probe, server_events, start_hog, stop_hog, stop_server)
+from harness import (PROBE_TIMEOUT_S, PYTHON, ServerRun, StepFailed, forget, is_root, kill_group, probe_cmd, register,
+                     run_probe, save_probe, server_events, start_hog, stop_server)
 
 NAME = "placement"
 PLACEMENT_SHAPES = [
@@ -137,7 +137,7 @@ class Placement:
 
     def __exit__(self, *exc):
         if self.hog is not None:
-            stop_hog(self.hog)
+            kill_group(self.hog)
         self.remove_netns()
         return False
 
