@@ -299,10 +299,14 @@ static __always_inline struct load_slot *slot_of(const struct conn_tag *tag)
 	return s && s->gen == tag->gen ? s : NULL;
 }
 
-/* A connection of ours: our port in our network namespace. */
+/* A connection of ours: our port in our network namespace. The port is read
+ * from inet_sport, not skc_num: a move to CLOSE releases the bound port
+ * (inet_put_port zeroes skc_num) before this tracepoint fires, so a
+ * connection reset, or closed by us with its request unread, would not
+ * look like ours by skc_num. */
 static __always_inline int ours(const struct sock *sk)
 {
-	if (!targ_port || sk->__sk_common.skc_num != targ_port)
+	if (!targ_port || bpf_ntohs(BPF_CORE_READ((const struct inet_sock *)sk, inet_sport)) != targ_port)
 		return 0;
 	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == targ_netns;
 }
