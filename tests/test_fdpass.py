@@ -676,14 +676,18 @@ def aimed_kill(records, index, pid, stop):
         r = records.slots(index + 1)[index]
         if r["held"] + r["inflight"] > 0:
             os.kill(pid, signal.SIGSTOP)
+            killed = False
             try:
                 wait_stopped(pid, timeout=5)
                 r = records.slots(index + 1)[index]
                 if r["held"] + r["inflight"] > 0:
                     os.kill(pid, signal.SIGKILL)
+                    killed = True
                     return r["held"], r["inflight"]
             finally:
-                if alive(pid):
+                # Not a killed one: it may already be reaped (and its pid
+                # gone) between alive() and the signal.
+                if not killed and alive(pid):
                     os.kill(pid, signal.SIGCONT)
         time.sleep(0.001)
     return None
