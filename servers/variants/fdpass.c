@@ -448,7 +448,7 @@ static void share_received(struct worker *w, struct share_worker *sw, int fd, co
 	struct share *sh = sw->sh;
 	int chan = sh->chan_recv[w->slot], t = -1, retired = load_retired(sh->load, w->slot, msg->ticket);
 
-	if (fd < 0) { /* nothing to serve (EMFILE: the kernel closed it) */
+	if (fd < 0) { /* no descriptor we could take (EMFILE): the kernel closes it as it is dequeued */
 		if (!retired)
 			load_retire(sh->load, w->slot, msg->ticket);
 		fdpass_drop(chan);
