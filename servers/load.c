@@ -33,6 +33,7 @@ _Static_assert(sizeof(struct load_slot) % 8 == 0, "an mmapped BPF array's elemen
 struct load_account {
 	int kernel;
 	int steer;
+	int giving; /* LOAD_GIVING with kernel accounting */
 	struct worker_load_bpf *skel; /* the supervisor's (NULL in an exec'd worker) */
 	struct bpf_link *link, *destroy_link;
 	int slots_fd, owner_fd, listeners_fd, prog_fd; /* kernel */
@@ -110,6 +111,10 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 	if (stat("/proc/self/ns/net", &st) == 0)
 		skel->rodata->targ_netns = (__u32)st.st_ino;
 	skel->rodata->targ_steer = (flags & LOAD_STEER) != 0;
+	/* Only fdpass's senders record what they give: the others would hold
+	 * the program's descriptors for nothing. */
+	if (!(flags & LOAD_GIVING))
+		bpf_program__set_autoload(skel->progs.count_destroy, false);
 	if (!(flags & LOAD_STEER)) {
 		bpf_program__set_autoload(skel->progs.select_least_loaded, false);
 		bpf_map__set_max_entries(skel->maps.syn_owner, 1);
@@ -137,8 +142,9 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 		worker_load_bpf__destroy(skel);
 		return -1;
 	}
-	la->destroy_link = bpf_program__attach(skel->progs.count_destroy);
-	if (!la->destroy_link) {
+	if (flags & LOAD_GIVING)
+		la->destroy_link = bpf_program__attach(skel->progs.count_destroy);
+	if ((flags & LOAD_GIVING) && !la->destroy_link) {
 		snprintf(err, errlen, "attaching to tp_btf/tcp_destroy_sock: %s", strerror(errno));
 		bpf_link__destroy(la->link);
 		la->link = NULL;
@@ -147,6 +153,7 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 	}
 	la->skel = skel;
 	la->kernel = 1;
+	la->giving = (flags & LOAD_GIVING) != 0;
 	la->slots_fd = bpf_map__fd(skel->maps.slots);
 	la->owner_fd = bpf_map__fd(skel->maps.conn_owner);
 	la->listeners_fd = bpf_map__fd(skel->maps.worker_listeners);
@@ -252,6 +259,7 @@ struct load_account *load_import(const struct server *srv, unsigned flags, const
 		la->page_fd = fds[0];
 	} else if (n == 3 + steer) {
 		la->kernel = 1;
+		la->giving = (flags & LOAD_GIVING) != 0;
 		la->slots_fd = fds[0];
 		la->owner_fd = fds[1];
 		la->listeners_fd = fds[2];
@@ -316,14 +324,14 @@ void load_give(struct load_account *la, int from, int to, uint32_t peer_addr, ui
 	/* After the credit: a kill between the two leaves the credit one high
 	 * (a leaver waits for it), never one low (a leaver would stop waiting
 	 * for a hand-off still on its way). */
-	if (la->kernel)
+	if (la->giving)
 		__atomic_store_n(&la->slots[from].giving,
 				 (uint64_t)(to + 1) << 48 | (uint64_t)peer_port << 32 | peer_addr, __ATOMIC_SEQ_CST);
 }
 
 void load_given(struct load_account *la, int from)
 {
-	if (la->kernel)
+	if (la->giving)
 		__atomic_store_n(&la->slots[from].giving, 0, __ATOMIC_SEQ_CST);
 }
 

@@ -64,6 +64,7 @@ struct load_account;
 #define LOAD_STEER 1u       /* reuseport-bpf: load the sk_reuseport program, count SYNs */
 #define LOAD_NEED_KERNEL 2u /* no user fallback: fail if BPF cannot be had */
 #define LOAD_MIGRATE 4u     /* with LOAD_STEER: the program also places migrating requests */
+#define LOAD_GIVING 8u      /* hand-offs between processes (fdpass): the kernel takes a dead sender's credit back */
 
 /* The environment variable that picks the accounting: "kernel" (required,
  * or fail), "user", or unset (kernel where BPF can be had, else user). */
@@ -114,9 +115,10 @@ void load_credit(struct load_account *la, int slot, int delta);
 
 /* The worker in slot from hands the connection from peer (network byte
  * order, as accept and struct sock have them) to slot to: credits to, then
- * (kernel) records the giving in from's record, so the kernel takes the
- * credit back if from dies holding that connection unsent. Then exactly one
- * of: load_given once the send has succeeded, or load_give_back. */
+ * (kernel, LOAD_GIVING) records the giving in from's record, so the kernel
+ * takes the credit back if from dies holding that connection unsent. Then
+ * exactly one of: load_given once the send has succeeded, or
+ * load_give_back. */
 void load_give(struct load_account *la, int from, int to, uint32_t peer_addr, uint16_t peer_port);
 void load_given(struct load_account *la, int from);
 void load_give_back(struct load_account *la, int from, int to);

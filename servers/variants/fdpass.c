@@ -246,7 +246,7 @@ static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
 
 	if (!sh->on)
 		return 0;
-	sh->load = load_open(srv, 0, err, errlen);
+	sh->load = load_open(srv, LOAD_GIVING, err, errlen);
 	if (!sh->load)
 		return -1;
 	srv->accounting = load_accounting(sh->load);
@@ -712,7 +712,7 @@ static int fdpass_spawn_import(struct server *srv, const int *fds, int n, char *
 		sh->chan_recv[i] = fds[1 + 2 * i];
 		sh->chan_send[i] = fds[2 + 2 * i];
 	}
-	sh->load = load_import(srv, 0, fds + own, n - own, err, errlen);
+	sh->load = load_import(srv, LOAD_GIVING, fds + own, n - own, err, errlen);
 	if (!sh->load)
 		return -1;
 	return share_map_page(sh, err, errlen);
