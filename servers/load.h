@@ -42,8 +42,8 @@
  *    process closes it; a sent one is held by its message, so that close
  *    is not its last. Left: an interrupt-delivered kill between the credit
  *    and the store of the record, or between clearing the record and the
- *    take-back after a failed send (two adjacent stores each), leaves the
- *    target one high.
+ *    take-back after a failed send (two adjacent atomic writes each),
+ *    leaves the target one high.
  * User accounting has no kernel to do that: a sender killed between its
  * credit and the end of its send (including a failed sendmsg's return)
  * leaves the target's inflight one high for good; its held is as exact as

@@ -66,8 +66,8 @@
  *        credit back (ebpf/worker_load.bpf.c). After a successful send: the
  *        datagram holds the connection, the receiver retires it.
  *    Left (load.h): an interrupt-delivered kill between two adjacent
- *    stores (the credit and the giving record; clearing the record and the
- *    take-back), which leaves the target one high; and, with user
+ *    atomic writes (the credit and the giving record; clearing the record
+ *    and the take-back), which leaves the target one high; and, with user
  *    accounting, any sender kill before its send succeeds.
  *  - Leaving: store LEFT, then drain while inflight is above 0; a worker
  *    that has left forwards what its channel delivers to a sibling that has
