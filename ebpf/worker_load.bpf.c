@@ -25,6 +25,13 @@
  *        has accepted it.
  *    A tag carries its slot's generation: one the slot has moved past (its
  *    worker was replaced) no longer counts.
+ *  - count_state and count_destroy (tp_btf/tcp_destroy_sock, for a
+ *    connection already reset, whose close changes no state) also see a
+ *    dying worker's own closes: if it is the connection the worker was
+ *    handing off (its slot's giving record), credited to a target and not
+ *    sent, the target's credit is taken back here (dying_giver), so a
+ *    sender killed anywhere between its credit and its successful send
+ *    leaves no hand-off counted that will never arrive.
  *  - select_least_loaded (sk_reuseport, reuseport-bpf only) picks the live
  *    slot with the least load for each SYN and counts the SYN in that
  *    slot's current time bucket; the SYN stops counting when its connection
@@ -44,6 +51,7 @@
 
 #define TCP_ESTABLISHED 1
 #define TCP_SYN_RECV 3
+#define TCP_CLOSE_WAIT 8
 #define PROTO_TCP 6
 #define ETH_P_IPV4 0x0800
 #define TCP_FLAGS_OFFSET 13
@@ -52,6 +60,7 @@
 #define TCP_FLAG_ACK 0x10
 #define CAS_TRIES 8
 #define PF_EXITING 0x00000004 /* include/linux/sched.h */
+#define SHUTDOWN_MASK 3       /* include/net/sock.h: RCV_SHUTDOWN | SEND_SHUTDOWN */
 
 #define MAX_SLOTS WORKER_LOAD_MAX_SLOTS
 #define MAX_INDEXES WORKER_LOAD_MAX_INDEXES
@@ -226,7 +235,8 @@ static __always_inline int pick_least_loaded(__u32 n, __u32 start, __u32 skip, _
 			s = bpf_map_lookup_elem(&slots, &sl);
 			if (!s || !*(volatile __u32 *)&s->live)
 				continue;
-			load = *(volatile __s64 *)&s->held + *(volatile __s64 *)&s->inflight + syn_window(s, now);
+			load = *(volatile __s64 *)&s->held + syn_window(s, now) +
+			       WORKER_LOAD_INFLIGHT(*(volatile __s64 *)&s->credited, *(volatile __u64 *)&s->retired);
 			if (!found || load < best_load) {
 				found = 1;
 				*best = sl;
@@ -299,10 +309,14 @@ static __always_inline struct load_slot *slot_of(const struct conn_tag *tag)
 	return s && s->gen == tag->gen ? s : NULL;
 }
 
-/* A connection of ours: our port in our network namespace. */
+/* A connection of ours: our port in our network namespace. The port is read
+ * from inet_sport, not skc_num: a move to CLOSE releases the bound port
+ * (inet_put_port zeroes skc_num) before this tracepoint fires, so a
+ * connection reset, or closed by us with its request unread, would not
+ * look like ours by skc_num. */
 static __always_inline int ours(const struct sock *sk)
 {
-	if (!targ_port || sk->__sk_common.skc_num != targ_port)
+	if (!targ_port || bpf_ntohs(BPF_CORE_READ((const struct inet_sock *)sk, inet_sport)) != targ_port)
 		return 0;
 	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == targ_netns;
 }
@@ -349,6 +363,53 @@ static __always_inline int established(struct sock *sk)
 	return 0;
 }
 
+/* The slot whose worker process is tgid, or NULL. */
+static __always_inline struct load_slot *slot_of_task(__u32 tgid)
+{
+	__u32 n = targ_workers * targ_slots_per_worker;
+
+	for (__u32 i = 0; i < MAX_SLOTS && i < n; i++) {
+		struct load_slot *c = bpf_map_lookup_elem(&slots, &i);
+
+		if (c && c->owner == tgid)
+			return c;
+	}
+	return NULL;
+}
+
+/* Our own close of sk, in a worker process that is dying: if sk is the
+ * connection it was handing off (its slot's giving record names sk's peer),
+ * it credited the target and never sent it (a sent one is still held by its
+ * message, so its last close is not this one): take the credit back.
+ * sk_shutdown reads SHUTDOWN_MASK only once __tcp_close has begun (a peer's
+ * FIN sets RCV_SHUTDOWN alone, and a reset sets it after this tracepoint),
+ * so a segment processed in softirq while the dying task happens to be
+ * current is never taken for its close. The record is cleared by a
+ * compare-and-swap, so a second event for the same close does nothing. */
+static __always_inline void dying_giver(const struct sock *sk)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct load_slot *s, *t;
+	__u64 g, peer;
+	__u32 target;
+
+	if (!(task->flags & PF_EXITING) || sk->sk_shutdown != SHUTDOWN_MASK || !ours(sk))
+		return;
+	s = slot_of_task(bpf_get_current_pid_tgid() >> 32);
+	if (!s)
+		return;
+	g = *(volatile __u64 *)&s->giving;
+	peer = ((__u64)sk->__sk_common.skc_dport << 32) | sk->__sk_common.skc_daddr;
+	if (!g || (g & WORKER_LOAD_GIVING_PEER_MASK) != peer)
+		return;
+	if (__sync_val_compare_and_swap(&s->giving, g, 0) != g)
+		return;
+	target = (__u32)(g >> 48) - 1;
+	t = bpf_map_lookup_elem(&slots, &target);
+	if (t)
+		__sync_fetch_and_add(&t->credited, -1);
+}
+
 /* A connection of ours leaves ESTABLISHED in the context of current: if
  * current is a worker process dying (PF_EXITING) and s (or, for a connection
  * it had not tagged yet, s NULL) is its slot, the connection was open at its
@@ -362,18 +423,8 @@ static __always_inline void count_death(struct load_slot *s)
 
 	if (!(task->flags & PF_EXITING))
 		return;
-	if (!s) {
-		__u32 n = targ_workers * targ_slots_per_worker;
-
-		for (__u32 i = 0; i < MAX_SLOTS && i < n; i++) {
-			struct load_slot *c = bpf_map_lookup_elem(&slots, &i);
-
-			if (c && c->owner == tgid) {
-				s = c;
-				break;
-			}
-		}
-	}
+	if (!s)
+		s = slot_of_task(tgid);
 	if (s && s->owner && s->owner == tgid)
 		__sync_fetch_and_add(&s->died_held, 1);
 }
@@ -414,7 +465,20 @@ int BPF_PROG(count_state, struct sock *sk, int oldstate, int newstate)
 		return 0;
 	if (oldstate == TCP_SYN_RECV && newstate == TCP_ESTABLISHED)
 		return established(sk);
+	/* Our close of a connection the peer has not closed, or has (FIN). */
+	if (oldstate == TCP_ESTABLISHED || oldstate == TCP_CLOSE_WAIT)
+		dying_giver(sk);
 	if (oldstate == TCP_ESTABLISHED)
 		return left_established(sk);
+	return 0;
+}
+
+/* Our close of a connection the peer had already reset changes no state:
+ * __tcp_close destroys it at once, in the closing task. */
+SEC("tp_btf/tcp_destroy_sock")
+int BPF_PROG(count_destroy, struct sock *sk)
+{
+	if (sk->sk_protocol == PROTO_TCP)
+		dying_giver(sk);
 	return 0;
 }

@@ -30,21 +30,24 @@
 
 /* One worker slot's load, in a BPF_F_MMAPABLE array (kernel accounting) or
  * a shared memfd page (user accounting) that every process maps. The load
- * the balancers compare is held + inflight + the SYN window. */
+ * the balancers compare is held + inflight + the SYN window, where inflight
+ * is credited - the count in retired (worker_load_inflight below). */
 struct load_slot {
 	/* Connections the slot's worker holds whose peer has not closed them.
-	 * Kernel accounting: raised when a connection is tagged as the slot's
-	 * (by the worker as it admits it, or by the kernel for a child of the
-	 * slot's listener as it is established) and lowered by the kernel the
-	 * moment a tagged connection leaves ESTABLISHED (the peer's FIN or
-	 * RST, or our own close). User accounting: raised at admission,
-	 * lowered when the worker closes the connection. */
+	 * Kernel accounting: raised by the worker as it decides to keep a
+	 * connection, before it tags it (undone if the tag finds the
+	 * connection gone), or by the kernel for a child of the slot's
+	 * listener as it is established; lowered by the kernel the moment a
+	 * tagged connection leaves ESTABLISHED (the peer's FIN or RST, or our
+	 * own close). User accounting: raised at admission, lowered when the
+	 * worker closes the connection. */
 	__s64 held;
-	/* Connections decided for the slot and not yet admitted by its worker:
-	 * handed over (fdpass: in its channel; handoff: in its queue). Raised
-	 * by the sender before it sends, lowered by the receiver once it has
-	 * admitted (or by the sender if the send fails). */
-	__s64 inflight;
+	/* Hand-offs ever decided for the slot (fdpass: sent to its channel;
+	 * handoff: pushed to its queue), less those taken back: raised by the
+	 * sender before it sends, lowered if the send fails, or by the kernel
+	 * when a sender dies holding a connection it had credited but not sent
+	 * (giving below). Never lowered by the receiver: see retired. */
+	__s64 credited;
 	/* reuseport-bpf: SYNs steered here and not yet established, per epoch
 	 * bucket (epoch % SYN_BUCKETS): (epoch << 32) | count. */
 	__u64 syn[SYN_BUCKETS];
@@ -60,10 +63,29 @@ struct load_slot {
 	/* Kernel accounting: connections of ours that were ESTABLISHED when
 	 * the slot's owner died (closed by its exit: the task is the owner and
 	 * PF_EXITING), counted here whether the worker had tagged them yet or
-	 * not. The supervisor reads it (with held) when it reaps the worker:
-	 * what a killed worker held open at its death. Restarts with the slot. */
+	 * not. The supervisor reads it when it reaps the worker: what a killed
+	 * worker held open at its death. Restarts with the slot. */
 	__u32 died_held;
+	/* The hand-offs to the slot that its receiver has retired, as ONE word
+	 * so that a kill can never separate its two halves: the count (mod
+	 * 2^32) in the high half, the ticket of the last one retired in the
+	 * low half. Written only by the slot's current worker (or by the
+	 * supervisor once none will run there); it outlives a respawn. */
+	__u64 retired;
+	/* Kernel accounting: the hand-off the slot's worker has credited and
+	 * not yet resolved (sent, or taken back): (target slot + 1) << 48 |
+	 * the connection's peer port << 32 | its peer address, both in network
+	 * byte order as in struct sock; 0 when none. If the worker dies
+	 * closing that connection, the kernel takes the credit back. Cleared
+	 * when the slot restarts. */
+	__u64 giving;
 };
+
+/* What a slot has in flight: credited less retired, in 32-bit wrapping
+ * arithmetic (the retired count is 32 bits wide). */
+#define WORKER_LOAD_INFLIGHT(credited, retired) \
+	((__s64)(__s32)((__u32)(credited) - (__u32)((retired) >> 32)))
+#define WORKER_LOAD_GIVING_PEER_MASK 0xffffffffffffULL
 
 /* A connection's tag, in the conn_owner socket storage. */
 struct conn_tag {

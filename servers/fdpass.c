@@ -34,7 +34,7 @@ int fdpass_send(int chan, int fd, const void *payload, size_t len)
 	return n < 0 ? -1 : 0;
 }
 
-int fdpass_recv(int chan, void *payload, size_t cap, size_t *len)
+static int recv_one(int chan, void *payload, size_t cap, size_t *len, int flags)
 {
 	union {
 		struct cmsghdr align;
@@ -52,7 +52,7 @@ int fdpass_recv(int chan, void *payload, size_t cap, size_t *len)
 	ssize_t n;
 
 	do
-		n = recvmsg(chan, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		n = recvmsg(chan, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC | flags);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -1;
@@ -77,4 +77,25 @@ int fdpass_recv(int chan, void *payload, size_t cap, size_t *len)
 		return -1;
 	}
 	return fd;
+}
+
+int fdpass_recv(int chan, void *payload, size_t cap, size_t *len)
+{
+	return recv_one(chan, payload, cap, len, 0);
+}
+
+int fdpass_peek(int chan, void *payload, size_t cap, size_t *len)
+{
+	return recv_one(chan, payload, cap, len, MSG_PEEK);
+}
+
+int fdpass_drop(int chan)
+{
+	struct msghdr msg = { 0 }; /* no control buffer: the kernel puts the datagram's descriptor itself */
+	ssize_t n;
+
+	do
+		n = recvmsg(chan, &msg, MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -1 : 0;
 }

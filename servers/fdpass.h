@@ -16,7 +16,18 @@ int fdpass_send(int chan, int fd, const void *payload, size_t len);
 /* Receives one datagram: returns the descriptor it carried (close-on-exec)
  * and copies up to cap payload bytes (*len set to the count), or -1 with
  * errno: EAGAIN when nothing is queued, EBADMSG for a datagram without a
- * descriptor (any extra descriptors are closed, never leaked). */
+ * descriptor (*len still set; any extra descriptors are closed, never
+ * leaked; a descriptor the receiver had no room for is closed by the
+ * kernel). */
 int fdpass_recv(int chan, void *payload, size_t cap, size_t *len);
+
+/* As fdpass_recv, but the datagram stays queued: the descriptor returned is
+ * a new reference to what it carries. */
+int fdpass_peek(int chan, void *payload, size_t cap, size_t *len);
+
+/* Dequeues the datagram at the head of chan without receiving its
+ * descriptor (the kernel drops the message's reference). 0, or -1 with
+ * errno (EAGAIN: nothing queued). */
+int fdpass_drop(int chan);
 
 #endif

@@ -33,8 +33,9 @@ _Static_assert(sizeof(struct load_slot) % 8 == 0, "an mmapped BPF array's elemen
 struct load_account {
 	int kernel;
 	int steer;
+	int giving; /* LOAD_GIVING with kernel accounting */
 	struct worker_load_bpf *skel; /* the supervisor's (NULL in an exec'd worker) */
-	struct bpf_link *link;
+	struct bpf_link *link, *destroy_link;
 	int slots_fd, owner_fd, listeners_fd, prog_fd; /* kernel */
 	int page_fd;                                   /* user */
 	struct load_slot *slots;
@@ -110,6 +111,10 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 	if (stat("/proc/self/ns/net", &st) == 0)
 		skel->rodata->targ_netns = (__u32)st.st_ino;
 	skel->rodata->targ_steer = (flags & LOAD_STEER) != 0;
+	/* Only fdpass's senders record what they give: the others would hold
+	 * the program's descriptors for nothing. */
+	if (!(flags & LOAD_GIVING))
+		bpf_program__set_autoload(skel->progs.count_destroy, false);
 	if (!(flags & LOAD_STEER)) {
 		bpf_program__set_autoload(skel->progs.select_least_loaded, false);
 		bpf_map__set_max_entries(skel->maps.syn_owner, 1);
@@ -137,8 +142,18 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 		worker_load_bpf__destroy(skel);
 		return -1;
 	}
+	if (flags & LOAD_GIVING)
+		la->destroy_link = bpf_program__attach(skel->progs.count_destroy);
+	if ((flags & LOAD_GIVING) && !la->destroy_link) {
+		snprintf(err, errlen, "attaching to tp_btf/tcp_destroy_sock: %s", strerror(errno));
+		bpf_link__destroy(la->link);
+		la->link = NULL;
+		worker_load_bpf__destroy(skel);
+		return -1;
+	}
 	la->skel = skel;
 	la->kernel = 1;
+	la->giving = (flags & LOAD_GIVING) != 0;
 	la->slots_fd = bpf_map__fd(skel->maps.slots);
 	la->owner_fd = bpf_map__fd(skel->maps.conn_owner);
 	la->listeners_fd = bpf_map__fd(skel->maps.worker_listeners);
@@ -244,6 +259,7 @@ struct load_account *load_import(const struct server *srv, unsigned flags, const
 		la->page_fd = fds[0];
 	} else if (n == 3 + steer) {
 		la->kernel = 1;
+		la->giving = (flags & LOAD_GIVING) != 0;
 		la->slots_fd = fds[0];
 		la->owner_fd = fds[1];
 		la->listeners_fd = fds[2];
@@ -269,6 +285,7 @@ void load_slot_restart(struct load_account *la, int slot)
 	 * that the kernel is making right now no longer applies. */
 	__atomic_add_fetch(&s->gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->held, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->giving, 0, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < SYN_BUCKETS; i++)
 		__atomic_store_n(&s->syn[i], 0, __ATOMIC_SEQ_CST);
 }
@@ -281,13 +298,16 @@ void load_slot_owned(struct load_account *la, int slot, pid_t pid)
 void load_slot_reaped(struct load_account *la, int slot, int index, pid_t pid)
 {
 	struct load_slot *s = &la->slots[slot];
-	/* Reaped: its exit (and every close it made) is over. */
-	int64_t held = __atomic_load_n(&s->held, __ATOMIC_SEQ_CST) +
-		       (int64_t)__atomic_load_n(&s->died_held, __ATOMIC_SEQ_CST);
+	/* Reaped: its exit (and every close it made) is over. Kernel: what
+	 * its exit closed while ESTABLISHED, and nothing else (held may still
+	 * carry a raise whose tag it never made, for a connection counted
+	 * there too). User: what it had admitted and not closed. */
+	int64_t held = la->kernel ? (int64_t)__atomic_load_n(&s->died_held, __ATOMIC_SEQ_CST)
+				  : __atomic_load_n(&s->held, __ATOMIC_SEQ_CST);
 
 	emit_line(STDOUT_FILENO, "{\"event\":\"slot_restarted\",\"index\":%d,\"slot\":%d,\"pid\":%d,"
 		  "\"held_at_death\":%lld,\"inflight\":%lld}", index, slot, (int)pid, (long long)held,
-		  (long long)__atomic_load_n(&s->inflight, __ATOMIC_SEQ_CST));
+		  (long long)load_inflight(la, slot));
 	__atomic_store_n(&s->owner, 0, __ATOMIC_SEQ_CST);
 	load_slot_restart(la, slot);
 	__atomic_store_n(&s->died_held, 0, __ATOMIC_SEQ_CST);
@@ -295,29 +315,74 @@ void load_slot_reaped(struct load_account *la, int slot, int index, pid_t pid)
 
 void load_credit(struct load_account *la, int slot, int delta)
 {
-	__atomic_add_fetch(&la->slots[slot].inflight, delta, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&la->slots[slot].credited, delta, __ATOMIC_SEQ_CST);
+}
+
+void load_give(struct load_account *la, int from, int to, uint32_t peer_addr, uint16_t peer_port)
+{
+	load_credit(la, to, 1);
+	/* After the credit: a kill between the two leaves the credit one high
+	 * (a leaver waits for it), never one low (a leaver would stop waiting
+	 * for a hand-off still on its way). */
+	if (la->giving)
+		__atomic_store_n(&la->slots[from].giving,
+				 (uint64_t)(to + 1) << 48 | (uint64_t)peer_port << 32 | peer_addr, __ATOMIC_SEQ_CST);
+}
+
+void load_given(struct load_account *la, int from)
+{
+	if (la->giving)
+		__atomic_store_n(&la->slots[from].giving, 0, __ATOMIC_SEQ_CST);
+}
+
+void load_give_back(struct load_account *la, int from, int to)
+{
+	load_given(la, from); /* first, for the same reason as in load_give */
+	load_credit(la, to, -1);
+}
+
+void load_hold(struct load_account *la, int slot)
+{
+	__atomic_add_fetch(&la->slots[slot].held, 1, __ATOMIC_SEQ_CST);
+}
+
+void load_tag(struct load_account *la, int slot, int fd)
+{
+	struct load_slot *s = &la->slots[slot];
+	struct conn_tag tag = {
+		.slot = (__u32)slot + 1,
+		.counted = 1,
+	};
+
+	if (!la->kernel)
+		return;
+	tag.gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
+	/* Fails (EEXIST) if the kernel left a marker: the connection left
+	 * ESTABLISHED before this, so it does not count. */
+	if (bpf_map_update_elem(la->owner_fd, &fd, &tag, BPF_NOEXIST) != 0)
+		__atomic_sub_fetch(&s->held, 1, __ATOMIC_SEQ_CST);
+}
+
+int load_retired(const struct load_account *la, int slot, uint64_t ticket)
+{
+	return (uint32_t)__atomic_load_n(&la->slots[slot].retired, __ATOMIC_SEQ_CST) == (uint32_t)ticket;
+}
+
+void load_retire(struct load_account *la, int slot, uint64_t ticket)
+{
+	struct load_slot *s = &la->slots[slot];
+	/* A load and a store, not a read-modify-write: one process writes the
+	 * word at a time (load.h), and the store is what a kill cannot split. */
+	uint64_t was = __atomic_load_n(&s->retired, __ATOMIC_SEQ_CST);
+
+	__atomic_store_n(&s->retired, ((was >> 32) + 1) << 32 | (uint32_t)ticket, __ATOMIC_SEQ_CST);
 }
 
 void load_admit(struct load_account *la, int slot, int fd)
 {
-	struct load_slot *s = &la->slots[slot];
-
-	if (la->kernel) {
-		struct conn_tag tag = {
-			.slot = (__u32)slot + 1,
-			.gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST),
-			.counted = 1,
-		};
-
-		/* Fails (EEXIST) if the kernel left a marker: the connection left
-		 * ESTABLISHED before this, so it does not count. */
-		if (bpf_map_update_elem(la->owner_fd, &fd, &tag, BPF_NOEXIST) == 0)
-			__atomic_add_fetch(&s->held, 1, __ATOMIC_SEQ_CST);
-	} else {
-		__atomic_add_fetch(&s->held, 1, __ATOMIC_SEQ_CST);
-	}
-	/* After the raise: a reader never sees the connection in neither. */
-	__atomic_sub_fetch(&s->inflight, 1, __ATOMIC_SEQ_CST);
+	load_hold(la, slot);
+	load_retire(la, slot, 0); /* after the raise: a reader never sees the connection in neither */
+	load_tag(la, slot, fd);
 }
 
 void load_closed(struct load_account *la, int slot)
@@ -352,13 +417,18 @@ int64_t load_of(const struct load_account *la, int slot)
 {
 	const struct load_slot *s = &la->slots[slot];
 
-	return __atomic_load_n(&s->held, __ATOMIC_SEQ_CST) + __atomic_load_n(&s->inflight, __ATOMIC_SEQ_CST) +
+	return __atomic_load_n(&s->held, __ATOMIC_SEQ_CST) + load_inflight(la, slot) +
 	       (la->steer ? syn_window(s) : 0);
 }
 
 int64_t load_inflight(const struct load_account *la, int slot)
 {
-	return __atomic_load_n(&la->slots[slot].inflight, __ATOMIC_SEQ_CST);
+	const struct load_slot *s = &la->slots[slot];
+
+	/* credited first: the leaving handshake's read (load.h) is of the
+	 * senders' word. */
+	return WORKER_LOAD_INFLIGHT(__atomic_load_n(&s->credited, __ATOMIC_SEQ_CST),
+				    __atomic_load_n(&s->retired, __ATOMIC_SEQ_CST));
 }
 
 int load_join(struct load_account *la, int slot, int listen_fd, char *err, size_t errlen)
@@ -413,7 +483,7 @@ int load_describe(const struct load_account *la, int nslots, int workers, load_s
 			off += (size_t)snprintf(buf + off, len - off, "\"load\":%lld,\"held\":%lld,\"inflight\":%lld",
 						(long long)load_of(la, i),
 						(long long)__atomic_load_n(&s->held, __ATOMIC_SEQ_CST),
-						(long long)__atomic_load_n(&s->inflight, __ATOMIC_SEQ_CST));
+						(long long)load_inflight(la, i));
 		if (la->steer && off < len)
 			off += (size_t)snprintf(buf + off, len - off, ",\"syn\":%lld,\"live\":%s",
 						(long long)syn_window(s),

@@ -500,10 +500,11 @@ def run_probe(*args, timeout=60):
 
 
 # The balancing variants' load records (ebpf/worker_load.h, struct
-# load_slot): __s64 held, inflight; __u64 syn[8]; __u32 live, gen, owner,
-# died_held. A SYN
-# counts while its bucket's epoch is within the window.
-LOAD_SLOT = struct.Struct("<qq8QIIII")
+# load_slot): __s64 held, credited; __u64 syn[8]; __u32 live, gen, owner,
+# died_held; __u64 retired, giving. A SYN counts while its bucket's epoch is
+# within the window; inflight is credited less retired's count (its high 32
+# bits), in 32-bit wrapping arithmetic (WORKER_LOAD_INFLIGHT).
+LOAD_SLOT = struct.Struct("<qq8QIIIIQQ")
 LOAD_MAX_SLOTS = 128  # MAX_SLOTS in servers/server.h: two slots per worker index
 SYN_EPOCH_SHIFT = 27
 SYN_WINDOW = 6
@@ -560,16 +561,19 @@ class LoadRecords:
             os.close(fd)
 
     def slots(self, n):
-        """[{held, inflight, syn, live, gen, owner, died_held, load}, ...] for the first n
-        slots; load as the server computes it (held + inflight + the SYNs
-        in the window)."""
+        """[{held, inflight, syn, live, gen, owner, died_held, giving, load}, ...] for
+        the first n slots; inflight and load as the server computes them
+        (load: held + inflight + the SYNs in the window)."""
         now = time.monotonic_ns() >> SYN_EPOCH_SHIFT  # CLOCK_MONOTONIC, as bpf_ktime_get_ns
         out = []
         for i in range(n):
-            held, inflight, *rest = LOAD_SLOT.unpack_from(self.mm, i * LOAD_SLOT.size)
+            held, credited, *rest = LOAD_SLOT.unpack_from(self.mm, i * LOAD_SLOT.size)
             syn = sum(v & 0xffffffff for v in rest[:8] if (now - (v >> 32)) & 0xffffffff < SYN_WINDOW)
+            inflight = (credited - (rest[12] >> 32)) & 0xffffffff
+            inflight -= (inflight & 0x80000000) << 1
             out.append({"held": held, "inflight": inflight, "syn": syn, "live": rest[8], "gen": rest[9],
-                        "owner": rest[10], "died_held": rest[11], "load": held + inflight + syn})
+                        "owner": rest[10], "died_held": rest[11], "giving": rest[13],
+                        "load": held + inflight + syn})
         return out
 
     def by_index(self, workers, slots_per_index=2):

@@ -27,7 +27,8 @@ import time
 import pytest
 
 from conftest import (PYTHON, LoadRecords, alive, get, open_pid_requests, read_response, run_probe,
-                      in_epoll_wait, in_nanosleep, task_state, wait_acked, wait_request_read, wait_stopped, wait_tasks)
+                      in_epoll_wait, in_nanosleep, stopped, task_state, wait_acked, wait_request_read, wait_stopped,
+                      wait_tasks)
 from faults import fault, record
 
 # The times the fault cases promise: one number, in the test and in the
@@ -676,14 +677,18 @@ def aimed_kill(records, index, pid, stop):
         r = records.slots(index + 1)[index]
         if r["held"] + r["inflight"] > 0:
             os.kill(pid, signal.SIGSTOP)
+            killed = False
             try:
                 wait_stopped(pid, timeout=5)
                 r = records.slots(index + 1)[index]
                 if r["held"] + r["inflight"] > 0:
                     os.kill(pid, signal.SIGKILL)
+                    killed = True
                     return r["held"], r["inflight"]
             finally:
-                if alive(pid):
+                # Not a killed one: it may already be reaped (and its pid
+                # gone) between alive() and the signal.
+                if not killed and alive(pid):
                     os.kill(pid, signal.SIGCONT)
         time.sleep(0.001)
     return None
@@ -783,6 +788,156 @@ def test_fault7_pending_never_drifts(start_server, tmp_path):
             continue
         # serving: never left or not started once every respawn is back
         assert line["state"] == -2, state
+
+
+# ------------------------------------------------------------ kills at the counts' windows
+
+
+# ACCEPTLAB_TEST_STOP_AT's points (servers/variants/fdpass.c): where a kill
+# once left a slot's count wrong for good, or might. For each: who stops
+# (the worker that keeps a connection, the one that receives one, or the one
+# that sends one), and whether the connection at hand outlives the stopped
+# worker ("replacement": still queued in its channel, served by the worker
+# that replaces it; "target": already sent, served by the target; None: it
+# dies with the worker).
+STOP_POINTS = {
+    "keep-held": ("keeper", None),      # held raised, before the tag syscall
+    "keep-tagged": ("keeper", None),    # ... as the tag syscall returns
+    "peeked": ("receiver", "replacement"),   # as the peek returns the descriptor
+    "retired": ("receiver", "replacement"),  # credit retired, datagram still queued
+    "dequeued": ("receiver", None),     # as the dequeue returns
+    "tagged": ("receiver", None),       # as the tag syscall returns
+    "credited": ("sender", None),       # target credited, giving recorded, before the send
+    "send-failed": ("sender", None),    # as a failed sendmsg returns (the target's channel full)
+    "sent": ("sender", "target"),       # as a successful sendmsg returns, before the close
+}
+# User accounting has no kernel to take a dead sender's credit back (load.h):
+# its sender points before a successful send are not promised.
+USER_STOP_POINTS = [p for p in STOP_POINTS if p not in ("credited", "send-failed")]
+STOP_CASES = [(p, "kernel") for p in STOP_POINTS] + [(p, "user") for p in USER_STOP_POINTS]
+# At most this many connections are opened before some worker reaches its
+# point (send-failed: enough for half to fill the stopped target's channel,
+# whose 64 KB hold about 170 hand-offs).
+STOP_MAX_CONNECTIONS = {"send-failed": 600}
+STOP_MAX_DEFAULT = 64
+
+
+def stopped_worker(pids, wait_s=0.3):
+    """The first of pids found SIGSTOPped within wait_s, or None."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        for pid in pids:
+            if stopped(*task_state(pid)):
+                return pid
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.005)
+
+
+def answers_of(conns):
+    """Each connection's /pid answer: the pid that answered, or None if it
+    was closed without one (reset, or EOF)."""
+    out = []
+    for c in conns:
+        try:
+            status, _, body = read_response(c, timeout=5)
+            out.append(int(body) if status == 200 else None)
+        except (OSError, AssertionError):
+            out.append(None)
+    return out
+
+
+@pytest.mark.parametrize("point,accounting", STOP_CASES)
+def test_kill_at_a_window_leaves_no_count(start_server, point, accounting):
+    """A worker killed at any of the points where a kill once left a count
+    wrong (ACCEPTLAB_TEST_STOP_AT: the worker stops itself there, as a kill
+    delivered at that instruction would find it; then SIGKILL) leaves every
+    slot's held and inflight at 0 once the server is idle again, and no
+    giving record behind; every connection is answered except what the
+    killed worker held open at its death (its slot_restarted line), and a
+    connection still queued to it, or already sent by it, is answered by
+    its replacement or its target.
+
+    The window is proved while the worker is stopped there, from the load
+    records: the keeper or receiver has the connection counted (held or
+    inflight above 0), the sender has its giving record set (kernel) and
+    the target its credit. send-failed stops the target first (SIGSTOP from
+    here) so that its channel fills and a send fails."""
+    role, survives = STOP_POINTS[point]
+    env = env_with(ACCEPTLAB_TEST_STOP_AT=point, ACCEPTLAB_ACCOUNTING=accounting)
+    s = start_server("fdpass", env=env)
+    assert s.ready["accounting"] == accounting, s.ready
+    records = LoadRecords(s.proc.pid)
+    held_target = None
+    if point == "send-failed":
+        held_target = s.pids[1]
+        os.kill(held_target, signal.SIGSTOP)
+        wait_stopped(held_target)
+    conns, victim = [], None
+    try:
+        candidates = [p for p in s.pids if p != held_target]
+        for _ in range(STOP_MAX_CONNECTIONS.get(point, STOP_MAX_DEFAULT)):
+            conns += open_pid_requests(s.port, 1)
+            victim = stopped_worker(candidates, wait_s=0.3 if point != "send-failed" else 0.002)
+            if victim is not None:
+                break
+        if victim is None and point == "send-failed":
+            victim = stopped_worker(candidates)
+        assert victim is not None, "no worker reached %s within %d connections" % (point, len(conns))
+        wait_stopped(victim)
+        index = s.pids.index(victim)
+        other = 1 - index
+        at_stop = records.slots(2)
+        me, them = at_stop[index], at_stop[other]
+        print("stopped at %s: worker %d %r, worker %d %r" % (point, index, me, other, them))
+        if role in ("keeper", "receiver"):
+            assert me["held"] + me["inflight"] > 0, "the connection is counted nowhere at %s: %r" % (point, at_stop)
+        if role == "receiver" and point == "peeked":
+            assert me["inflight"] > 0, at_stop
+        if role == "sender" and accounting == "kernel":
+            assert me["giving"] != 0, "no giving record at %s: %r" % (point, at_stop)
+            assert (me["giving"] >> 48) - 1 == other, at_stop
+        if role == "sender" and point != "sent":
+            assert them["inflight"] > 0, "the target holds no credit at %s: %r" % (point, at_stop)
+        # The connection at hand, by its client port (the giving record's
+        # peer port, network byte order), where the record names it.
+        at_hand = socket.ntohs((me["giving"] >> 32) & 0xffff) if me["giving"] else None
+        os.kill(victim, signal.SIGKILL)
+    finally:
+        if held_target is not None:
+            os.kill(held_target, signal.SIGCONT)
+    respawned = s.wait_for("respawned", index=index)
+    death = s.wait_for("slot_restarted", pid=victim)
+    answers = answers_of(conns)
+    lost = answers.count(None)
+    print("%d connections: %d lost, %d answered by the replacement; death %r"
+          % (len(conns), lost, answers.count(respawned["pid"]), death))
+    assert lost <= death["held_at_death"], (lost, death, answers)
+    if survives is None:
+        assert lost >= 1, "the connection at hand should have died with the worker: %r" % answers
+    if survives == "replacement":
+        # No connection was opened after the kill: what the replacement
+        # answered was queued to the killed worker.
+        assert respawned["pid"] in answers, "the connection queued to the killed worker was not served: %r" % answers
+    if at_hand is not None:
+        mine = [a for c, a in zip(conns, answers) if c.getsockname()[1] == at_hand]
+        assert len(mine) == 1, (at_hand, [c.getsockname() for c in conns])
+        assert mine[0] == (s.pids[other] if survives == "target" else None), \
+            "the connection at hand (port %d) answered by %r" % (at_hand, mine)
+    for c in conns:
+        c.close()
+    idle = wait_until_or_none(lambda: all(r["held"] == 0 and r["inflight"] == 0 and r["giving"] == 0
+                                          for r in records.slots(4)))
+    assert idle, "not idle after the kill at %s: %r (the death: %r)" % (point, records.slots(4), death)
+    assert get(s.port, "/pid")[0] == 200
+
+
+def wait_until_or_none(fn, timeout=5.0):
+    """fn() once it returns something true within timeout, else None."""
+    try:
+        return wait_until("idle", fn, timeout)
+    except AssertionError:
+        return None
 
 
 # ------------------------------------------------------------ the busy rule

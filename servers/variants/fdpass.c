@@ -13,7 +13,7 @@
  *    its index's channel, and on giving up it can close what was queued there.
  *  - Loads (load.h, one accounting for every balancing variant): a slot's
  *    load is the connections its worker holds whose peer has not closed
- *    them, plus those handed to it and not yet admitted. With BPF the kernel
+ *    them, plus those handed to it and not yet retired by it. With BPF the kernel
  *    uncounts a connection the moment it leaves ESTABLISHED; without, the
  *    worker does when it closes it. Every decision is counted at once (the
  *    target's inflight is raised before the send), so siblings deciding at
@@ -21,7 +21,8 @@
  *    end of a pass.
  *  - The shared page (a memfd mapped MAP_SHARED before the fork, so it
  *    survives --spawn-workers' exec): word 0 an event id (bumped on every
- *    hand-off), word 1 a rotation counter, and one cache line per slot:
+ *    hand-off), word 1 a rotation counter, word 2 the last hand-off's
+ *    ticket, word 3 the test stop's latch, and one cache line per slot:
  *    state, tid, and the worker's handler clock (server.h).
  *    state: NOT_STARTED (0, what a fresh page holds before anything writes),
  *    SERVING (-2, from just before it reports ready) or LEFT (-1).
@@ -35,14 +36,44 @@
  *    of short requests, is not skipped: it serves what it is given as soon
  *    as it runs. An acceptor just out of a slow view keeps nothing a
  *    sibling can take.
- *  - The hand-off: raise the target's inflight BEFORE sending, read its
+ *  - The hand-off: raise the target's inflight BEFORE sending (load_give:
+ *    the credit, then the giving record naming the connection), read its
  *    state again and keep the connection if it has left; on any send failure
- *    take the credit back and keep it. Nothing is ever dropped.
- *  - Admission: the worker that serves a connection counts it as its own
- *    (load_admit) and hands it to the accept path's tail (worker_admit).
+ *    take the credit back and keep it. Nothing is ever dropped. The
+ *    datagram carries the peer address and a ticket, unique per hand-off.
+ *  - Keeping: the acceptor that keeps a connection raises its held, then
+ *    tags it (load_hold, load_tag); no inflight is involved.
+ *  - Receiving: the receiver peeks the datagram at the head of its channel
+ *    (the connection is still queued), raises its held, retires the credit
+ *    (load_retire: one store of its slot's retired word, naming the
+ *    ticket), and only then dequeues it, tags it, and hands it to the
+ *    accept path's tail (worker_admit).
+ *  - Kills. The invariant, once the reap is done: a slot's inflight is the
+ *    hand-offs queued in its channel that no one has retired, plus those a
+ *    live sender has credited and not yet sent or taken back; its held is
+ *    what a live worker of it holds. held restarts at the reap, so only
+ *    inflight needs care:
+ *      - keeper killed anywhere: held only, restarted.
+ *      - receiver killed after its peek, before its retire: the datagram is
+ *        queued and unretired; the replacement retires it as it takes it.
+ *      - after the retire, before the dequeue: queued, and the slot's
+ *        retired word names its ticket; the replacement takes it without
+ *        retiring it again (load_retired), as the supervisor's drain does.
+ *      - after the dequeue: the connection dies with the worker, retired.
+ *      - sender killed after its credit, before a send returned success (a
+ *        failed one included): its exit closes the connection, the last
+ *        reference, and the kernel, finding the giving record, takes the
+ *        credit back (ebpf/worker_load.bpf.c). After a successful send: the
+ *        datagram holds the connection, the receiver retires it.
+ *    Left (load.h): an interrupt-delivered kill between two adjacent
+ *    atomic writes (the credit and the giving record; clearing the record
+ *    and the take-back), which leaves the target one high; and, with user
+ *    accounting, any sender kill before its send succeeds.
  *  - Leaving: store LEFT, then drain while inflight is above 0; a worker
  *    that has left forwards what its channel delivers to a sibling that has
- *    not, admitting only when none is left. It then prints a "left" line:
+ *    not (retired and dequeued first, so that it holds the connection alone
+ *    and its death mid-send gives the credit back), admitting only when
+ *    none is left. It then prints a "left" line:
  *    the hand-offs in flight to it when it stored LEFT (inflight_at_leave),
  *    and what it received and forwarded while draining. The sender's "raise, then read
  *    state" and the leaver's "store LEFT, then read inflight" are each a
@@ -53,7 +84,9 @@
  *    its slot's count (what it held died with it); a replacement marks its
  *    slot NOT_STARTED first; when the supervisor gives up on an index it
  *    takes each queued connection off the dead worker's channel and closes
- *    it (within 250 ms), lowering inflight.
+ *    it (within 250 ms), retiring each credit (unless the dead worker had).
+ *    The supervisor reads nothing at the reap to correct inflight: nothing
+ *    has to be corrected.
  *  - One worker pays nothing: with --workers 1 the mechanism is off.
  *    ACCEPTLAB_ACCEPT_SHARE=0 gives the knob-off arm (the bare race) in the
  *    same binary.
@@ -62,6 +95,8 @@
  * the pick and the send (after the state check: the widest window for the
  * leaving race); ACCEPTLAB_TEST_NO_PICK=1 disables the pick (every acceptor
  * keeps what it accepts), a broken build for proving the gate can fail.
+ * ACCEPTLAB_TEST_STOP_AT=POINT makes the first worker to reach POINT (enum
+ * stop_point) SIGSTOP itself there, where a test then kills it.
  * ACCEPTLAB_TEST_ARM_GAP_MS and ACCEPTLAB_TEST_MAX_RESPAWNS are the
  * harness's (worker.c, main.c); ACCEPTLAB_ACCOUNTING is load.h's.
  */
@@ -72,6 +107,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +137,9 @@ struct share_line {
 struct share_page {
 	_Atomic int64_t event_id; /* slot 0 */
 	_Atomic int64_t rotation; /* slot 1 */
-	int64_t pad[6];
+	_Atomic int64_t ticket;   /* slot 2: the last hand-off's ticket */
+	_Atomic int64_t test_stop_armed; /* slot 3: ACCEPTLAB_TEST_STOP_AT not yet used */
+	int64_t pad[4];
 	struct share_line line[MAX_SLOTS]; /* from slot 8: one per worker slot (server.h) */
 };
 
@@ -117,6 +155,31 @@ struct share {
 	int chan_send[MAX_SLOTS];
 	int test_send_gap_ms;
 	int test_no_pick;
+	int test_stop_at; /* enum stop_point */
+};
+
+/* What a channel's datagram carries beside the descriptor. */
+struct handoff_msg {
+	struct sockaddr_in peer; /* the receiver need not call getpeername */
+	uint64_t ticket;         /* unique per hand-off, never 0: what the receiver's retire names */
+};
+
+/* ACCEPTLAB_TEST_STOP_AT: the points where a kill once left a count wrong. */
+enum stop_point {
+	STOP_NONE,
+	STOP_KEEP_HELD,    /* the acceptor raised held, before its tag */
+	STOP_KEEP_TAGGED,  /* ... after its tag */
+	STOP_PEEKED,       /* a receiver's peek returned the descriptor */
+	STOP_RETIRED,      /* ... it retired the credit, the datagram still queued */
+	STOP_DEQUEUED,     /* ... it dequeued it */
+	STOP_TAGGED,       /* ... it tagged it */
+	STOP_CREDITED,     /* a sender credited the target and recorded the giving */
+	STOP_SEND_FAILED,  /* ... its sendmsg returned a failure */
+	STOP_SENT,         /* ... its sendmsg succeeded, before its close */
+};
+
+static const char *const stop_names[] = {
+	"", "keep-held", "keep-tagged", "peeked", "retired", "dequeued", "tagged", "credited", "send-failed", "sent",
 };
 
 /* Per worker. */
@@ -140,8 +203,30 @@ static struct share *share_init(struct server *srv)
 	sh->on = srv->cfg.workers > 1 && env_knob("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
 	sh->test_send_gap_ms = (int)env_knob("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
 	sh->test_no_pick = (int)env_knob("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
+	sh->test_stop_at = STOP_NONE;
+	if (getenv("ACCEPTLAB_TEST_STOP_AT")) {
+		const char *v = getenv("ACCEPTLAB_TEST_STOP_AT");
+
+		for (int i = 1; i < (int)(sizeof(stop_names) / sizeof(stop_names[0])); i++)
+			if (strcmp(v, stop_names[i]) == 0)
+				sh->test_stop_at = i;
+		if (sh->test_stop_at == STOP_NONE) {
+			fprintf(stderr, "acceptlab-server: ACCEPTLAB_TEST_STOP_AT=%s: expected one of keep-held, "
+				"keep-tagged, peeked, retired, dequeued, tagged, credited, send-failed, sent\n", v);
+			exit(2);
+		}
+	}
 	sh->page_fd = -1;
 	return sh;
+}
+
+/* ACCEPTLAB_TEST_STOP_AT: the first worker of the server to reach point
+ * stops itself there (SIGSTOP), as a kill delivered at that instruction
+ * would find it; the test then kills it. */
+static void test_stop(const struct share *sh, enum stop_point point)
+{
+	if (sh->test_stop_at == (int)point && atomic_exchange(&sh->page->test_stop_armed, 0))
+		raise(SIGSTOP);
 }
 
 static int share_map_page(struct share *sh, char *err, size_t errlen)
@@ -161,7 +246,7 @@ static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
 
 	if (!sh->on)
 		return 0;
-	sh->load = load_open(srv, 0, err, errlen);
+	sh->load = load_open(srv, LOAD_GIVING, err, errlen);
 	if (!sh->load)
 		return -1;
 	srv->accounting = load_accounting(sh->load);
@@ -177,6 +262,7 @@ static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
 	}
 	if (share_map_page(sh, err, errlen) < 0)
 		return -1;
+	atomic_store(&sh->page->test_stop_armed, sh->test_stop_at != STOP_NONE);
 	for (int i = 0; i < sh->nslots; i++) {
 		int sv[2];
 
@@ -287,42 +373,50 @@ static int share_pick(struct worker *w, struct share_worker *sw, int include_sel
 	return best;
 }
 
-/* Hands fd, already credited to worker t, to it. Returns 0 if it went (our
- * reference closed), -1 if the caller must keep it (and take the credit back). */
-static int share_handoff(struct share_worker *sw, int t, int fd, const struct sockaddr_in *peer)
+/* w keeps fd, which no one is credited with: held first (siblings see the
+ * decision at once), then the tag; inflight is never touched. */
+static void share_keep(struct worker *w, struct share_worker *sw, int fd)
+{
+	load_hold(sw->sh->load, w->slot);
+	test_stop(sw->sh, STOP_KEEP_HELD);
+	load_tag(sw->sh->load, w->slot, fd);
+	test_stop(sw->sh, STOP_KEEP_TAGGED);
+	if (worker_admit(w, fd) < 0)
+		load_closed(sw->sh->load, w->slot); /* closed unserved */
+}
+
+/* Hands fd, which w holds alone, to sibling t: the credit and the giving
+ * record first, then t's state read again, then the send. 0 if it went (our
+ * reference closed); -1 (credit taken back) if the caller must keep it. */
+static int share_give(struct worker *w, struct share_worker *sw, int t, int fd, const struct sockaddr_in *peer)
 {
 	struct share *sh = sw->sh;
+	struct handoff_msg msg = { .peer = *peer };
 
+	load_give(sh->load, w->slot, t, peer->sin_addr.s_addr, peer->sin_port);
+	test_stop(sh, STOP_CREDITED);
 	if (atomic_load(&sh->page->line[t].state) == STATE_LEFT)
-		return -1; /* left after the pick: the credit raised first tells the leaver to wait */
+		goto back; /* left after the pick: the credit raised first tells the leaver to wait */
 	if (sh->test_send_gap_ms) {
 		struct timespec ts = { sh->test_send_gap_ms / 1000, (long)(sh->test_send_gap_ms % 1000) * 1000000 };
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 	}
-	if (fdpass_send(sh->chan_send[t], fd, peer, sizeof(*peer)) < 0)
-		return -1;
+	do /* never 0 in the low half: a slot that has retired nothing reads 0 there */
+		msg.ticket = (uint64_t)atomic_fetch_add(&sh->page->ticket, 1) + 1;
+	while ((uint32_t)msg.ticket == 0);
+	if (fdpass_send(sh->chan_send[t], fd, &msg, sizeof(msg)) < 0) {
+		test_stop(sh, STOP_SEND_FAILED);
+		goto back;
+	}
+	test_stop(sh, STOP_SENT);
+	load_given(sh->load, w->slot);
 	close(fd);
 	atomic_fetch_add(&sh->page->event_id, 1);
 	sw->passed++;
 	return 0;
-}
-
-/* fd, credited to w, is w's to serve. */
-static void share_admit(struct worker *w, struct share_worker *sw, int fd)
-{
-	load_admit(sw->sh->load, w->slot, fd);
-	if (worker_admit(w, fd) < 0)
-		load_closed(sw->sh->load, w->slot); /* closed unserved */
-}
-
-/* Tries to hand fd to t (credited first); 0 if it went, -1 (credit back) if not. */
-static int share_give(struct share_worker *sw, int t, int fd, const struct sockaddr_in *peer)
-{
-	load_credit(sw->sh->load, t, 1);
-	if (share_handoff(sw, t, fd, peer) == 0)
-		return 0;
-	load_credit(sw->sh->load, t, -1);
+back:
+	load_give_back(sh->load, w->slot, t);
 	return -1;
 }
 
@@ -336,41 +430,72 @@ static void share_route(struct worker *w, int fd, const struct sockaddr_in *peer
 		return;
 	}
 	t = sw->sh->test_no_pick ? w->slot : share_pick(w, sw, 1);
-	if (t != w->slot && share_give(sw, t, fd, peer) == 0)
+	if (t != w->slot && share_give(w, sw, t, fd, peer) == 0)
 		return;
-	load_credit(sw->sh->load, w->slot, 1);
-	share_admit(w, sw, fd);
+	share_keep(w, sw, fd);
 }
 
-/* A connection that came through our channel (credited to us): admit it,
- * or, once we have left, forward it to a sibling that has not (admitting
- * only if none is). */
-static void share_received(struct worker *w, struct share_worker *sw, int fd, const struct sockaddr_in *peer)
+/* Takes the datagram at the head of our channel, peeked as fd (-1: it
+ * carried none we could receive) and msg. The credit is retired while the
+ * datagram is still queued, and only if it has not been already (by a
+ * predecessor killed between its retire and its dequeue), so a kill at any
+ * point leaves it either queued and not retired, queued and retired (the
+ * ticket says so), or taken and retired. Then, once we have left, it goes
+ * to a sibling that has not (we hold it alone by then, so our death
+ * mid-send gives the credit back), or, as otherwise, it is ours. */
+static void share_received(struct worker *w, struct share_worker *sw, int fd, const struct handoff_msg *msg)
 {
+	struct share *sh = sw->sh;
+	int chan = sh->chan_recv[w->slot], t = -1, retired = load_retired(sh->load, w->slot, msg->ticket);
+
+	if (fd < 0) { /* no descriptor we could take (EMFILE): the kernel closes it as it is dequeued */
+		if (!retired)
+			load_retire(sh->load, w->slot, msg->ticket);
+		fdpass_drop(chan);
+		return;
+	}
+	test_stop(sh, STOP_PEEKED);
 	sw->received++;
-	if (sw->left) {
-		int t = share_pick(w, sw, 0);
-		if (t >= 0 && share_give(sw, t, fd, peer) == 0) {
-			load_credit(sw->sh->load, w->slot, -1); /* it is t's now */
+	if (sw->left)
+		t = share_pick(w, sw, 0);
+	if (t < 0)
+		load_hold(sh->load, w->slot); /* before the retire: a reader never sees it in neither */
+	if (!retired)
+		load_retire(sh->load, w->slot, msg->ticket);
+	test_stop(sh, STOP_RETIRED);
+	fdpass_drop(chan);
+	test_stop(sh, STOP_DEQUEUED);
+	if (t >= 0) {
+		if (share_give(w, sw, t, fd, &msg->peer) == 0) {
 			sw->forwarded++;
 			return;
 		}
+		load_hold(sh->load, w->slot);
 	}
-	share_admit(w, sw, fd);
+	load_tag(sh->load, w->slot, fd);
+	test_stop(sh, STOP_TAGGED);
+	if (worker_admit(w, fd) < 0)
+		load_closed(sh->load, w->slot); /* closed unserved */
 }
 
 /* Drains our channel until it is empty. */
 static void share_drain_channel(struct worker *w)
 {
 	struct share_worker *sw = w->vstate;
-	struct sockaddr_in peer;
+	int chan = sw->sh->chan_recv[w->slot];
+	struct handoff_msg msg;
 	size_t len;
 	int fd;
 
-	while ((fd = fdpass_recv(sw->sh->chan_recv[w->slot], &peer, sizeof(peer), &len)) >= 0 ||
-	       errno == EBADMSG)
-		if (fd >= 0)
-			share_received(w, sw, fd, &peer);
+	while ((fd = fdpass_peek(chan, &msg, sizeof(msg), &len)) >= 0 || errno == EBADMSG) {
+		if (len < sizeof(msg)) { /* not a sibling's: nothing was credited for it */
+			if (fd >= 0)
+				close(fd);
+			fdpass_drop(chan);
+			continue;
+		}
+		share_received(w, sw, fd, &msg);
+	}
 }
 
 static int fdpass_start(struct worker *w, char *err, size_t errlen)
@@ -495,18 +620,21 @@ static void fdpass_given_up(struct server *srv, int slot)
 		return;
 	deadline = now_ns() + (int64_t)GIVE_UP_DRAIN_MS * 1000000;
 	for (;;) {
-		struct sockaddr_in peer;
+		struct handoff_msg msg;
 		size_t len;
-		int fd = fdpass_recv(sh->chan_recv[slot], &peer, sizeof(peer), &len);
+		int fd = fdpass_recv(sh->chan_recv[slot], &msg, sizeof(msg), &len);
 
-		if (fd >= 0) {
-			close(fd); /* never read: a client that retries loses nothing */
-			drained++;
-			load_credit(sh->load, slot, -1);
+		if (fd >= 0 || errno == EBADMSG) {
+			if (fd >= 0) {
+				close(fd); /* never read: a client that retries loses nothing */
+				drained++;
+			}
+			/* Retired already if the dead worker did so and died before
+			 * its dequeue; no worker will write the word again. */
+			if (len >= sizeof(msg) && !load_retired(sh->load, slot, msg.ticket))
+				load_retire(sh->load, slot, msg.ticket);
 			continue;
 		}
-		if (errno == EBADMSG)
-			continue;
 		if (load_inflight(sh->load, slot) <= 0 || now_ns() > deadline)
 			break;
 		{
@@ -584,7 +712,7 @@ static int fdpass_spawn_import(struct server *srv, const int *fds, int n, char *
 		sh->chan_recv[i] = fds[1 + 2 * i];
 		sh->chan_send[i] = fds[2 + 2 * i];
 	}
-	sh->load = load_import(srv, 0, fds + own, n - own, err, errlen);
+	sh->load = load_import(srv, LOAD_GIVING, fds + own, n - own, err, errlen);
 	if (!sh->load)
 		return -1;
 	return share_map_page(sh, err, errlen);
