@@ -670,28 +670,37 @@ def placement_run(placement, split_counts, cpus=None, probe_cpu=None, hog_cpu=No
                                           hog_cpu)
 
 
-def test_placement_hog_row_says_when_the_hog_does_not_even_the_split():
+def test_placement_hog_row_judges_the_direction():
     """The note: a CPU hog beside either worker moves bare's split toward
-    even. Toward even means every run within 2:1 and the busiest worker's
-    count (with 2 runs, the larger) below nothing pinned's; one hog placement
-    that does and one that does not is a disagreement in part, and the text
-    says why each is or is not toward even, truthfully about which run."""
+    even. That is a direction: toward even when every run beside the hog gave
+    its busiest worker fewer connections than every run with nothing pinned,
+    not toward even when none did, not resolved when the runs overlap.
+    Whether a run was within 2:1 is said beside it and is not the claim (a
+    hog run of 62 of 80 against 79 and 79 unpinned moved toward even though
+    it is outside 2:1)."""
     def run(placement, a, b, n):
         return placement_run(placement, {"1": a, "2": b}, run=n)
-    runs = [run("unpinned", 71, 9, 1), run("unpinned", 77, 3, 2),
-            run("hog-beside-worker0", 43, 37, 1), run("hog-beside-worker0", 40, 40, 2),
-            run("hog-beside-worker1", 80, 0, 1), run("hog-beside-worker1", 67, 13, 2)]
-    got = placement_section._hog_check(runs, [])
-    assert got.cell().startswith("**disagrees in part**: beside worker 0 43 and 40 of 80 (toward even); "
-                                 "beside worker 1 80 and 67 of 80 (not toward even: a run outside 2:1)"), got
-    even = [r for r in runs if r.placement != "hog-beside-worker1"]
-    assert placement_section._hog_check(even, []).verdict == "agrees"
-    assert placement_section._hog_check([r for r in runs if r.placement == "hog-beside-worker1"], []) is None
-    # within 2:1 but the larger run as skewed as nothing pinned's larger: not toward even, and said so
-    base = [run("unpinned", 50, 30, 1), run("unpinned", 53, 27, 2)]
-    tied = base + [run("hog-beside-worker0", 45, 35, 1), run("hog-beside-worker0", 53, 27, 2)]
-    assert ("not toward even: the larger of its 2 runs, 53, is not below nothing pinned's 53"
-            in placement_section._hog_check(tied, []).text)
+    base = [run("unpinned", 79, 1, 1), run("unpinned", 79, 1, 2)]
+    toward = [run("hog-beside-worker0", 55, 25, 1), run("hog-beside-worker0", 62, 18, 2)]
+    got = placement_section._hog_check(base + toward, [])
+    assert got.verdict == "agrees", got
+    assert ("beside worker 0 55 and 62 of 80 (toward even: every run's busiest worker below every run with "
+            "nothing pinned; 2 of 2 runs outside 2:1)") in got.text, got
+    # one placement toward even, the other not at all: a disagreement in part
+    away = [run("hog-beside-worker1", 80, 0, 1), run("hog-beside-worker1", 79, 1, 2)]
+    got = placement_section._hog_check(base + toward + away, [])
+    assert got.cell().startswith("**disagrees in part**: "), got
+    assert ("beside worker 1 80 and 79 of 80 (not toward even: no run's busiest worker below nothing "
+            "pinned's; 2 of 2 runs outside 2:1)") in got.text, got
+    assert placement_section._hog_check(base + away, []).verdict == "disagrees"
+    # runs that overlap nothing pinned's settle nothing
+    overlap = [run("hog-beside-worker1", 80, 0, 1), run("hog-beside-worker1", 67, 13, 2)]
+    got = placement_section._hog_check([run("unpinned", 71, 9, 1), run("unpinned", 77, 3, 2)] + overlap, [])
+    assert got.verdict == "not resolved" and "not resolved: the runs overlap nothing pinned's" in got.text, got
+    within = [run("hog-beside-worker0", 43, 37, 1), run("hog-beside-worker0", 40, 40, 2)]
+    got = placement_section._hog_check(base + within, [])
+    assert got.verdict == "agrees" and "every run within 2:1" in got.text, got
+    assert placement_section._hog_check(away, []) is None  # nothing pinned's runs missing: nothing to compare
 
 
 def test_placement_winner_row_compares_which_worker_won():
