@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:52629 --shape ramp --workers-from /tmp/acceptlab-peer-haproxy-mq-off-gczdmfdw/ready.json --json --connections 32 --gap-ms 10 --rounds 2
