@@ -31,7 +31,7 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 # Its loader (lifecycle and options), /proc target discovery and printers.
 TRACE_SRC := ebpf/acceptlab_trace.c ebpf/targets.c ebpf/trace_print.c
 TRACE_HDR := ebpf/acceptlab_trace.h ebpf/targets.h ebpf/trace_print.h common/cli.h build/acceptlab_trace.skel.h
-PROBE_SRC := probes/probe.c probes/response.c probes/timing.c
+PROBE_SRC := probes/probe.c probes/ready_line.c probes/response.c probes/stop_winner.c probes/timing.c
 PROBE_HDR := $(wildcard probes/*.h) common/cli.h
 
 BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
