@@ -28,7 +28,10 @@ SERVER_LIBS := -lbpf -lelf -lz -pthread
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -Iebpf -Ibuild
 # The tracer (CO-RE): its types come from the running kernel's BTF.
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
-PROBE_SRC := probes/probe.c probes/response.c probes/timing.c
+# Its loader (lifecycle and options), /proc target discovery and printers.
+TRACE_SRC := ebpf/acceptlab_trace.c ebpf/targets.c ebpf/trace_print.c
+TRACE_HDR := ebpf/acceptlab_trace.h ebpf/targets.h ebpf/trace_print.h common/cli.h build/acceptlab_trace.skel.h
+PROBE_SRC := probes/probe.c probes/ready_line.c probes/response.c probes/stop_winner.c probes/timing.c
 PROBE_HDR := $(wildcard probes/*.h) common/cli.h
 
 BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
@@ -62,9 +65,9 @@ build/vmlinux.h: | build
 
 build/acceptlab_trace.bpf.o build/worker_load.bpf.o: build/vmlinux.h
 
-bin/acceptlab-trace: ebpf/acceptlab_trace.c ebpf/acceptlab_trace.h common/cli.h build/acceptlab_trace.skel.h | bin
+bin/acceptlab-trace: $(TRACE_SRC) $(TRACE_HDR) | bin
 	@echo "  CC      $@"
-	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf ebpf/acceptlab_trace.c -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf $(TRACE_SRC) -lbpf -lelf -lz -o $@
 
 build/%.skel.h: build/%.bpf.o
 	@echo "  GEN-SKEL $@"

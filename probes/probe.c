@@ -1,7 +1,12 @@
 /* probe.c: acceptlab-probe, the client that asks every connection which
  * worker holds it. One thread, one epoll; shapes burst, ramp, keepalive and
- * oneshot; counts per worker, latencies, and every error by kind. */
+ * oneshot; counts per worker, latencies, and every error by kind. The
+ * server's ready line is read by ready_line.c; --stop-winner's stop,
+ * verdict and continue are stop_winner.c's, its rerun is run_rounds here. */
+#include "ready_line.h"
 #include "response.h"
+#include "stop_winner.h"
+#include "tally.h"
 #include "timing.h"
 
 #include <arpa/inet.h>
@@ -26,11 +31,8 @@
 
 #define PROG "acceptlab-probe"
 #include "../common/cli.h"
-#define MAX_WORKERS 256
 #define MAX_CONNECTIONS 20000
-#define ID_LEN 64
 #define BUF_CAP 8192
-#define STOP_CONFIRM_MS 2000 /* how long a SIGSTOP may take to show in /proc */
 
 enum shape { SHAPE_BURST, SHAPE_RAMP, SHAPE_KEEPALIVE, SHAPE_ONESHOT };
 static const char *const shape_names[] = { "burst", "ramp", "keepalive", "oneshot" };
@@ -39,7 +41,7 @@ static const char *const shape_names[] = { "burst", "ramp", "keepalive", "onesho
 enum pause_at { PAUSE_NONE, PAUSE_OPEN, PAUSE_ASKED };
 static const char *const pause_names[] = { "none", "open", "asked" };
 
-enum err_kind { E_REFUSED, E_CONNECT_TIMEOUT, E_RESET, E_EOF, E_TIMEOUT, E_BAD_RESPONSE, E_SEND, E_OTHER, E_KINDS };
+/* The names of tally.h's enum err_kind, in its order. */
 static const char *const err_names[] = { "refused", "connect_timeout", "reset", "eof", "timeout",
 					 "bad_response", "send", "other" };
 
@@ -56,20 +58,6 @@ struct options {
 	enum pause_at pause_at;
 	const char *workers_from;
 	int expect_workers;
-};
-
-/* A worker the probe knows of: from the ready line, or because it answered. */
-struct wstat {
-	char id[ID_LEN];
-	int pid; /* 0 if unknown */
-	long conns, reqs;
-};
-
-struct tally {
-	struct wstat w[MAX_WORKERS];
-	int n;
-	long errors[E_KINDS];
-	long answered, unanswered, switched;
 };
 
 enum cstate { C_CONNECTING, C_OPEN, C_ASKING, C_DONE, C_FAILED };
@@ -89,13 +77,11 @@ static struct pconn *conns;
 static int64_t *lat_connect, *lat_first;
 static int nlat_connect, nlat_first;
 static int64_t round_t0; /* the round's first connect */
-static pid_t stopped_pid; /* a worker we SIGSTOPped: always SIGCONT it on the way out */
 static int stdin_ended;   /* --pause-at: stdin reached EOF, so no hold waits any more */
 
 static void on_fatal_signal(int sig)
 {
-	if (stopped_pid > 0)
-		kill(stopped_pid, SIGCONT);
+	stop_winner_continue();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -187,55 +173,28 @@ static struct wstat *tally_worker(struct tally *t, const char *id)
 	return &t->w[t->n++];
 }
 
-/* Drops whitespace outside JSON strings, so '{"a": 1}' reads as '{"a":1}'. */
-static void squeeze_json(char *s)
-{
-	char *out = s;
-	int in_string = 0;
-
-	for (; *s; s++) {
-		if (*s == '"' && (out == s || s[-1] != '\\'))
-			in_string = !in_string;
-		if (!in_string && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
-			continue;
-		*out++ = *s;
-	}
-	*out = '\0';
-}
-
 /* Reads the server's ready line: the expected workers, their ids and pids. */
 static void load_workers(const char *file, struct tally *known)
 {
-	FILE *f = fopen(file, "r");
-	char line[16384] = "";
-	const char *p;
+	static struct ready_worker rw[READY_MAX_WORKERS];
+	char err[READY_ERR_LEN];
+	int n, threads;
 
-	if (!f)
-		bad_arg("--workers-from %s: %s", file, strerror(errno));
-	if (fgets(line, sizeof(line), f))
-		squeeze_json(line);
-	if (!strstr(line, "\"event\":\"ready\"") ||
-	    !(p = strstr(line, "\"workers\":["))) {
-		fclose(f);
-		bad_arg("--workers-from %s: first line is not the server's ready line", file);
-	}
-	fclose(f);
-	while ((p = strstr(p, "{\"index\":")) != NULL) {
-		int index, pid, tid;
+	n = ready_line_read(file, rw, READY_MAX_WORKERS, &threads, err, sizeof(err));
+	if (n < 0)
+		bad_arg("--workers-from %s: %s", file, err);
+	for (int i = 0; i < n && i < READY_MAX_WORKERS; i++) {
 		char id[ID_LEN];
 		struct wstat *w;
 
-		if (sscanf(p, "{\"index\":%d,\"pid\":%d,\"tid\":%d", &index, &pid, &tid) != 3)
-			bad_arg("--workers-from %s: cannot read a worker entry", file);
 		/* The id the server answers with: its pid in the body, its index in X-Worker. */
 		if (opt.worker_header && strcasecmp(opt.worker_header, "X-Worker") == 0)
-			snprintf(id, sizeof(id), "%d", index);
+			snprintf(id, sizeof(id), "%d", rw[i].index);
 		else
-			snprintf(id, sizeof(id), "%d", strstr(line, "\"mode\":\"threads\"") ? tid : pid);
+			snprintf(id, sizeof(id), "%d", threads ? rw[i].tid : rw[i].pid);
 		w = tally_worker(known, id);
 		if (w)
-			w->pid = pid;
-		p++;
+			w->pid = rw[i].pid;
 	}
 	if (known->n == 0)
 		bad_arg("--workers-from %s: the ready line lists no workers", file);
@@ -652,6 +611,7 @@ static void report(struct tally *t, int round, int summary, int rounds_every, lo
 {
 	FILE *human = opt.json ? stderr : stdout;
 	char split[2048], rsplit[2048], errs[256], label[64], stopped[64] = "";
+	pid_t stopped_pid = stop_winner_pid();
 	int starved;
 	double ratio;
 
@@ -786,67 +746,25 @@ static int run_rounds(const struct tally *known, struct tally *total)
 	return failed;
 }
 
-static int proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/* SIGSTOPs the worker that answered most, reruns, SIGCONTs it. */
+/* --stop-winner: SIGSTOPs the worker that answered most, runs every round
+ * again, judges the rerun and SIGCONTs it. Returns 0, or 1 on a failure. */
 static int stop_winner_and_rerun(const struct tally *known, struct tally *total)
 {
-	struct wstat *win = NULL;
+	char msg[STOP_WINNER_MSG_LEN];
 	struct tally again;
-	int64_t until;
 	int failed;
 
-	for (int i = 0; i < total->n; i++)
-		if (!win || total->w[i].conns > win->conns)
-			win = &total->w[i];
-	if (!win || win->conns == 0 || win->pid <= 0) {
-		fprintf(stderr, PROG ": --stop-winner: no winner with a known pid\n");
-		return 1;
-	}
-	stopped_pid = win->pid;
-	if (kill(stopped_pid, SIGSTOP) < 0) {
-		fprintf(stderr, PROG ": --stop-winner: kill(%d, SIGSTOP): %s\n", (int)stopped_pid, strerror(errno));
-		stopped_pid = 0;
-		return 1;
-	}
-	until = now_ns() + (int64_t)STOP_CONFIRM_MS * 1000000;
-	while (proc_state(stopped_pid) != 'T' && now_ns() < until)
-		sleep_ms(1);
-	if (proc_state(stopped_pid) != 'T') {
-		fprintf(stderr, PROG ": --stop-winner: SIGSTOP did not take on %d\n", (int)stopped_pid);
-		kill(stopped_pid, SIGCONT);
-		stopped_pid = 0;
+	if (stop_winner_stop(total, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, PROG ": --stop-winner: %s\n", msg);
 		return 1;
 	}
 	failed = run_rounds(known, &again);
-	for (int i = 0; i < again.n; i++) {
-		if (again.w[i].pid == win->pid && again.w[i].conns > 0) {
-			fprintf(stderr, PROG ": --stop-winner: the stopped worker %d answered %ld connections\n",
-				(int)win->pid, again.w[i].conns);
-			failed = 1;
-		}
-	}
-	if (again.unanswered) {
-		fprintf(stderr, PROG ": --stop-winner: with worker %d stopped, %ld connections went unanswered\n",
-			(int)win->pid, again.unanswered);
+	if (stop_winner_verdict(&again, msg, sizeof(msg))) {
+		for (char *line = msg, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+			fprintf(stderr, PROG ": --stop-winner: %.*s\n", (int)(nl - line), line);
 		failed = 1;
 	}
-	kill(stopped_pid, SIGCONT);
-	stopped_pid = 0;
+	stop_winner_continue();
 	return failed;
 }
 

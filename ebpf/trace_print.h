@@ -1,0 +1,20 @@
+/* trace_print.h: acceptlab-trace's two printers, both to stdout, as text or
+ * as JSON lines: the per-worker table read from the stats map, and
+ * --timeline's story of each connection. */
+#ifndef ACCEPTLAB_TRACE_PRINT_H
+#define ACCEPTLAB_TRACE_PRINT_H
+
+#include <stddef.h>
+
+struct accept_event;
+
+/* Prints a row per worker thread that did anything in the stats map (by pid,
+ * then tid) and a summary over elapsed_s: a table, or JSON "worker" lines
+ * and a "summary" line. */
+void trace_print_workers(int stats_fd, double elapsed_s, int json);
+
+/* Sorts events[0..nevents) by time, then prints a line per connection, from
+ * its ESTABLISHED to the accept that took it: text, or JSON "conn" lines. */
+void trace_print_timeline(struct accept_event *events, size_t nevents, int json);
+
+#endif
