@@ -432,15 +432,15 @@ def render_placement(meta: Meta, all_rows: list, others: Optional[dict] = None) 
 def render_reference(runs: list, stops: list, timeline: list) -> list:
     """The note's rows beside this run's answer to each, then what differs
     and what this run's own timeline under a disputed placement shows."""
-    n = max((len(oneshots(runs, "bare", p)) for p in dict.fromkeys(r.placement for r in runs)), default=0)
-    said = middle_words(n).replace("its ", "the ") if n else "the runs"
     out = ["### Reference rows (not measured here)", "",
            f'Quoted from the seed design note `{SEED_002}` ("Scheduling stickiness"), measured by that note in '
            "a 4-vCPU Linux container with its own server (10 rounds x 8 sequential connections per run); "
            "not results of this run. \"This run\" compares this run's oneshot rows (scaled to 80 connections "
            "a run) with what each claim is about: which worker won, by the CPU it was pinned to (the rows' "
-           "ready-line CPUs), before how many it got; the note's range of counts; for the hog, every run within "
-           f"2:1 and the busiest worker's count ({said}) below nothing pinned's. \"not compared\" where this "
+           "ready-line CPUs), before how many it got; the note's range of counts; for the hog, the direction: "
+           "toward even when every run beside the hog gave its busiest worker fewer connections than every "
+           "run with nothing pinned, not toward even when none did, not resolved when they overlap. "
+           "\"not compared\" where this "
            "run does not record what the claim is about, \"-\" where it has nothing to compare (this machine "
            "has 2 CPUs).", "",
            "| what | figures | this run | source |", "|---|---|---|---|"]
