@@ -315,6 +315,10 @@ def main():
             failed += ff
     finally:
         harness.stop_all()
+    if failed:
+        print("gate: the servers' and probes' raw output is kept in %s" % raw_dir)
+    else:
+        shutil.rmtree(raw_dir, ignore_errors=True)
     print("gate: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -223,19 +223,34 @@ def test_gate_fails_on_a_skipped_fault_test_as_root(gate_on_skipping_faults):
     its window: the gate exits 1 and names it with its reason."""
     rc, out = gate_on_skipping_faults(0)
     assert rc == 1, out
-    assert ("gate:   SKIPPED as root (a failure): test_skipping_faults::test_fault_that_skips: "
-            "its window cannot be had here") in out.splitlines(), out
+    # The test's name as pytest's JUnit XML gives it, which depends on where
+    # the temporary file sits against pytest's rootdir: matched from the file.
+    assert [l for l in out.splitlines() if l.startswith("gate:   SKIPPED as root (a failure): ")
+            and l.endswith("test_skipping_faults::test_fault_that_skips: its window cannot be had here")], out
     assert "gate: fault invariants: 1 passed, 1 failed" in out.splitlines(), out
     assert out.strip().splitlines()[-1] == "gate: 7 passed, 1 failed", out
+    # a gate that failed keeps its raw output and says where
+    kept = [l.rsplit(" ", 1)[1] for l in out.splitlines() if l.startswith("gate: the servers' and probes' raw output")]
+    assert len(kept) == 1 and os.path.isdir(kept[0]), out
+    shutil.rmtree(kept[0])
 
 
-def test_gate_reports_a_skipped_fault_test_without_root(gate_on_skipping_faults):
+def test_gate_reports_a_skipped_fault_test_without_root(gate_on_skipping_faults, monkeypatch):
     """Without root a fault test may skip for want of it: the gate prints
     the skip with its reason and does not count it as a failure."""
+    made = []
+    real_mkdtemp = gate.tempfile.mkdtemp
+
+    def mkdtemp(*a, **k):
+        made.append(real_mkdtemp(*a, **k))
+        return made[-1]
+    monkeypatch.setattr(gate.tempfile, "mkdtemp", mkdtemp)
     rc, out = gate_on_skipping_faults(1000)
     assert rc == 0, out
-    assert ("gate:   skipped (not root): test_skipping_faults::test_fault_that_skips: "
-            "its window cannot be had here") in out.splitlines(), out
+    # a gate that passed leaves no raw output behind (one that fails keeps it, and says where)
+    assert made and not any(os.path.exists(d) for d in made), made
+    assert [l for l in out.splitlines() if l.startswith("gate:   skipped (not root): ")
+            and l.endswith("test_skipping_faults::test_fault_that_skips: its window cannot be had here")], out
     assert out.strip().splitlines()[-1] == "gate: 7 passed, 0 failed", out
 
 
