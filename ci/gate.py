@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """gate.py: `make gate`, the CI gate on balance.
 
 The variants that claim balance (fdpass, reuseport-bpf, and handoff with its
@@ -26,21 +25,26 @@ Ends with one line "gate: N passed, N failed"; exit 1 if anything failed,
 2 on bad usage.
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("gate.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m ci.gate\n")
+    sys.exit(2)
+
 import argparse
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "probes"))
-import arms  # noqa: E402  (the arms: which claim balance, their knob-off arms)
-import harness  # noqa: E402  (servers, the probe, CPU hogs)
-from studies.balancing import PER_WORKER, shapes_for, shape_label, worker_counts  # noqa: E402
-from studies.perturbation import within_target  # noqa: E402  (the target: one definition)
+from probes import arms  # (the arms: which claim balance, their knob-off arms)
+from probes import harness  # (servers, the probe, CPU hogs)
+from probes.studies.balancing import PER_WORKER, shapes_for, shape_label, worker_counts
+from probes.studies.perturbation import within_target  # (the target: one definition)
 
 # The arms that claim balance (arms.py). handoff's written policy is not
 # among them: it misses 2:1 (the campaign's balancing table says by how

@@ -15,8 +15,8 @@ import json
 import math
 import random
 
-from skew_io import InputError
-from spread import outside_2to1, rank_envelope, split_text
+from models.skew_io import InputError
+from models.spread import outside_2to1, rank_envelope, split_text
 
 # The race model's defaults, and why.
 ARRIVAL_US = 22.0        # burst: one connect every this many µs (a run's bursts: balancing rows' issue_span_us)

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """skew.py: acceptlab's analytic and simulation models of accept skew.
 
 How acceptlab speaks about machines bigger than the one it runs on:
@@ -31,29 +30,32 @@ campaign; it re-exports the models' names (skew.analytic, skew.race_round,
 skew.load_latencies, ...) for callers and tests.
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("skew.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m models.skew\n")
+    sys.exit(2)
+
 import argparse
 import collections
 import json
 import math
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)  # spread.py, race.py, skew_io.py, when skew is imported from elsewhere
-sys.path.insert(0, os.path.join(ROOT, "report"))
-import results_io  # noqa: E402  (report/results_io.py: the JSON Lines reader the report uses)
+from report import results_io  # (report/results_io.py: the JSON Lines reader the report uses)
 
 # The models' public names, re-exported: tests and callers use them as skew.<name>.
-from skew_io import InputError  # noqa: E402,F401
-from spread import (  # noqa: E402,F401
+from models.skew_io import InputError  # noqa: F401
+from models.spread import (  # noqa: F401
     EXACT_MAX_OPS, MC_SAMPLES, MC_SEED, analytic, clopper_pearson, consistent_outcomes, count_within, outside_2to1,
     outside_exact, outside_monte_carlo, rank_envelope, ranks_outside, split_text)
-from race import (  # noqa: E402,F401
+from models.race import (  # noqa: F401
     ACCEPT_US, ARRIVAL_US, MAX_LATENCY_US, RACE_ASSUMPTIONS, RAMP_GAP_MS, Latency, LatencySource,
     load_latencies, race_round, simulate_race)
 

@@ -12,7 +12,6 @@ outlives them, whichever study started it.
 """
 
 import contextlib
-import importlib.util
 import json
 import os
 import re
@@ -24,12 +23,13 @@ import subprocess
 import sys
 import time
 
+from probes.peers import peers  # the peers' configurations, starting and measuring them
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # ACCEPTLAB_SERVER lets a test substitute a server that fails on purpose.
 SERVER = os.environ.get("ACCEPTLAB_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
-CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")  # its --respawn-trial, --reload-trial and --netns-trial
 PYTHON = "/usr/bin/python3"
 # ACCEPTLAB_WRK lets a test name a wrk that is not there.
 WRK = os.environ.get("ACCEPTLAB_WRK") or "wrk"
@@ -41,18 +41,6 @@ TRACER_ATTACH_TIMEOUT_S = 20
 WRK_THREADS = 2
 WRK_TIMEOUT_S = 2            # wrk's --timeout: a request slower than this counts as a timeout
 WRK_SLACK_S = 30             # wrk gets its duration plus this before it is killed
-
-
-def load_peers():
-    """probes/peers/peers.py (the peers' configurations, starting and
-    measuring them), imported rather than copied."""
-    spec = importlib.util.spec_from_file_location("acceptlab_peers", os.path.join(ROOT, "probes", "peers", "peers.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-peers = load_peers()
 
 
 class StepFailed(Exception):

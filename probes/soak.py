@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """soak.py: `make soak`, load without errors. For every variant (process
 and threads mode), a fresh server at 2 workers answers 1,000,000 keep-alive
 requests and then 100,000 Connection: close requests from wrk (-t2 -c64),
@@ -11,16 +10,22 @@ Writes one JSON line per arm and mode to --out (default build/soak/<stamp>.jsonl
 prints a line per arm, and exits 1 if any arm had an error, 2 on bad usage.
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("soak.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m probes.soak\n")
+    sys.exit(2)
+
 import argparse
 import datetime
 import json
 import os
-import sys
 import time
 
-import arms
-import harness
-from harness import ROOT
+from probes import arms
+from probes import harness
+from probes.harness import ROOT
 
 # Knob-off arms run the same code as arms already here; the written handoff
 # policy is a measurement arm, not a configuration anyone serves with

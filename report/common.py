@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 # The readers and errors shared with figures.py (report/results_io.py).
-from results_io import InputError, RowError, decode_utf8, json_kind, parse_json, read_bytes, read_jsonl
+from report.results_io import InputError, RowError, decode_utf8, json_kind, parse_json, read_bytes, read_jsonl
 
 WITHIN = 2.0  # the gate's bar: a round is balanced when max/min <= 2
 SPLIT_RE = re.compile(r"^[0-9]+(/[0-9]+)*$")

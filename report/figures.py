@@ -1,7 +1,6 @@
-#!/usr/bin/python3
 """figures.py: draw one measured run under results/linux/ as SVG figures.
 
-    /usr/bin/python3 report/figures.py --run-dir results/linux/STAMP --out report/figures
+    /usr/bin/python3 -m report.figures --run-dir results/linux/STAMP --out report/figures
 
 Like report.py this only re-derives: it reads the run's meta.json, its JSON Lines
 files and (for the payoff CDFs) wrk's raw output, and writes the figures below.
@@ -35,27 +34,31 @@ Any problem with an input is ONE line, `figures: FILE:LINE: what`, exit 1;
 usage errors exit 2. matplotlib is imported only when drawing.
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("figures.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m report.figures\n")
+    sys.exit(2)
+
 import argparse
 import io
 import re
 import statistics
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402  (report/common.py: the meta.json reader report.py uses too)
-import results_io  # noqa: E402  (report/results_io.py: the readers report.py uses too)
-from common import WITHIN, Meta  # noqa: E402
+from report import common  # (report/common.py: the meta.json reader report.py uses too)
+from report import results_io  # (report/results_io.py: the readers report.py uses too)
+from report.common import WITHIN, Meta
 # The rows are read by the report's sections, the same readers report.py uses.
-from sections.balancing import Round, base_rows, is_base, read_balancing  # noqa: E402
-from sections.burst import Burst, read_burst  # noqa: E402
-from sections.cost import read_cost  # noqa: E402
-from sections.payoff import read_payoff  # noqa: E402
-from sections.placement import FailedRun, PlacementRun, StopWinner, at_two, read_placement  # noqa: E402
-from sections.wrk import WrkRun  # noqa: E402
-
+from report.sections.balancing import Round, base_rows, is_base, read_balancing
+from report.sections.burst import Burst, read_burst
+from report.sections.cost import read_cost
+from report.sections.payoff import read_payoff
+from report.sections.placement import FailedRun, PlacementRun, StopWinner, at_two, read_placement
+from report.sections.wrk import WrkRun
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "report" / "figures"
 
@@ -821,7 +824,7 @@ def main(argv=None) -> int:
         description="Draw one measured run as SVG figures: " + ", ".join(FIGURES) + ". "
                     "Re-derives only; a figure whose input file is absent is skipped.",
         epilog="Exit status: 0 drawn, 1 an input is corrupt (one line names FILE:LINE), "
-               "2 bad usage. Example: /usr/bin/python3 report/figures.py "
+               "2 bad usage. Example: /usr/bin/python3 -m report.figures "
                "--run-dir results/linux/20261129T104026Z --out report/figures",
     )
     parser.add_argument("--run-dir", type=run_dir_arg, required=True, metavar="DIR",

@@ -18,10 +18,10 @@ from dataclasses import fields
 
 import pytest
 
-from conftest import ROOT, SERVER
-import arms  # conftest put probes/ on the path
-import campaign
-from studies import faults, mutex_delay, placement, trace_overhead
+from tests.conftest import ROOT, SERVER
+from probes import arms
+from probes import campaign
+from probes.studies import faults, mutex_delay, placement, trace_overhead
 
 DOC = os.path.join(ROOT, "docs", "adding-a-variant.md")
 # Where a variant is added: its C file, the C registry, the arms table and

@@ -23,12 +23,12 @@ import os
 
 import pytest
 
-from conftest import run_probe
-from test_trace import Trace
+from tests.conftest import run_probe
+from tests.test_trace import Trace
 
-import arms  # conftest put probes/ on the path
-from harness import StressHogs
-from studies.perturbation import within_target  # the target, as the perturbation study has it
+from probes import arms
+from probes.harness import StressHogs
+from probes.studies.perturbation import within_target  # the target, as the perturbation study has it
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="kernel accounting loads BPF: needs root")
 VARIANTS = arms.claiming_balance()

@@ -16,18 +16,20 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, ROOT, SERVER, pids_running
-import harness  # (conftest put probes/ on the path) the wrk parser
-from studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
+from acceptlab.paths import module_cmd
+from tests.conftest import PYTHON, ROOT, SERVER, packages_env, pids_running
+from probes import harness  # the wrk parser
+from probes.studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
+from report.sections import cost_why
+from report.sections.wrk import WrkRun
 
-CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
-REPORT = os.path.join(ROOT, "report", "report.py")
+CAMPAIGN = module_cmd("probes.campaign")
+REPORT = module_cmd("report.report")
 FIXTURE_RESULTS = Path(ROOT) / "tests" / "fixtures" / "report" / "results" / "linux"
 STAMP = "20261129T081500Z"
 WRK = shutil.which("wrk")
@@ -54,9 +56,9 @@ def quick_bench(tmp_path_factory):
         pytest.skip("wrk is not installed (Debian package wrk; `make deps`)")
     results = tmp_path_factory.mktemp("bench")
     before = (pids_running(SERVER), pids_running(os.path.realpath(WRK)))
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
                           "--variants", "bare,lt", "--bench-arms", "bare,lt", "--bench-seconds", "1", "--results-dir", str(results),
-                          "--no-canonical"], capture_output=True, text=True, timeout=300)
+                          "--no-canonical"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     return res, results, before
 
 
@@ -168,8 +170,8 @@ def test_quick_bench_report_renders(quick_bench, tmp_path):
     res, results, _ = quick_bench
     assert res.returncode == 0, res.stderr
     out = tmp_path / "linux.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--run", run_dir_of(results).name,
-                          "--out", str(out)], capture_output=True, text=True, timeout=60)
+    rep = subprocess.run([*REPORT, "--results-dir", str(results), "--run", run_dir_of(results).name,
+                          "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()
     assert "## Cost" in text and "## Payoff: a CPU-bound app" in text
@@ -182,11 +184,12 @@ def test_missing_wrk_is_a_recorded_skip(tmp_path):
     payoff step is an error row "skipped: wrk not installed", the campaign exits 0,
     and no server is started for nothing."""
     env = dict(os.environ, ACCEPTLAB_WRK=str(tmp_path / "no-such-wrk"))
-    cmd = [PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--variants", "bare",
+    cmd = [*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--variants", "bare",
            "--bench-arms", "all", "--results-dir", str(tmp_path / "r"), "--no-canonical"]
-    planned = len(subprocess.run(cmd + ["--plan"], capture_output=True, text=True, timeout=60).stdout.splitlines())
+    planned = len(subprocess.run(cmd + ["--plan"], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=60).stdout.splitlines())
     assert planned >= 6, "cost: bare at 1 and 2 workers and nginx, per mode; payoff's cells"
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert res.returncode == 0, res.stderr
     assert "%d of %d steps failed or skipped" % (planned, planned) in res.stdout, res.stdout
     run = run_dir_of(tmp_path / "r")
@@ -353,7 +356,7 @@ def test_bad_stopping_rule_options_exit_2(tmp_path):
     """--bench-within is a fraction (0.02: +-2 %) and --bench-max-rounds a
     count no smaller than the planned rounds: anything else is exit 2 with
     one line naming the option, before anything runs."""
-    base = [PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--plan",
+    base = [*CAMPAIGN, "--platform", "linux", "--studies", "cost", "--plan",
             "--results-dir", str(tmp_path / "r")]
     for extra, named in ((["--bench-within", "2"], "--bench-within 2:"),
                          (["--bench-within", "0"], "--bench-within 0:"),
@@ -361,7 +364,7 @@ def test_bad_stopping_rule_options_exit_2(tmp_path):
                          (["--bench-within", "0.02", "--bench-rounds", "5", "--bench-max-rounds", "3"],
                           "--bench-max-rounds 3:"),
                          (["--cost-seconds", "0"], "--cost-seconds 0:")):
-        res = subprocess.run(base + extra, capture_output=True, text=True, timeout=60)
+        res = subprocess.run(base + extra, cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert res.returncode == 2 and named in res.stderr and len(res.stderr.strip().splitlines()) == 1, \
             (extra, res.stderr)
     assert not (tmp_path / "r").exists()
@@ -376,9 +379,9 @@ def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
     and its outcome, the progress names the added round and the cap, and the
     report's CPU table gives the rounds and marks what did not converge."""
     results = tmp_path / "r"
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--bench-arms", "bare,fdpass",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "cost", "--bench-arms", "bare,fdpass",
                           "--bench-seconds", "1", "--bench-rounds", "1", "--bench-within", "0.0001",
-                          "--bench-max-rounds", "2", "--results-dir", str(results), "--no-canonical"],
+                          "--bench-max-rounds", "2", "--results-dir", str(results), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert "round 2 follows" in res.stdout, res.stdout
@@ -402,7 +405,7 @@ def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
     if wide:
         assert "the cap of 2 rounds was reached" in res.stdout, res.stdout
     out = tmp_path / "linux.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--run", run.name, "--out", str(out)],
+    rep = subprocess.run([*REPORT, "--results-dir", str(results), "--run", run.name, "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()
@@ -570,8 +573,8 @@ def results(tmp_path):
 def report_error(tmp_path):
     """Runs the report from tmp_path; asserts exit 1, one stderr line, no output
     written, and returns that line."""
-    proc = subprocess.run([PYTHON, REPORT, "--results-dir", "results/linux", "--out", "linux.md"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([*REPORT, "--results-dir", "results/linux", "--out", "linux.md"],
+                          cwd=tmp_path, env=packages_env(), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
     assert len(proc.stderr.splitlines()) == 1, proc.stderr
@@ -623,10 +626,6 @@ def test_malformed_rows_are_one_line_errors(results, tmp_path, study, line, edit
 
 
 # ---------------------------------------------------------------- what went with the CPU per request
-
-sys.path.insert(0, os.path.join(ROOT, "report"))
-from sections import cost_why  # noqa: E402
-from sections.wrk import WrkRun  # noqa: E402
 
 WHY_ARMS = ("a1", "a2", "a3", "a4", "a5")
 

@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from conftest import (SERVER, SERVER_ASAN, SERVING, alive, get, in_epoll_wait, in_nanosleep, read_response,
+from tests.conftest import (SERVER, SERVER_ASAN, SERVING, alive, get, in_epoll_wait, in_nanosleep, read_response,
                       read_responses, task_state, wait_tasks)
 
 SLOWLORIS_ARMS = ["bare", "reuseport", "fdpass", "mutex", "handoff --threads 2",
@@ -312,7 +312,7 @@ def test_connection_storm_does_not_starve_keepalive(start_server, tmp_path, vari
     gets (an open connection is served once per pass, new ones once each),
     and nothing fails."""
     import shutil
-    import harness  # conftest put probes/ on the path
+    from probes import harness
     if not shutil.which(harness.WRK):
         pytest.skip("wrk not installed (make deps)")
     s = start_server(variant)

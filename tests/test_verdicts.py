@@ -4,12 +4,7 @@ bound does, and otherwise not resolved; one round has no interval, so it
 resolves nothing. Each case below would pass a point-estimate rule and must
 not pass this one."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "report"))
-
-import common  # noqa: E402
+from report import common
 
 
 def test_a_cost_is_met_only_when_the_upper_bound_clears_it():

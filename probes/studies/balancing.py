@@ -18,8 +18,8 @@ that never rests), WIDE_ROUNDS rounds of each; no tracer."""
 import json
 import os
 
-import arms
-from harness import ServerRun, StepFailed, Tracer, handoffs_of, probe_cmd, run_probe, split_text
+from probes import arms
+from probes.harness import ServerRun, StepFailed, Tracer, handoffs_of, probe_cmd, run_probe, split_text
 
 NAME = "balancing"
 PER_WORKER = 16            # connections per worker in every shape

@@ -14,8 +14,8 @@ configuration); skipped with the reason when it cannot run."""
 import os
 import statistics
 
-import arms
-from harness import ServerRun, peer_running, peers, probe_cmd, run_probe
+from probes import arms
+from probes.harness import ServerRun, peer_running, peers, probe_cmd, run_probe
 
 NAME = "burst"
 BURST_US = 2000                  # CPU per request: /work?us=BURST_US

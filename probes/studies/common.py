@@ -8,7 +8,8 @@ import os
 import statistics
 import subprocess
 
-from harness import CAMPAIGN, PYTHON, StepFailed, is_root, peers, worker_exits
+from acceptlab.paths import module_cmd
+from probes.harness import StepFailed, is_root, peers, worker_exits
 
 BENCH_SECONDS = 2            # wrk -d per run in the campaign (make bench: 6, --bench-seconds);
                              # 2 s keeps the whole campaign within 10 minutes
@@ -113,7 +114,7 @@ def rewrite_rows(path, fill):
 
 def in_own_netns(study, spec, timeout, local):
     """One run of a study in a network namespace of its own, as root
-    (`unshare -n`, then campaign.py --netns-trial, which calls the study's
+    (`unshare -n`, then `-m probes.campaign --netns-trial`, which calls the study's
     trial(spec)): every run starts with an empty TIME_WAIT table, where in
     one namespace the Connection: close runs' TIME_WAIT sockets (the server
     closes first, so they are the server's) pile up to
@@ -125,7 +126,8 @@ def in_own_netns(study, spec, timeout, local):
         for r in rows:
             r["netns"] = False
         return rows, text
-    cmd = ["unshare", "-n", PYTHON, CAMPAIGN, "--netns-trial", json.dumps(dict(spec, study=study), sort_keys=True)]
+    cmd = ["unshare", "-n", *module_cmd("probes.campaign", "--netns-trial",
+                                        json.dumps(dict(spec, study=study), sort_keys=True))]
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -142,13 +144,13 @@ def in_own_netns(study, spec, timeout, local):
 
 
 def netns_trial(option, arm, prefix, flags, timeout):
-    """Runs one trial (campaign.py --respawn-trial / --reload-trial ARM) in a
+    """Runs one trial (-m probes.campaign --respawn-trial / --reload-trial ARM) in a
     network namespace of its own: every trial gets the same clean stack, a
     per-namespace sysctl it sets stays there, and no trial inherits
     another's TIME_WAIT sockets. Returns the trial's row."""
     if not is_root():
         raise StepFailed("skipped: needs root (a network namespace of its own)")
-    cmd = ["unshare", "-n", PYTHON, CAMPAIGN, option, arm, "--raw-prefix", prefix] + flags
+    cmd = ["unshare", "-n", *module_cmd("probes.campaign", option, arm, "--raw-prefix", prefix, *flags)]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if res.returncode != 0:
         raise StepFailed("trial exited %d: %s" % (res.returncode, res.stderr.strip()[-300:]))

@@ -25,10 +25,10 @@ import argparse
 import os
 import time
 
-import arms
-from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields,
+from probes import arms
+from probes.harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields,
                      handoffs_of, loop_fields, need_wrk, peer_running, peers, pin_tree, run_wrk)
-from studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl, rewrite_rows,
+from probes.studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl, rewrite_rows,
                             rotated, served_split, stopping_record, stopping_rule, time_wait_counts)
 
 NAME = "cost"
@@ -224,7 +224,7 @@ def isolated_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
 
 
 def trial(spec):
-    """campaign.py --netns-trial SPEC, inside `unshare -n` (loopback up): one
+    """-m probes.campaign --netns-trial SPEC, inside `unshare -n` (loopback up): one
     cost run; {"rows", "text"}, or {"error"} for a run that could not be made."""
     args = argparse.Namespace(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"], quick=False)
     try:

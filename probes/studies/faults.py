@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 
-from harness import PYTHON, ROOT, StepFailed
+from probes.harness import PYTHON, ROOT, StepFailed
 
 NAME = "faults"
 FAULTS_ARM = "fdpass"

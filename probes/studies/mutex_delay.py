@@ -4,8 +4,8 @@ MUTEX_DELAYS_MS: the burst's split and first-byte latency -> mutex_delay.jsonl
 
 import os
 
-import arms
-from harness import ServerRun, probe_cmd, run_probe, split_text
+from probes import arms
+from probes.harness import ServerRun, probe_cmd, run_probe, split_text
 
 NAME = "mutex_delay"
 MUTEX_ARM = "mutex"

@@ -19,9 +19,9 @@ import subprocess
 import threading
 import time
 
-import arms
-import synflood  # raw SYNs, the SYN flood perturbation
-from harness import (PROBE_TIMEOUT_S, ServerRun, StepFailed, StressHogs, Tracer, forget, is_root, kill_group, peers,
+from probes import arms
+from probes import synflood  # raw SYNs, the SYN flood perturbation
+from probes.harness import (PROBE_TIMEOUT_S, ServerRun, StepFailed, StressHogs, Tracer, forget, is_root, kill_group, peers,
                      probe_cmd, probe_rounds, register, registering, save_probe)
 
 NAME = "perturbation"

@@ -19,8 +19,8 @@ import json
 import os
 import subprocess
 
-import arms
-from harness import (PROBE_TIMEOUT_S, PYTHON, ServerRun, StepFailed, forget, is_root, kill_group, probe_cmd, register,
+from probes import arms
+from probes.harness import (PROBE_TIMEOUT_S, PYTHON, ServerRun, StepFailed, forget, is_root, kill_group, probe_cmd, register,
                      run_probe, save_probe, server_events, start_hog, stop_server)
 
 NAME = "placement"

@@ -27,11 +27,11 @@ import signal
 import subprocess
 import time
 
-import arms
-from harness import CpuMeter, ServerRun, StepFailed, cpu_fields, finish_wrk, forget, is_root, need_wrk, \
+from probes import arms
+from probes.harness import CpuMeter, ServerRun, StepFailed, cpu_fields, finish_wrk, forget, is_root, need_wrk, \
     peer_running, process_tree, register, start_wrk
-from studies.common import read_sysctl
-from studies.cost import ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, pinned, placement_meta
+from probes.studies.common import read_sysctl
+from probes.studies.cost import ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, pinned, placement_meta
 
 NAME = "profile"
 PROFILE_ARMS = ["bare", "nginx"]

@@ -7,8 +7,8 @@ import socket
 import threading
 import time
 
-import arms
-from harness import ServerRun, StepFailed, probe_cmd, run_probe, split_text
+from probes import arms
+from probes.harness import ServerRun, StepFailed, probe_cmd, run_probe, split_text
 
 NAME = "slowview"
 SLOWVIEW_SLEEP_MS = 50

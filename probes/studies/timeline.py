@@ -12,9 +12,9 @@ CPU and who won on which. Every row says its placement: "placement",
 
 import os
 
-import arms
-from harness import ServerRun, StepFailed, Tracer, is_root, probe_cmd, run_probe
-from studies.placement import Placement, placements
+from probes import arms
+from probes.harness import ServerRun, StepFailed, Tracer, is_root, probe_cmd, run_probe
+from probes.studies.placement import Placement, placements
 
 NAME = "timeline"
 TIMELINE_SHAPE = {"name": "oneshot", "connections": 8}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (SEED_000, WITHIN, InputError, Meta, RowError, Shape, Study, cell_text, get, get_counter,
+from report.common import (SEED_000, WITHIN, InputError, Meta, RowError, Shape, Study, cell_text, get, get_counter,
                     get_failure, get_int, get_split, get_str, number, ordered, plural, row_reader)
 
 # The probe's error counters, in the order the report lists them; any other

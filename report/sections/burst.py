@@ -5,15 +5,12 @@ by worker count, against bare and each balancer's knob-off arm."""
 
 import json
 import math
-import os
 import statistics
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "probes"))
-import arms  # noqa: E402  (probes/arms.py: the one table of arms)
-from common import (Failed, InputError, Meta, RowError, Study, cell_text, failed_notes, get, get_counter,  # noqa: E402
+from probes import arms  # (probes/arms.py: the one table of arms)
+from report.common import (Failed, InputError, Meta, RowError, Study, cell_text, failed_notes, get, get_counter,
                     get_failure, get_int, get_split, get_str, ms_text, ordered, plural, row_reader)
 
 KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off

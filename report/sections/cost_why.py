@@ -8,8 +8,8 @@ nothing here is a sentence fixed in code about what the data should show."""
 import math
 from typing import Optional
 
-from common import MET, MISSED, cell_text, judge, plural
-from sections.wrk import COST_MODES
+from report.common import MET, MISSED, cell_text, judge, plural
+from report.sections.wrk import COST_MODES
 
 # Spearman's rank correlation's Fisher-z variance is about 1.06 / (n - 3)
 # (Fieller, Hartley and Pearson, 1957); 1.96: a two-sided 95 % interval.

@@ -5,7 +5,7 @@ first-byte latency): the accept mutex's delay (mutex_delay.jsonl, the setting is
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (NOT_RESOLVED, Failed, Meta, RowError, Study, failed_notes, get, get_counter, get_int, get_split,
+from report.common import (NOT_RESOLVED, Failed, Meta, RowError, Study, failed_notes, get, get_counter, get_int, get_split,
                     get_str, is_int, mean_interval, plural, row_reader)
 
 

@@ -4,14 +4,11 @@ failed with the rounds it had, the race model's split shapes against the
 measured ones, and the race model's sweep over bigger machines with each
 cell's sampling interval."""
 
-import os
-import sys
 from dataclasses import dataclass
 from typing import Optional
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "models"))
-from spread import clopper_pearson, consistent_outcomes, ranks_outside  # noqa: E402  (models/spread.py)
-from common import (Failed, Meta, RowError, Study, cell_text, get_int, get_number, get_str, is_int,  # noqa: E402
+from models.spread import clopper_pearson, consistent_outcomes, ranks_outside  # (models/spread.py)
+from report.common import (Failed, Meta, RowError, Study, cell_text, get_int, get_number, get_str, is_int,
                     plural, row_reader)
 
 

@@ -1,15 +1,12 @@
 """The payoff study (payoff.jsonl): what a second worker buys when every request
 costs CPU (req/s, p50 and p99 against bare at 1 worker)."""
 
-import os
 import statistics
-import sys
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "probes"))
-import arms  # noqa: E402  (probes/arms.py: the one table of arms)
-from common import (MET, MISSED, NOT_RESOLVED, WITHIN, Meta, Study, cell_text, judge_values, ms_text,  # noqa: E402
+from probes import arms  # (probes/arms.py: the one table of arms)
+from report.common import (MET, MISSED, NOT_RESOLVED, WITHIN, Meta, Study, cell_text, judge_values, ms_text,
                     ordered, plural, row_reader)
-from sections.wrk import (WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes,  # noqa: E402
+from report.sections.wrk import (WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes,
                           wrk_row_parser)
 
 KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (InputError, Meta, RowError, Study, cell_text, get_bool, get_counter, get_int, get_opt_int,
+from report.common import (InputError, Meta, RowError, Study, cell_text, get_bool, get_counter, get_int, get_opt_int,
                     get_split, get_str, is_int, ordered, plural, row_reader)
 
 

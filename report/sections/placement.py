@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (Meta, RowError, Study, cell_text, get, get_bool, get_counter, get_int, get_opt_int, get_split,
+from report.common import (Meta, RowError, Study, cell_text, get, get_bool, get_counter, get_int, get_opt_int, get_split,
                     get_str, ordered, plural, row_reader)
-from sections.timeline import TimelineConn, story
+from report.sections.timeline import TimelineConn, story
 
 
 SEED_002 = "shared/seeds/002_31b119a6e806d5e9.txt"

@@ -6,7 +6,7 @@ tracepoint counts, and the CPU time per request over the sampled run."""
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number, get_str, plural,
+from report.common import (Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number, get_str, plural,
                     row_reader)
 
 

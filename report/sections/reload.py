@@ -1,13 +1,10 @@
 """The reload study (reload.jsonl): what clients see while every worker is
 replaced on SIGHUP, per variant, and which arms must lose no request."""
 
-import os
-import sys
 from dataclasses import dataclass
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "probes"))
-import arms  # noqa: E402  (probes/arms.py: the one table of arms)
-from common import (Failed, Meta, RowError, Study, failed_notes, get, get_bool, get_int, get_str, is_int,
+from probes import arms  # (probes/arms.py: the one table of arms)
+from report.common import (Failed, Meta, RowError, Study, failed_notes, get, get_bool, get_int, get_str, is_int,
                     json_kind, plural, row_reader)
 
 

@@ -6,10 +6,10 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (NOT_RESOLVED, Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number,
+from report.common import (NOT_RESOLVED, Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number,
                     get_str, interval_text, is_int, json_kind, judge, number, ordered, placement_text, plural,
                     row_reader)
-from sections.wrk import COST_MODES, verdict_text
+from report.sections.wrk import COST_MODES, verdict_text
 
 
 @dataclass(frozen=True)

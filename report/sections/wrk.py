@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (MET, MISSED, BenchParams, Failed, InputError, RowError, failed_notes, get, get_counter,
+from report.common import (MET, MISSED, BenchParams, Failed, InputError, RowError, failed_notes, get, get_counter,
                     get_failure, get_int, get_number, get_split, get_str, is_int, judge_values, number,
                     plural)
 
