@@ -23,11 +23,12 @@ per line. See models/README.md for what each model assumes and where it was
 checked.
 
 The models themselves live beside this file: spread.py (the analytic hash
-spread, the 2:1 test, Clopper-Pearson intervals) and race.py (wake-to-accept
+spread, Clopper-Pearson intervals) and race.py (wake-to-accept
 latencies and the race simulation); skew_io.py holds the InputError they
-share. This file is the command line, the measured rows, validation and the
-campaign; it re-exports the models' names (skew.analytic, skew.race_round,
-skew.load_latencies, ...) for callers and tests.
+share; the 2:1 test is acceptlab/balance.py's. This file is the command
+line, the measured rows, validation and the campaign; it re-exports the
+models' names (skew.analytic, skew.race_round, skew.load_latencies, ...)
+for callers and tests.
 """
 
 import sys
@@ -46,14 +47,13 @@ import subprocess
 import time
 from pathlib import Path
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-from report import results_io  # (report/results_io.py: the JSON Lines reader the report uses)
+from acceptlab import balance, results_io  # (the 2:1 bar; the JSON Lines reader the report uses)
+from acceptlab.paths import ROOT
 
 # The models' public names, re-exported: tests and callers use them as skew.<name>.
 from models.skew_io import InputError  # noqa: F401
 from models.spread import (  # noqa: F401
-    EXACT_MAX_OPS, MC_SAMPLES, MC_SEED, analytic, clopper_pearson, consistent_outcomes, count_within, outside_2to1,
+    EXACT_MAX_OPS, MC_SAMPLES, MC_SEED, analytic, clopper_pearson, consistent_outcomes, count_within,
     outside_exact, outside_monte_carlo, rank_envelope, ranks_outside, split_text)
 from models.race import (  # noqa: F401
     ACCEPT_US, ARRIVAL_US, MAX_LATENCY_US, RACE_ASSUMPTIONS, RAMP_GAP_MS, Latency, LatencySource,
@@ -160,7 +160,7 @@ def latencies_from_args(args, shape=None):
 
 def read_jsonl(path):
     """[(where, object)] for each non-blank line, read by the report's JSON Lines
-    reader (report/results_io.py); names the file and line on error."""
+    reader (acceptlab/results_io.py); names the file and line on error."""
     try:
         return results_io.read_jsonl(Path(path), lambda obj, lineno: (f"{path}:{lineno}", obj))
     except results_io.InputError as e:
@@ -210,8 +210,8 @@ def exclusive_rule_row(balancing, variant, pred, n, k):
     rounds = balancing_rounds(balancing, (variant,), "ramp", workers=n)
     if not rounds:
         return None
-    outside = sum(1 for r in rounds if outside_2to1(r.counts, n))
-    predicted = 1.0 if outside_2to1(pred) else 0.0
+    outside = sum(1 for r in rounds if not balance.within_2to1(r.counts, n))
+    predicted = 1.0 if not balance.within_2to1(pred) else 0.0
     return {
         "model": "exclusive-balancing", "case": variant, "workers": n, "cpus": None, "connections": k,
         "shape": "ramp", "rule": "first-registered idle waiter wins"
@@ -231,7 +231,7 @@ def hash_spread_rows(balancing, n, k, hashed):
         rounds = balancing_rounds(balancing, ("reuseport",), shape, workers=n)
         if not rounds:
             continue
-        outside = sum(1 for r in rounds if outside_2to1(r.counts, n))
+        outside = sum(1 for r in rounds if not balance.within_2to1(r.counts, n))
         out.append({
             "model": "reuseport-balancing", "case": shape, "workers": n, "cpus": None, "connections": k,
             "shape": shape, "predicted_outside": hashed["outside"], "method": hashed["method"],
@@ -274,7 +274,7 @@ def balancing_rounds(paths, variants, shape, mode="process", workers=2):
 def balancing_rows(paths, variants, shape, mode="process", workers=2):
     """The measured rounds of the given variants and shape: (splits, outside count)."""
     splits = [r.counts for r in balancing_rounds(paths, variants, shape, mode, workers)]
-    return splits, sum(1 for s in splits if outside_2to1(s, workers))
+    return splits, sum(1 for s in splits if not balance.within_2to1(s, workers))
 
 
 def read_reuseport_json(path):
@@ -295,7 +295,7 @@ def read_reuseport_json(path):
             raise InputError(f"{where}: the summary lacks listeners/connections/repetitions/outside")
     if not reps:
         raise InputError(f"{path}: no reuseport-model repetitions or summary")
-    return len(reps[0]), sum(reps[0]), len(reps), sum(1 for c in reps if outside_2to1(c))
+    return len(reps[0]), sum(reps[0]), len(reps), sum(1 for c in reps if not balance.within_2to1(c))
 
 
 # ---------------------------------------------------------------- subcommands
@@ -447,7 +447,7 @@ def validate_rows(balancing, latency_for, cpus, rounds, seed, variants, accept_u
             "per_worker": res["per_worker"], "source": "balancing.jsonl variant " + "+".join(variants),
         }
         if n:
-            outside = sum(1 for r in measured if outside_2to1(r.counts, workers))
+            outside = sum(1 for r in measured if not balance.within_2to1(r.counts, workers))
             row.update(measured_outside=outside / n, outside_rounds=outside,
                        **rate_check(res["outside"], outside, n), **shape_check(res["split_shape"], measured, workers))
         out.append(row)
@@ -655,8 +655,8 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
             "busy_ms": summary["busy_ms"], "trigger": summary["trigger"], "order": summary["order"],
             "rule": summary["rule"], "predicted_split": split_text(pred_counts),
             "measured_split": summary["split"], "accepted": summary["accepted"],
-            "predicted_outside": 1.0 if outside_2to1(pred_counts) else 0.0,
-            "measured_outside": 1.0 if outside_2to1(summary["accepted"]) else 0.0, "measured_rounds": 1,
+            "predicted_outside": 1.0 if not balance.within_2to1(pred_counts) else 0.0,
+            "measured_outside": 1.0 if not balance.within_2to1(summary["accepted"]) else 0.0, "measured_rounds": 1,
             "rule_checked": summary["checked"], "rule_matched": summary["matched"],
             # The rule names the winner of every connection checked: one miss contradicts it.
             "rule_ci95": [round(x, 4) for x in clopper_pearson(summary["matched"], summary["checked"])],

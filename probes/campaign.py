@@ -1,7 +1,7 @@
 """campaign.py: the campaign driver behind `make measure PLATFORM=linux`.
 
 Runs the studies (one module each under probes/studies/, over the arms of
-probes/arms.py) and writes results/linux/<UTC stamp>/: meta.json, one JSON
+acceptlab/arms.py) and writes results/linux/<UTC stamp>/: meta.json, one JSON
 Lines file per study, and every tool's verbatim output under raw/. The
 studies, in the order they run:
 
@@ -81,7 +81,7 @@ words); --plan prints the steps without running them. A failed step is
 recorded in its study's file with the reason and the campaign goes on.
 Every server runs in its own process group and is stopped (SIGTERM, then
 SIGKILL of the group) when its step ends; whatever a step started is stopped
-after it fails and on Ctrl-C or SIGTERM (harness.py's clean-up registry).
+after it fails and on Ctrl-C or SIGTERM (probes/harness/lifecycle.py's clean-up registry).
 """
 
 import sys
@@ -100,9 +100,14 @@ import shutil
 import subprocess
 import time
 
-from probes import arms
-from probes.harness import (PROBE, ROOT, SERVER, TRACER, WRK, WRK_THREADS, StepFailed, die, handle_signals, is_root, peers,
-                     stop_all)
+from acceptlab import arms
+from acceptlab.paths import ROOT
+from probes.harness.lifecycle import StepFailed, die, handle_signals, is_root, stop_all
+from probes.harness.probe import PROBE
+from probes.harness.servers import SERVER
+from probes.harness.tracer import TRACER
+from probes.harness.wrk import WRK, WRK_THREADS
+from probes.peers import peers
 from probes.studies import (balancing, burst, common, cost, faults, models, mutex_delay, payoff, perturbation,
                             placement, profile, reload, respawn, slowview, timeline, trace_overhead)
 from probes.studies import peers as peers_study

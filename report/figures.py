@@ -49,9 +49,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+from acceptlab import balance, results_io, wrk_output
 from report import common  # (report/common.py: the meta.json reader report.py uses too)
-from report import results_io  # (report/results_io.py: the readers report.py uses too)
-from report.common import WITHIN, Meta
+from report.common import Meta
 # The rows are read by the report's sections, the same readers report.py uses.
 from report.sections.balancing import Round, base_rows, is_base, read_balancing
 from report.sections.burst import Burst, read_burst
@@ -89,7 +89,6 @@ CELL_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
 MODE_TITLES = {"keepalive": "Keep-alive", "close": "Connection: close"}
 WORKER_COLOURS = ("#9ecae1", "#3182bd", "#08519c", "#6baed6", "#c6dbef")
 PLACEMENT_SKIPPED_SHAPES = {"stop_winner"}
-WRK_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0, "h": 3600000.0}
 
 
 # ---------------------------------------------------------------- errors
@@ -158,7 +157,7 @@ def busiest_share(counts: tuple) -> Optional[float]:
 def within_limit(workers: int) -> float:
     """The largest busiest-worker share any split within 2:1 can have: the busiest
     worker at twice the others', 2/(N+1) (2/3 for two workers)."""
-    return WITHIN / (WITHIN + workers - 1)
+    return balance.busiest_share_within_2to1(workers)
 
 
 def first_seen(values) -> list:
@@ -180,7 +179,6 @@ def ordered(preferred: list, present: list) -> list:
 
 
 PERCENTILE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)%\s+(\S+)\s*$")
-VALUE_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(us|ms|s|m|h)$")
 
 
 def read_wrk_distribution(path: Path) -> Optional[tuple]:
@@ -196,13 +194,16 @@ def read_wrk_distribution(path: Path) -> Optional[tuple]:
         if not re.match(r"^\s*[0-9.]+%", line):
             break
         m = PERCENTILE_RE.match(line)
-        value = VALUE_RE.match(m.group(2)) if m else None
-        if not value:
+        try:
+            value = wrk_output.ms(m.group(2), digits=None) if m else None
+        except ValueError:
+            value = None
+        if value is None:
             raise InputError(path, i + 1, f"cannot read a latency percentile from {line.strip()!r}")
         fraction = float(m.group(1)) / 100
         if not 0 < fraction < 1:
             raise InputError(path, i + 1, f"percentile {m.group(1)}% is not between 0 and 100")
-        points.append((fraction, float(value.group(1)) * WRK_UNITS[value.group(2)]))
+        points.append((fraction, value))
     if not points:
         raise InputError(path, start + 1, "no percentile lines after \"Latency Distribution\"")
     return tuple(points)

@@ -28,11 +28,12 @@ import argparse
 import re
 from pathlib import Path
 
+from acceptlab.results_io import InputError
+from acceptlab.results_io import decode_utf8, read_bytes, shown, write_atomic
 from report import figures  # (report/figures.py: the SVG figures)
-from report.common import InputError, Meta, plural, read_meta
-from report.results_io import decode_utf8, read_bytes, shown, write_atomic
-from report.sections import (balancing, burst, cost, faults, latency, models, payoff, peers, perturbation,
-                      placement, profile, reload, respawn, timeline, trace)
+from report.common import Meta, plural, read_meta
+from report.sections import (balancing, burst, cost, faults, latency, models, payoff, peers, perturbation, placement,
+                             profile, reload, respawn, timeline, trace)
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / "results" / "linux"

@@ -45,9 +45,9 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-from tests.conftest import SERVER, LoadRecords, kill_group, read_response
 from probes import synflood
 from probes.studies.perturbation import established_by_index  # (sock_diag's truth, as the perturbation study reads it)
+from tests.conftest import SERVER, LoadRecords, kill_group, read_response
 
 ADDR = "10.77.0.1"      # the server's address, on acct0 (a veth of our own netns)
 SILENT = "10.77.0.99"   # on acct0's subnet, answered by nobody: SYN-ACKs to it go nowhere

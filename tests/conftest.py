@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from probes import arms
+from acceptlab import arms
 # The faults table's rows come from pytest's report of each fault test.
 from tests.faults import pytest_runtest_makereport  # noqa: F401  (a pytest hook, found by name)
 

@@ -31,7 +31,7 @@ import subprocess
 
 import pytest
 
-from probes import arms
+from acceptlab import arms
 from acceptlab.paths import module_cmd
 from tests.conftest import ROOT
 
@@ -173,7 +173,8 @@ def test_synflood_bad_arguments_exit_2(args, named):
 @needs_root
 @pytest.mark.parametrize("arm", sorted(arms.claiming_balance()))
 def test_perturbation_samples_counters_under_load(tmp_path, arm):
-    from probes.harness import ServerRun, stop_all
+    from probes.harness.lifecycle import stop_all
+    from probes.harness.servers import ServerRun
     from probes.studies.perturbation import PERTURBATION_PER_WORKER, perturbation_one
 
     workers = 2

@@ -21,12 +21,14 @@ from pathlib import Path
 
 import pytest
 
+from acceptlab import wrk_output
 from acceptlab.paths import module_cmd
-from tests.conftest import PYTHON, ROOT, SERVER, packages_env, pids_running
-from probes import harness  # the wrk parser
+from probes.harness.cpu import CpuMeter, cpu_fields, pin_tree, process_tree
+from probes.harness.servers import ServerRun
 from probes.studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
 from report.sections import cost_why
 from report.sections.wrk import WrkRun
+from tests.conftest import PYTHON, ROOT, SERVER, packages_env, pids_running
 
 CAMPAIGN = module_cmd("probes.campaign")
 REPORT = module_cmd("report.report")
@@ -424,9 +426,9 @@ def child_under_a_shell(code):
                               stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 10
-        while len(harness.process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
+        while len(process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert len(harness.process_tree(parent.pid)) >= 2, "the child never appeared under the shell"
+        assert len(process_tree(parent.pid)) >= 2, "the child never appeared under the shell"
         yield parent
     finally:
         os.killpg(parent.pid, signal.SIGKILL)
@@ -434,7 +436,7 @@ def child_under_a_shell(code):
 
 
 def test_cpu_meter_counts_every_process_of_the_tree():
-    """harness.CpuMeter counts the CPU of the root and its descendants: a
+    """CpuMeter counts the CPU of the root and its descendants: a
     child of the shell (the root) that spins 0.2 s by its own clock
     (time.process_time) inside the meter's block is counted at no less than
     what its clock says it spun (both are the scheduler's count)."""
@@ -445,7 +447,7 @@ def test_cpu_meter_counts_every_process_of_the_tree():
             "print(int((time.process_time() - t0) * 1e9), flush=True)\n"
             "time.sleep(60)\n")
     with child_under_a_shell(code) as parent:
-        with harness.CpuMeter(parent.pid) as meter:
+        with CpuMeter(parent.pid) as meter:
             parent.stdin.write("go\n")
             parent.stdin.flush()
             spun = int(parent.stdout.readline())
@@ -453,7 +455,7 @@ def test_cpu_meter_counts_every_process_of_the_tree():
 
 
 def test_cpu_meter_counts_context_switches():
-    """harness.CpuMeter reads each thread's context switches with its CPU
+    """CpuMeter reads each thread's context switches with its CPU
     time: a child of the shell that sleeps 20 times inside the meter's block
     (each sleep blocks it: a voluntary switch) is counted at 20 voluntary
     switches or more; nothing it does is a negative count."""
@@ -463,13 +465,13 @@ def test_cpu_meter_counts_context_switches():
             "print('slept', flush=True)\n"
             "time.sleep(60)\n")
     with child_under_a_shell(code) as parent:
-        with harness.CpuMeter(parent.pid) as meter:
+        with CpuMeter(parent.pid) as meter:
             parent.stdin.write("go\n")
             parent.stdin.flush()
             assert parent.stdout.readline() == "slept\n"
         assert meter.switches["voluntary"] >= 20, meter.switches
         assert meter.switches["involuntary"] >= 0, meter.switches
-        fields = harness.cpu_fields(meter.ns, 10, switches=meter.switches)
+        fields = cpu_fields(meter.ns, 10, switches=meter.switches)
         assert fields["ctx_voluntary"] == meter.switches["voluntary"]
         assert fields["ctx_voluntary_per_request"] == round(meter.switches["voluntary"] / 10, 5)
 
@@ -511,21 +513,21 @@ Transfer/sec:      2.50KB
 """
 
 
-def test_parse_wrk_keepalive_sample_us_and_ms():
+def test_wrk_output_parse_keepalive_sample_us_and_ms():
     """A clean run: no Socket errors line (wrk prints it only when one counter is
     non-zero), so every error counter is 0; 273.00us is 0.273 ms, 1.21ms is 1.21 ms,
     and the duration comes from "requests in 2.00s"."""
-    got = harness.parse_wrk(KEEPALIVE_SAMPLE)
+    got = wrk_output.parse(KEEPALIVE_SAMPLE)
     assert got == {"requests_per_s": 146834.7, "requests": 293855, "duration_s": 2.0,
                    "latency_ms": {"p50": 0.273, "p99": 1.21},
                    "errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0, "non_2xx_3xx": 0}}
 
 
-def test_parse_wrk_errors_and_seconds():
+def test_wrk_output_parse_errors_and_seconds():
     """A troubled run: the Socket errors and Non-2xx lines are read into the error
     counters, latencies in s become ms (1.98s is 1980 ms), and a duration in
     minutes (1.00m) is 60 s."""
-    got = harness.parse_wrk(ERRORS_SAMPLE)
+    got = wrk_output.parse(ERRORS_SAMPLE)
     assert got["errors"] == {"connect": 0, "read": 12, "write": 1, "timeout": 40, "non_2xx_3xx": 7}
     assert got["latency_ms"] == {"p50": 750.0, "p99": 1980.0}
     assert got["requests_per_s"] == 19.99 and got["requests"] == 1200 and got["duration_s"] == 60.0
@@ -536,7 +538,7 @@ def test_parse_wrk_errors_and_seconds():
 def test_wrk_time_units(text, unit):
     """wrk writes times as a number and one of us, ms, s, m (its format_time); each
     converts to milliseconds."""
-    assert harness.wrk_ms(text) == pytest.approx(unit)
+    assert wrk_output.ms(text) == pytest.approx(unit)
 
 
 @pytest.mark.parametrize("cut, why", [
@@ -544,19 +546,19 @@ def test_wrk_time_units(text, unit):
     ("  Latency Distribution\n", "Latency Distribution"),
     ("     99%    1.21ms\n", "99%"),
 ])
-def test_parse_wrk_rejects_incomplete_output(cut, why):
+def test_wrk_output_parse_rejects_incomplete_output(cut, why):
     """Output without the throughput line, the --latency block or its 99% line is
     not a measurement: ValueError naming what is missing (the campaign turns it
     into an error row), never a row with made-up zeros."""
     with pytest.raises(ValueError, match=why):
-        harness.parse_wrk(KEEPALIVE_SAMPLE.replace(cut, ""))
+        wrk_output.parse(KEEPALIVE_SAMPLE.replace(cut, ""))
 
 
-def test_parse_wrk_rejects_an_unknown_socket_errors_line():
+def test_wrk_output_parse_rejects_an_unknown_socket_errors_line():
     """A Socket errors line in a shape the parser does not know is an error, not
     silently zero errors."""
     with pytest.raises(ValueError, match="Socket errors"):
-        harness.parse_wrk(ERRORS_SAMPLE.replace("connect 0, read 12", "connect 0, reed 12"))
+        wrk_output.parse(ERRORS_SAMPLE.replace("connect 0, read 12", "connect 0, reed 12"))
 
 
 # ---------------------------------------------------------------- the report's new sections
@@ -741,7 +743,7 @@ def test_meta_cost_parameters_are_checked(results, tmp_path):
 
 
 def test_pin_tree_moves_every_thread_of_the_server(tmp_path):
-    """harness.pin_tree puts every thread of a server's process tree (the
+    """pin_tree puts every thread of a server's process tree (the
     supervisor, each worker process and each worker thread) on the CPUs
     given, as the cost study pins the server before wrk starts: read back
     from each task's Cpus_allowed_list."""
@@ -749,9 +751,9 @@ def test_pin_tree_moves_every_thread_of_the_server(tmp_path):
     if len(cpus) < 2:
         pytest.skip("one CPU: nothing to pin apart")
     for args in (["--variant", "bare"], ["--variant", "bare", "--threads"]):
-        with harness.ServerRun(args, 2, str(tmp_path / "pin")) as (proc, ready, _):
-            harness.pin_tree(proc.pid, {cpus[0]})
-            tasks = [(p, t) for p in harness.process_tree(proc.pid) for t in os.listdir("/proc/%d/task" % p)]
+        with ServerRun(args, 2, str(tmp_path / "pin")) as (proc, ready, _):
+            pin_tree(proc.pid, {cpus[0]})
+            tasks = [(p, t) for p in process_tree(proc.pid) for t in os.listdir("/proc/%d/task" % p)]
             assert len(tasks) >= 3, tasks  # the supervisor and two workers (processes or threads)
             for p, t in tasks:
                 status = Path("/proc/%d/task/%s/status" % (p, t)).read_text()

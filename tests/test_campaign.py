@@ -7,8 +7,8 @@ import os
 import subprocess
 
 from acceptlab.paths import module_cmd
+from probes.harness import cpu
 from tests.conftest import ROOT, SERVER, pids_running
-from probes import harness  # the campaign's process tree
 
 CAMPAIGN = module_cmd("probes.campaign")
 REPORT = module_cmd("report.report")
@@ -134,7 +134,7 @@ def test_interrupt_leaves_nothing_running(tmp_path):
         deadline = time.monotonic() + 60
         while True:
             # this campaign's hogs (its process tree), not another run's on the machine
-            hogs = [str(p) for p in harness.process_tree(proc.pid) if _cmdline(p).endswith("while True: pass")]
+            hogs = [str(p) for p in cpu.process_tree(proc.pid) if _cmdline(p).endswith("while True: pass")]
             if hogs or proc.poll() is not None or time.monotonic() > deadline:
                 break
             time.sleep(0.01)

@@ -26,9 +26,9 @@ import time
 
 import pytest
 
-from tests.conftest import (PYTHON, LoadRecords, alive, get, open_pid_requests, read_response, run_probe,
-                      in_epoll_wait, in_nanosleep, stopped, task_state, wait_acked, wait_request_read, wait_stopped,
-                      wait_tasks)
+from tests.conftest import (PYTHON, LoadRecords, alive, get, in_epoll_wait, in_nanosleep, open_pid_requests,
+                            read_response, run_probe, stopped, task_state, wait_acked, wait_request_read, wait_stopped,
+                            wait_tasks)
 from tests.faults import fault, record
 
 # The times the fault cases promise: one number, in the test and in the

@@ -45,9 +45,9 @@ from pathlib import Path
 
 import pytest
 
+from acceptlab import results_io
 from acceptlab.paths import module_cmd
 from models import skew
-from report import results_io
 from report.sections import models as models_section
 
 REPO = Path(__file__).resolve().parent.parent

@@ -24,7 +24,7 @@ import time
 import pytest
 
 from tests.conftest import (PROBE, SERVER, alive, get, in_nanosleep, read_response, read_responses, task_state,
-                      wait_tasks, worker_tasks)
+                            wait_tasks, worker_tasks)
 
 HOLD_ENV = "ACCEPTLAB_TEST_HOLD_TOKEN_MS"
 

@@ -27,12 +27,12 @@ import time
 
 import pytest
 
+from acceptlab import arms  # which arms must lose nothing
 from acceptlab.paths import module_cmd
-from tests.conftest import (ROOT, SERVING_PROCESS, alive, get, open_pid_requests, read_response, split_answered,
-                      wait_stopped)
-from probes import arms  # which arms must lose nothing
-from probes.harness import WRK
+from probes.harness.wrk import WRK
 from probes.studies import reload as reload_study  # the trial the campaign runs, asserted here
+from tests.conftest import (ROOT, SERVING_PROCESS, alive, get, open_pid_requests, read_response, split_answered,
+                            wait_stopped)
 
 CAMPAIGN = module_cmd("probes.campaign")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace of its own)")

@@ -16,7 +16,7 @@ import pytest
 
 from acceptlab.paths import module_cmd
 from tests.conftest import (PROBE, ROOT, get, kill_group, killed_at_teardown, open_pid_requests, pids_answering,
-                      sequential_then_burst, wait_idle_in_epoll)
+                            sequential_then_burst, wait_idle_in_epoll)
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 FOREIGN = module_cmd("tests.foreign_server")

@@ -10,8 +10,8 @@ import os
 import shutil
 import subprocess
 
-from models import skew
 from acceptlab.paths import module_cmd
+from models import skew
 from tests.conftest import ROOT, SERVER, pids_running
 
 CAMPAIGN = module_cmd("probes.campaign")
@@ -93,7 +93,7 @@ def test_balancing_workers_option():
     assert res.returncode == 0, res.stderr
     lines = [l.replace("   (skipped: needs root)", "").split() for l in res.stdout.splitlines()]
     wide = {(l[1], l[2]) for l in lines if l[0] == "balancing" and l[-1] == "back-to-back"}
-    from probes import arms
+    from acceptlab import arms
     users = arms.balancing_wide()
     assert wide == {(a, "%dw" % n) for a in users for n in (4, 8)}, wide
     assert "handoff" in users and not {"fdpass-off", "handoff-off", "bare-threads"} & set(users), users
@@ -216,7 +216,7 @@ def test_timeline_plans_bare_under_the_disputed_placement():
                              capture_output=True, text=True, timeout=30)
         assert res.returncode == 0, res.stderr
         return [l.replace("   (skipped: needs root)", "").split(None, 1)[1] for l in res.stdout.splitlines()]
-    from probes import arms
+    from acceptlab import arms
     steps = plan()
     assert [s for s in steps if "pinned" in s] == ["bare              oneshot 8 --timeline, pinned-probe-cpu1"], steps
     assert len(steps) == len(arms.in_study("timeline")) + 1, steps

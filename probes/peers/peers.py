@@ -24,7 +24,7 @@ each worker's "tid" is that thread number ("pid" is HAProxy's own pid).
 
 Each peer is started once for all its shapes, and as root acceptlab-trace
 runs beside it once, across all of them. The campaign's `peers` study
-(probes/studies/peers.py, through probes/harness.py) imports this module
+(probes/studies/peers.py, through probes/harness/servers.py) imports this module
 and calls measure_one() per peer, so both write the same rows; the cost
 study's nginx anchor (probes/studies/cost.py) starts
 Peer("nginx-default", access_log=False), and the burst study's

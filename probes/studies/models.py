@@ -8,7 +8,7 @@ import os
 import subprocess
 
 from acceptlab.paths import module_cmd
-from probes.harness import StepFailed
+from probes.harness.lifecycle import StepFailed
 
 NAME = "models"
 

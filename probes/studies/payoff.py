@@ -12,8 +12,9 @@ none (each round adds one run per cell, about half a minute)."""
 
 import os
 
-from probes import arms
-from probes.harness import WRK_THREADS, WRK_TIMEOUT_S, ServerRun, need_wrk, run_wrk
+from acceptlab import arms
+from probes.harness.servers import ServerRun
+from probes.harness.wrk import WRK_THREADS, WRK_TIMEOUT_S, need_wrk, run_wrk
 from probes.studies.common import bench_seconds, handoff_rate, rotated, served_split
 
 NAME = "payoff"

@@ -4,7 +4,8 @@ configuration) -> peers.jsonl."""
 
 import os
 
-from probes.harness import StepFailed, peers
+from probes.harness.lifecycle import StepFailed
+from probes.peers import peers
 
 NAME = "peers"
 # --quick: nginx's default configuration only (the default: every

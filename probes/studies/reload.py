@@ -11,8 +11,10 @@ import os
 import signal
 import time
 
-from probes import arms
-from probes.harness import ServerRun, StepFailed, finish_wrk, kill_wrk, read_output, server_events, start_wrk
+from acceptlab import arms
+from probes.harness.lifecycle import StepFailed
+from probes.harness.servers import ServerRun, read_output, server_events
+from probes.harness.wrk import finish_wrk, kill_wrk, start_wrk
 from probes.studies.common import netns_trial
 
 NAME = "reload"

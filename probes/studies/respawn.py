@@ -13,8 +13,10 @@ import signal
 import subprocess
 import time
 
-from probes import arms
-from probes.harness import (PROBE_TIMEOUT_S, ServerRun, StepFailed, probe_cmd, probe_rounds, save_probe, wait_event)
+from acceptlab import arms
+from probes.harness.lifecycle import StepFailed
+from probes.harness.probe import PROBE_TIMEOUT_S, probe_cmd, probe_rounds, save_probe
+from probes.harness.servers import ServerRun, wait_event
 from probes.studies.common import netns_trial
 
 NAME = "respawn"

@@ -12,8 +12,11 @@ CPU and who won on which. Every row says its placement: "placement",
 
 import os
 
-from probes import arms
-from probes.harness import ServerRun, StepFailed, Tracer, is_root, probe_cmd, run_probe
+from acceptlab import arms
+from probes.harness.lifecycle import StepFailed, is_root
+from probes.harness.probe import probe_cmd, run_probe
+from probes.harness.servers import ServerRun
+from probes.harness.tracer import Tracer
 from probes.studies.placement import Placement, placements
 
 NAME = "timeline"

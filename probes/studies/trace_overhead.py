@@ -10,12 +10,15 @@ import argparse
 import os
 import time
 
-from probes import arms
-from probes.harness import (WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root,
-                     loop_fields, need_wrk, run_wrk)
+from acceptlab import arms
+from probes.harness.cpu import CpuMeter, cpu_fields
+from probes.harness.lifecycle import StepFailed, is_root
+from probes.harness.servers import ServerRun, accepted_of, loop_fields
+from probes.harness.tracer import Tracer
+from probes.harness.wrk import WRK_TIMEOUT_S, need_wrk, run_wrk
 from probes.studies.common import final_state, in_own_netns, keep_going, rewrite_rows, stopping_record, stopping_rule
 from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, cost_close_gap, cost_rounds,
-                          cost_seconds, max_rounds, pinned, placement_meta, warm_up, within)
+                                 cost_seconds, max_rounds, pinned, placement_meta, warm_up, within)
 
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"

@@ -7,9 +7,10 @@ cell's sampling interval."""
 from dataclasses import dataclass
 from typing import Optional
 
+from acceptlab import balance
+from acceptlab.results_io import RowError
 from models.spread import clopper_pearson, consistent_outcomes, ranks_outside  # (models/spread.py)
-from report.common import (Failed, Meta, RowError, Study, cell_text, get_int, get_number, get_str, is_int,
-                    plural, row_reader)
+from report.common import Failed, Meta, Study, cell_text, get_int, get_number, get_str, is_int, plural, row_reader
 
 
 @dataclass(frozen=True)
@@ -259,9 +260,8 @@ def rounds_text(r: ModelRow, outside_of) -> str:
 
 
 def split_outside_2to1(split: str, workers: int) -> bool:
-    counts = [int(x) for x in split.split("/")]
-    counts += [0] * (workers - len(counts))
-    return min(counts) == 0 or max(counts) > 2 * min(counts)
+    """A split ("21/11") outside 2:1 over `workers` (one not listed has none)."""
+    return not balance.within_2to1([int(x) for x in split.split("/")], workers)
 
 
 def failure_text(c: Check) -> str:
