@@ -2,6 +2,8 @@
 # `make measure PLATFORM=linux` runs the campaign, `make report` re-derives
 # report/linux.md from the committed run. Quiet unless V=1.
 
+# The Python entry points are modules run from here, the repository's top
+# ($(PYTHON) -m probes.campaign ...): no PYTHONPATH, no sys.path edits.
 PYTHON ?= /usr/bin/python3
 CC := gcc
 CLANG ?= clang
@@ -130,7 +132,7 @@ bin build:
 # suite's output with the skips counted by reason.
 test: all $(TEST_BINS) build/fuzz_http
 	$(Q)$(PYTHON) -m pytest -q -rs tests
-	$(Q)$(PYTHON) ci/gate.py --no-faults
+	$(Q)$(PYTHON) -m ci.gate --no-faults
 
 # The whole suite (tests and gate) on a busy machine: beside two CPU hogs
 # (stress-ng --cpu 2) for its whole length; the hogs stop however it ends.
@@ -139,12 +141,12 @@ test-stress: all $(TEST_BINS) build/fuzz_http
 	$(Q)stress-ng --cpu 2 --timeout 7200 --quiet & hogs=$$!; \
 	trap 'kill $$hogs 2>/dev/null; wait $$hogs 2>/dev/null' EXIT INT TERM; \
 	echo "test-stress: the suite beside stress-ng --cpu 2 (pid $$hogs)"; \
-	$(PYTHON) -m pytest -q tests && $(PYTHON) ci/gate.py --no-faults
+	$(PYTHON) -m pytest -q tests && $(PYTHON) -m ci.gate --no-faults
 
 # The balancing variants within their target on every round (the design
 # notes' 2:1 beside it), and the fault invariants.
 gate: all
-	$(Q)$(PYTHON) ci/gate.py
+	$(Q)$(PYTHON) -m ci.gate
 
 check-platform:
 	@if [ "$(PLATFORM)" != "linux" ]; then \
@@ -153,17 +155,17 @@ check-platform:
 	fi
 
 measure: check-platform all
-	$(Q)$(PYTHON) probes/campaign.py --platform $(PLATFORM) $(if $(QUICK),--quick)
-	$(Q)$(PYTHON) report/report.py
-	$(Q)$(PYTHON) report/quicklook.py --run-dir results/linux/$$(cat results/linux/CANONICAL)
+	$(Q)$(PYTHON) -m probes.campaign --platform $(PLATFORM) $(if $(QUICK),--quick)
+	$(Q)$(PYTHON) -m report.report
+	$(Q)$(PYTHON) -m report.quicklook --run-dir results/linux/$$(cat results/linux/CANONICAL)
 
 report:
-	$(Q)$(PYTHON) report/report.py
+	$(Q)$(PYTHON) -m report.report
 
 # Load without errors: every variant answers 1,000,000 keep-alive and 100,000
 # Connection: close requests (wrk, in chunks, bounded per arm); build/soak/.
 soak: all
-	$(Q)$(PYTHON) probes/soak.py
+	$(Q)$(PYTHON) -m probes.soak
 
 # libFuzzer on the HTTP parser for FUZZ_SECONDS (default 300); new inputs go
 # to build/fuzz-corpus, crashes to build/fuzz-artifacts/.
@@ -181,9 +183,9 @@ fuzz: build/fuzz_http
 # not converge).
 BENCH_MAX_ROUNDS ?= 20
 bench: all
-	$(Q)$(PYTHON) probes/campaign.py --platform linux --studies balancing,cost,payoff,burst,trace_overhead --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --cost-seconds 2 --bench-rounds 3 --bench-within 0.02 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
+	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies balancing,cost,payoff,burst,trace_overhead --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --cost-seconds 2 --bench-rounds 3 --bench-within 0.02 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
 	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
-	$(PYTHON) report/report.py --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
+	$(PYTHON) -m report.report --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
 	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"
 
 # The peers (probes/peers/): nginx x4, HAProxy x3 and a Node.js cluster x2 on
@@ -193,7 +195,7 @@ bench: all
 # cannot be had is a row saying why.
 .PHONY: peers
 peers: all
-	$(Q)$(PYTHON) probes/peers/peers.py measure --out results/peers/$$(date -u +%Y%m%dT%H%M%SZ)
+	$(Q)$(PYTHON) -m probes.peers.peers measure --out results/peers/$$(date -u +%Y%m%dT%H%M%SZ)
 
 clean:
 	rm -rf bin build

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """gate.py: `make gate`, the CI gate on balance.
 
 The variants that claim balance (fdpass, reuseport-bpf, and handoff with its
@@ -10,7 +9,7 @@ a fresh server per shape, then at every count back-to-back on one server
 beside two CPU hogs (stress-ng --cpu 2).
 
 Every round is judged against the arms' own target (servers/load.h, the
-perturbation study's within_target): 17/15 at 2 workers, max - min <= 2 at
+acceptlab/balance.py's within_target): 17/15 at 2 workers, max - min <= 2 at
 more, with nothing unanswered; the design notes' 2:1 (max/min <= 2) is
 printed beside it. The target is kernel accounting's: a server that counts
 load in user space (not root) is held to 2:1 instead, and its line says so.
@@ -26,21 +25,26 @@ Ends with one line "gate: N passed, N failed"; exit 1 if anything failed,
 2 on bad usage.
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("gate.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m ci.gate\n")
+    sys.exit(2)
+
 import argparse
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "probes"))
-import arms  # noqa: E402  (the arms: which claim balance, their knob-off arms)
-import harness  # noqa: E402  (servers, the probe, CPU hogs)
-from studies.balancing import PER_WORKER, shapes_for, shape_label, worker_counts  # noqa: E402
-from studies.perturbation import within_target  # noqa: E402  (the target: one definition)
+from acceptlab import arms  # (the arms: which claim balance, their knob-off arms)
+from acceptlab import balance  # (the target and the 2:1 bar)
+from acceptlab.paths import ROOT
+from probes.harness import cpu, lifecycle, probe, servers
+from probes.studies.balancing import PER_WORKER, shapes_for, shape_label, worker_counts
 
 # The arms that claim balance (arms.py). handoff's written policy is not
 # among them: it misses 2:1 (the campaign's balancing table says by how
@@ -48,7 +52,6 @@ from studies.perturbation import within_target  # noqa: E402  (the target: one d
 BALANCING_SET = arms.claiming_balance()
 NEEDS_ROOT = arms.needing_root()
 ROUNDS = 2
-MAX_RATIO = 2.0       # the design notes' 2:1: max/min over the workers
 WORKERS = [2, 4, 8]   # --workers' default
 FRESH_WORKERS = 2     # the count that also gets a fresh server per shape, and the knob-off arms
 # The fault invariants: pytest's arguments, from the repository's root.
@@ -61,18 +64,20 @@ def target_text(workers):
     the worst split it allows (17/15 of 32), above it max - min <= 2."""
     if workers == 2:
         n = PER_WORKER * workers
-        return "every round within %d/%d (max - min <= 2), nothing unanswered" % (n // 2 + 1, n // 2 - 1)
-    return "every round max - min <= 2 (%d connections), nothing unanswered" % (PER_WORKER * workers)
+        return "every round within %s (max - min <= %d), nothing unanswered" % (
+            balance.worst_split_on_target(n), balance.TARGET_SPREAD)
+    return "every round max - min <= %d (%d connections), nothing unanswered" % (balance.TARGET_SPREAD,
+                                                                                PER_WORKER * workers)
 
 
 def on_target(row, workers):
-    """One round against the target (servers/load.h)."""
-    return row["unanswered"] == 0 and within_target(list(row["counts"].values()), workers)
+    """One round against the target (servers/load.h, acceptlab/balance.py)."""
+    return row["unanswered"] == 0 and balance.within_target(list(row["counts"].values()), workers)
 
 
 def within_2to1(row):
     """One round against the design notes' 2:1 (a worker with none is infinite)."""
-    return row["unanswered"] == 0 and row["ratio"] is not None and row["ratio"] <= MAX_RATIO
+    return row["unanswered"] == 0 and balance.ratio_within_2to1(row["ratio"])
 
 
 def held_to(ready):
@@ -100,20 +105,20 @@ def measure(server_args, env, shape, raw_dir, tag):
     """Runs ROUNDS rounds of shape on a fresh server at FRESH_WORKERS:
     returns (the round rows, the bar they are held to)."""
     prefix = os.path.join(raw_dir, "%s-%s" % (tag, shape["name"]))
-    with harness.ServerRun(server_args, FRESH_WORKERS, prefix, env=env) as (_, ready, path):
-        cmd = harness.probe_cmd(ready["port"], shape, ROUNDS, path)
-        return harness.run_probe(prefix, cmd, ROUNDS), held_to(ready)
+    with servers.ServerRun(server_args, FRESH_WORKERS, prefix, env=env) as (_, ready, path):
+        cmd = probe.probe_cmd(ready["port"], shape, ROUNDS, path)
+        return probe.run_probe(prefix, cmd, ROUNDS), held_to(ready)
 
 
 def measure_back_to_back(server_args, env, raw_dir, tag, workers):
     """ROUNDS rounds of every shape on ONE server of `workers` workers, no
     pause between rounds or shapes: ({shape name: round rows}, the bar)."""
     out = {}
-    with harness.ServerRun(server_args, workers, os.path.join(raw_dir, tag), env=env) as (_, ready, path):
+    with servers.ServerRun(server_args, workers, os.path.join(raw_dir, tag), env=env) as (_, ready, path):
         for shape in shapes_for(workers):
             prefix = os.path.join(raw_dir, "%s-%s" % (tag, shape["name"]))
-            cmd = harness.probe_cmd(ready["port"], shape, ROUNDS, path, extra=["--round-gap-ms", "0"])
-            out[shape["name"]] = harness.run_probe(prefix, cmd, ROUNDS)
+            cmd = probe.probe_cmd(ready["port"], shape, ROUNDS, path, extra=["--round-gap-ms", "0"])
+            out[shape["name"]] = probe.run_probe(prefix, cmd, ROUNDS)
     return out, held_to(ready)
 
 
@@ -139,12 +144,12 @@ def run_back_to_back(variant, raw_dir, hogs, workers):
         return 0, 0
     try:
         if hogs:
-            with harness.StressHogs(2):
+            with cpu.StressHogs(2):
                 got, held = measure_back_to_back(arms.server_args(variant), arms.env(variant), raw_dir, tag,
                                                  workers)
         else:
             got, held = measure_back_to_back(arms.server_args(variant), arms.env(variant), raw_dir, tag, workers)
-    except harness.StepFailed as e:
+    except lifecycle.StepFailed as e:
         print("gate: %-14s %-30s FAILED: %s" % (variant, when, e), flush=True)
         return 0, 1
     for shape in shapes_for(workers):
@@ -207,7 +212,7 @@ def stop_pytest(proc, grace_s=30):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-    harness.forget(proc)
+    lifecycle.forget(proc)
 
 
 def run_faults(selection=None, root=None):
@@ -219,8 +224,8 @@ def run_faults(selection=None, root=None):
         xml_path = os.path.join(tmp, "faults.xml")
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=short",
                "--junitxml", xml_path, *(FAULT_TESTS if selection is None else selection)]
-        with harness.registering():
-            proc = harness.register(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
+        with lifecycle.registering():
+            proc = lifecycle.register(subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE,
                                                      stderr=subprocess.STDOUT, text=True,
                                                      start_new_session=True), stop_pytest)
         try:
@@ -229,7 +234,7 @@ def run_faults(selection=None, root=None):
             stop_pytest(proc)
             print("gate:   the fault tests did not finish within %d s" % FAULT_TIMEOUT_S, flush=True)
             return 0, 1
-        harness.forget(proc)  # it has exited
+        lifecycle.forget(proc)  # it has exited
         try:
             with open(xml_path) as f:
                 outcomes = fault_outcomes(f.read())
@@ -284,7 +289,7 @@ def main():
                 try:
                     rows, held = measure(arms.server_args(variant), arms.env(variant), shape,
                                          raw_dir, variant)
-                except harness.StepFailed as e:
+                except lifecycle.StepFailed as e:
                     failed += 1
                     print("gate: %s FAILED: %s" % (label, e), flush=True)
                     continue
@@ -305,7 +310,7 @@ def main():
                         " ".join(r["split"] for r in rows),
                         "met" if all(on_target(r, FRESH_WORKERS) for r in rows) else "missed",
                         "within" if all(within_2to1(r) for r in rows) else "outside")
-                except harness.StepFailed as e:
+                except lifecycle.StepFailed as e:
                     figures = "failed: %s  (reported, not asserted)" % e
                 print("gate: %-14s %-16s %s" % (name, shape_label(shape), figures), flush=True)
         if not args.no_faults:
@@ -314,7 +319,7 @@ def main():
             passed += fp
             failed += ff
     finally:
-        harness.stop_all()
+        lifecycle.stop_all()
     if failed:
         print("gate: the servers' and probes' raw output is kept in %s" % raw_dir)
     else:

@@ -15,8 +15,9 @@ import json
 import math
 import random
 
-from skew_io import InputError
-from spread import outside_2to1, rank_envelope, split_text
+from acceptlab import balance
+from models.skew_io import InputError
+from models.spread import rank_envelope, split_text
 
 # The race model's defaults, and why.
 ARRIVAL_US = 22.0        # burst: one connect every this many µs (a run's bursts: balancing rows' issue_span_us)
@@ -341,7 +342,7 @@ def simulate_race(workers, cpus, connections, rounds, seed, latency, shape="burs
         counts = race_round(workers, cpus, arrivals, latency_of, rand, accept_us, client_until)
         splits[split_text(counts)] += 1
         shapes.append(sorted(counts, reverse=True))
-        if outside_2to1(counts):
+        if not balance.within_2to1(counts):
             outside += 1
         max_share += max(counts) / connections
         starved += sum(1 for c in counts if c == 0)

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """skew.py: acceptlab's analytic and simulation models of accept skew.
 
 How acceptlab speaks about machines bigger than the one it runs on:
@@ -24,12 +23,20 @@ per line. See models/README.md for what each model assumes and where it was
 checked.
 
 The models themselves live beside this file: spread.py (the analytic hash
-spread, the 2:1 test, Clopper-Pearson intervals) and race.py (wake-to-accept
+spread, Clopper-Pearson intervals) and race.py (wake-to-accept
 latencies and the race simulation); skew_io.py holds the InputError they
-share. This file is the command line, the measured rows, validation and the
-campaign; it re-exports the models' names (skew.analytic, skew.race_round,
-skew.load_latencies, ...) for callers and tests.
+share; the 2:1 test is acceptlab/balance.py's. This file is the command
+line, the measured rows, validation and the campaign; it re-exports the
+models' names (skew.analytic, skew.race_round, skew.load_latencies, ...)
+for callers and tests.
 """
+
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("skew.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m models.skew\n")
+    sys.exit(2)
 
 import argparse
 import collections
@@ -37,23 +44,18 @@ import json
 import math
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)  # spread.py, race.py, skew_io.py, when skew is imported from elsewhere
-sys.path.insert(0, os.path.join(ROOT, "report"))
-import results_io  # noqa: E402  (report/results_io.py: the JSON Lines reader the report uses)
+from acceptlab import balance, results_io  # (the 2:1 bar; the JSON Lines reader the report uses)
+from acceptlab.paths import ROOT
 
 # The models' public names, re-exported: tests and callers use them as skew.<name>.
-from skew_io import InputError  # noqa: E402,F401
-from spread import (  # noqa: E402,F401
-    EXACT_MAX_OPS, MC_SAMPLES, MC_SEED, analytic, clopper_pearson, consistent_outcomes, count_within, outside_2to1,
+from models.skew_io import InputError  # noqa: F401
+from models.spread import (  # noqa: F401
+    EXACT_MAX_OPS, MC_SAMPLES, MC_SEED, analytic, clopper_pearson, consistent_outcomes, count_within,
     outside_exact, outside_monte_carlo, rank_envelope, ranks_outside, split_text)
-from race import (  # noqa: E402,F401
+from models.race import (  # noqa: F401
     ACCEPT_US, ARRIVAL_US, MAX_LATENCY_US, RACE_ASSUMPTIONS, RAMP_GAP_MS, Latency, LatencySource,
     load_latencies, race_round, simulate_race)
 
@@ -158,7 +160,7 @@ def latencies_from_args(args, shape=None):
 
 def read_jsonl(path):
     """[(where, object)] for each non-blank line, read by the report's JSON Lines
-    reader (report/results_io.py); names the file and line on error."""
+    reader (acceptlab/results_io.py); names the file and line on error."""
     try:
         return results_io.read_jsonl(Path(path), lambda obj, lineno: (f"{path}:{lineno}", obj))
     except results_io.InputError as e:
@@ -208,8 +210,8 @@ def exclusive_rule_row(balancing, variant, pred, n, k):
     rounds = balancing_rounds(balancing, (variant,), "ramp", workers=n)
     if not rounds:
         return None
-    outside = sum(1 for r in rounds if outside_2to1(r.counts, n))
-    predicted = 1.0 if outside_2to1(pred) else 0.0
+    outside = sum(1 for r in rounds if not balance.within_2to1(r.counts, n))
+    predicted = 1.0 if not balance.within_2to1(pred) else 0.0
     return {
         "model": "exclusive-balancing", "case": variant, "workers": n, "cpus": None, "connections": k,
         "shape": "ramp", "rule": "first-registered idle waiter wins"
@@ -229,7 +231,7 @@ def hash_spread_rows(balancing, n, k, hashed):
         rounds = balancing_rounds(balancing, ("reuseport",), shape, workers=n)
         if not rounds:
             continue
-        outside = sum(1 for r in rounds if outside_2to1(r.counts, n))
+        outside = sum(1 for r in rounds if not balance.within_2to1(r.counts, n))
         out.append({
             "model": "reuseport-balancing", "case": shape, "workers": n, "cpus": None, "connections": k,
             "shape": shape, "predicted_outside": hashed["outside"], "method": hashed["method"],
@@ -272,7 +274,7 @@ def balancing_rounds(paths, variants, shape, mode="process", workers=2):
 def balancing_rows(paths, variants, shape, mode="process", workers=2):
     """The measured rounds of the given variants and shape: (splits, outside count)."""
     splits = [r.counts for r in balancing_rounds(paths, variants, shape, mode, workers)]
-    return splits, sum(1 for s in splits if outside_2to1(s, workers))
+    return splits, sum(1 for s in splits if not balance.within_2to1(s, workers))
 
 
 def read_reuseport_json(path):
@@ -293,7 +295,7 @@ def read_reuseport_json(path):
             raise InputError(f"{where}: the summary lacks listeners/connections/repetitions/outside")
     if not reps:
         raise InputError(f"{path}: no reuseport-model repetitions or summary")
-    return len(reps[0]), sum(reps[0]), len(reps), sum(1 for c in reps if outside_2to1(c))
+    return len(reps[0]), sum(reps[0]), len(reps), sum(1 for c in reps if not balance.within_2to1(c))
 
 
 # ---------------------------------------------------------------- subcommands
@@ -445,7 +447,7 @@ def validate_rows(balancing, latency_for, cpus, rounds, seed, variants, accept_u
             "per_worker": res["per_worker"], "source": "balancing.jsonl variant " + "+".join(variants),
         }
         if n:
-            outside = sum(1 for r in measured if outside_2to1(r.counts, workers))
+            outside = sum(1 for r in measured if not balance.within_2to1(r.counts, workers))
             row.update(measured_outside=outside / n, outside_rounds=outside,
                        **rate_check(res["outside"], outside, n), **shape_check(res["split_shape"], measured, workers))
         out.append(row)
@@ -653,8 +655,8 @@ def run_campaign(out_dir, quick=False, balancing=None, trace=None, bin_dir=os.pa
             "busy_ms": summary["busy_ms"], "trigger": summary["trigger"], "order": summary["order"],
             "rule": summary["rule"], "predicted_split": split_text(pred_counts),
             "measured_split": summary["split"], "accepted": summary["accepted"],
-            "predicted_outside": 1.0 if outside_2to1(pred_counts) else 0.0,
-            "measured_outside": 1.0 if outside_2to1(summary["accepted"]) else 0.0, "measured_rounds": 1,
+            "predicted_outside": 1.0 if not balance.within_2to1(pred_counts) else 0.0,
+            "measured_outside": 1.0 if not balance.within_2to1(summary["accepted"]) else 0.0, "measured_rounds": 1,
             "rule_checked": summary["checked"], "rule_matched": summary["matched"],
             # The rule names the winner of every connection checked: one miss contradicts it.
             "rule_ci95": [round(x, 4) for x in clopper_pearson(summary["matched"], summary["checked"])],

@@ -3,8 +3,8 @@
 The exact chance that K connections spread uniformly and independently over N
 workers (SO_REUSEPORT's 4-tuple hash, no BPF) land outside 2:1 (max > 2 x min,
 a worker with none counts as outside), counted over per-worker counts, or
-Monte Carlo with a stated seed when that is too big; the 2:1 test and split
-text shared with the race model; and the exact (Clopper-Pearson) interval
+Monte Carlo with a stated seed when that is too big (the 2:1 bar itself is
+acceptlab/balance.py's); the split text shared with the race model; and the exact (Clopper-Pearson) interval
 that measured fractions are compared with. See models/README.md (analytic,
 compare).
 """
@@ -17,15 +17,6 @@ MC_SEED = 1
 
 
 # ---------------------------------------------------------------- splits
-
-def outside_2to1(counts, workers=None):
-    """True if max > 2 x min over `workers` workers (missing ones count as 0)."""
-    counts = list(counts)
-    if workers is not None and len(counts) < workers:
-        return True
-    lo, hi = min(counts), max(counts)
-    return lo == 0 or hi > 2 * lo
-
 
 def split_text(counts):
     return "/".join(str(c) for c in sorted(counts, reverse=True))

@@ -1,8 +1,7 @@
-#!/usr/bin/python3
 """campaign.py: the campaign driver behind `make measure PLATFORM=linux`.
 
 Runs the studies (one module each under probes/studies/, over the arms of
-probes/arms.py) and writes results/linux/<UTC stamp>/: meta.json, one JSON
+acceptlab/arms.py) and writes results/linux/<UTC stamp>/: meta.json, one JSON
 Lines file per study, and every tool's verbatim output under raw/. The
 studies, in the order they run:
 
@@ -26,7 +25,7 @@ studies, in the order they run:
                  oneshot, burst and ramp; bare's stop-winner check; at 4
                  and 8 workers nothing pinned and a hog beside worker 0
                  -> placement.jsonl
-  models         models/skew.py campaign: the mechanism models measured and
+  models         -m models.skew campaign: the mechanism models measured and
                  predicted, beside this run's balancing rows -> models.jsonl
   respawn        a worker SIGSTOPped, a burst queued, the worker SIGKILLed:
                  connections reset, time until the replacement serves
@@ -65,7 +64,7 @@ studies, in the order they run:
                  over another (%(stat_seconds)d s): top symbols by self share, syscalls
                  per request, CPU us per request -> profile.jsonl
   peers          nginx, HAProxy and a Node.js cluster, measured exactly as
-                 `probes/peers/peers.py measure` does -> peers.jsonl
+                 `-m probes.peers.peers measure` does -> peers.jsonl
   reload         every worker replaced (one SIGHUP at each of %(reload_at)s s)
                  under keep-alive and Connection: close wrk loads at once
                  (%(reload_wrk)s each): requests lost -> reload.jsonl
@@ -82,29 +81,42 @@ words); --plan prints the steps without running them. A failed step is
 recorded in its study's file with the reason and the campaign goes on.
 Every server runs in its own process group and is stopped (SIGTERM, then
 SIGKILL of the group) when its step ends; whatever a step started is stopped
-after it fails and on Ctrl-C or SIGTERM (harness.py's clean-up registry).
+after it fails and on Ctrl-C or SIGTERM (probes/harness/lifecycle.py's clean-up registry).
 """
+
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("campaign.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m probes.campaign\n")
+    sys.exit(2)
 
 import argparse
 import datetime
-import importlib
 import json
 import os
 import platform
 import shutil
 import subprocess
-import sys
 import time
 
-import arms
-from harness import (PROBE, ROOT, SERVER, TRACER, WRK, WRK_THREADS, StepFailed, die, handle_signals, is_root, peers,
-                     stop_all)
-from studies import common
-from studies.common import read_sysctl
+from acceptlab import arms
+from acceptlab.paths import ROOT
+from probes.harness.lifecycle import StepFailed, die, handle_signals, is_root, stop_all
+from probes.harness.probe import PROBE
+from probes.harness.servers import SERVER
+from probes.harness.tracer import TRACER
+from probes.harness.wrk import WRK, WRK_THREADS
+from probes.peers import peers
+from probes.studies import (balancing, burst, common, cost, faults, models, mutex_delay, payoff, perturbation,
+                            placement, profile, reload, respawn, slowview, timeline, trace_overhead)
+from probes.studies import peers as peers_study
+from probes.studies.common import read_sysctl
 
-STUDIES = ["balancing", "perturbation", "timeline", "placement", "models", "respawn", "mutex_delay", "slowview",
-           "faults", "cost", "payoff", "burst", "trace_overhead", "profile", "peers", "reload"]
-STUDY = {name: importlib.import_module("studies." + name) for name in STUDIES}
+# The studies, in the order they run (each module's NAME is its study's name).
+STUDY = {m.NAME: m for m in (balancing, perturbation, timeline, placement, models, respawn, mutex_delay, slowview,
+                             faults, cost, payoff, burst, trace_overhead, profile, peers_study, reload)}
+STUDIES = list(STUDY)
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)
 

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """soak.py: `make soak`, load without errors. For every variant (process
 and threads mode), a fresh server at 2 workers answers 1,000,000 keep-alive
 requests and then 100,000 Connection: close requests from wrk (-t2 -c64),
@@ -11,16 +10,22 @@ Writes one JSON line per arm and mode to --out (default build/soak/<stamp>.jsonl
 prints a line per arm, and exits 1 if any arm had an error, 2 on bad usage.
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("soak.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m probes.soak\n")
+    sys.exit(2)
+
 import argparse
 import datetime
 import json
 import os
-import sys
 import time
 
-import arms
-import harness
-from harness import ROOT
+from acceptlab import arms
+from acceptlab.paths import ROOT
+from probes.harness import lifecycle, servers, wrk
 
 # Knob-off arms run the same code as arms already here; the written handoff
 # policy is a measurement arm, not a configuration anyone serves with
@@ -36,7 +41,7 @@ def run_mode(port, mode, target, max_seconds, chunk_s, raw_prefix):
     total, errors, t0, k = 0, {}, time.monotonic(), 0
     while total < target and time.monotonic() - t0 < max_seconds:
         k += 1
-        out = harness.run_wrk("%s-%s-%d" % (raw_prefix, mode, k), port, "/", CONNECTIONS, chunk_s, headers)
+        out = wrk.run_wrk("%s-%s-%d" % (raw_prefix, mode, k), port, "/", CONNECTIONS, chunk_s, headers)
         total += out["requests"]
         for name, n in out["errors"].items():
             errors[name] = errors.get(name, 0) + n
@@ -46,13 +51,13 @@ def run_mode(port, mode, target, max_seconds, chunk_s, raw_prefix):
 def soak_arm(arm, args, raw_dir):
     prefix = os.path.join(raw_dir, "soak-%s" % arm)
     row = {"arm": arm, "workers": 2}
-    with harness.ServerRun(arms.server_args(arm), 2, prefix, arms.env(arm)) as (proc, ready, _):
+    with servers.ServerRun(arms.server_args(arm), 2, prefix, arms.env(arm)) as (proc, ready, _):
         row["mode"] = ready.get("mode", "process")
         for mode, target in (("keepalive", args.keepalive_requests), ("close", args.close_requests)):
             n, errors, seconds, reached = run_mode(ready["port"], mode, target, args.max_seconds,
                                                    args.chunk_seconds, prefix)
             row[mode] = {"target": target, "requests": n, "errors": errors, "seconds": seconds, "reached": reached}
-    events = harness.server_events(proc)
+    events = servers.server_events(proc)
     stop_at = next((i for i, e in enumerate(events) if e.get("event") == "stopping"), len(events))
     row["reaped_while_serving"] = sum(e.get("event") == "reaped" for e in events[:stop_at])
     row["exit"] = proc.returncode
@@ -77,14 +82,14 @@ def main():
     chosen = [a for a in args.arms.split(",") if a]
     unknown = [a for a in chosen if a not in arms.names()]
     if unknown or not chosen:
-        harness.die("--arms %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(arms.names())),
+        lifecycle.die("--arms %s: unknown; valid: %s" % (",".join(unknown) or "(empty)", ", ".join(arms.names())),
                     prog="soak")
     for name in ("keepalive_requests", "close_requests", "max_seconds", "chunk_seconds"):
         if getattr(args, name) < 1:
-            harness.die("--%s %d: expected a positive integer" % (name.replace("_", "-"), getattr(args, name)),
+            lifecycle.die("--%s %d: expected a positive integer" % (name.replace("_", "-"), getattr(args, name)),
                         prog="soak")
-    harness.need_wrk()
-    if not harness.is_root():
+    wrk.need_wrk()
+    if not lifecycle.is_root():
         chosen = [a for a in chosen if a not in arms.needing_root()]
         print("soak: not root: skipping %s (needs CAP_BPF)" % ", ".join(sorted(arms.needing_root())), flush=True)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -98,7 +103,7 @@ def main():
             for i, arm in enumerate(chosen, 1):
                 try:
                     row = soak_arm(arm, args, raw_dir)
-                except harness.StepFailed as e:
+                except lifecycle.StepFailed as e:
                     row = {"arm": arm, "ok": False, "error": str(e)}
                 f.write(json.dumps(row, sort_keys=True) + "\n")
                 f.flush()
@@ -115,10 +120,10 @@ def main():
                 print("[%2d/%d] soak %-22s %s   (%.0fs elapsed, ETA %.0fs)"
                       % (i, len(chosen), arm, text, elapsed, elapsed / i * (len(chosen) - i)), flush=True)
     except KeyboardInterrupt:
-        harness.stop_all()
-        harness.die("interrupted; partial results in %s" % out, 130, prog="soak")
+        lifecycle.stop_all()
+        lifecycle.die("interrupted; partial results in %s" % out, 130, prog="soak")
     finally:
-        harness.stop_all()
+        lifecycle.stop_all()
     print("soak: %d of %d arms without an error; results in %s" % (len(chosen) - failed, len(chosen), out))
     return 1 if failed else 0
 

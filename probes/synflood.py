@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """synflood.py: sends bare TCP SYNs from a raw socket (root: CAP_NET_RAW), so
 a server's listener sees handshakes begin that never complete.
 
@@ -15,11 +14,18 @@ must stop counting them on its own.
 
 Only loopback or a network namespace we made is ever a target.
 
-  synflood.py --target HOST:PORT [--count N] [--source ADDR] [--first-port P]
+  python3 -m probes.synflood --target HOST:PORT [--count N] [--source ADDR] [--first-port P]
 
 Prints one JSON line: {"sent": N, "source": ADDR, "target": "HOST:PORT"}.
 Exit 0, 1 if a send failed, 2 on bad usage (one line naming the argument).
 """
+
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("synflood.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m probes.synflood\n")
+    sys.exit(2)
 
 import argparse
 import ipaddress
@@ -27,7 +33,6 @@ import json
 import random
 import socket
 import struct
-import sys
 
 
 def checksum(data):

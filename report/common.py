@@ -2,27 +2,25 @@
 of a run's meta.json (report.py, figures.py and quicklook.py all read it here).
 
 - the field getters a row reader checks its rows with: each raises RowError
-  naming the key (report/results_io.py adds FILE:LINE);
+  naming the key (acceptlab/results_io.py adds FILE:LINE);
 - meta.json: Meta and its parts (the shapes, how wrk ran the cost and payoff
   studies, how the peers study ran), read by read_meta;
-- formatting helpers for markdown cells and numbers;
+- formatting helpers for markdown cells and numbers (interval_text: a mean
+  and its 95 % interval, from acceptlab/stats.py);
 - Study: one results file and the section made from it (report.py lists them
   in the report's order), and row_reader, which makes a study's ONE reader
   from its row parser and its whole-file checks.
 """
 
 import json
-import math
 import re
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-# The readers and errors shared with figures.py (report/results_io.py).
-from results_io import InputError, RowError, decode_utf8, json_kind, parse_json, read_bytes, read_jsonl
+from acceptlab.results_io import InputError, RowError, decode_utf8, json_kind, parse_json, read_bytes, read_jsonl
+from acceptlab.stats import mean_interval
 
-WITHIN = 2.0  # the gate's bar: a round is balanced when max/min <= 2
 SPLIT_RE = re.compile(r"^[0-9]+(/[0-9]+)*$")
 SEED_000 = "shared/seeds/000_7431855f3c489ed2.txt"
 
@@ -539,62 +537,8 @@ def row_reader(parse_row: Callable[[dict, int], object],
     return read
 
 
-# Student's t, 97.5th percentile, by degrees of freedom 1..30 (a two-sided 95 %
-# interval); 1.96 beyond.
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
-def mean_interval(values: list) -> tuple:
-    """(mean, half-width of its 95 % interval over the values, t-based; None
-    for fewer than 2)."""
-    m = statistics.fmean(values)
-    if len(values) < 2:
-        return m, None
-    t = T975[len(values) - 2] if len(values) - 1 <= len(T975) else 1.96
-    return m, t * statistics.stdev(values) / math.sqrt(len(values))
-
-
-# A verdict keeps its interval: a target is met only when the interval's bound
-# clears it, missed only when the other bound does, otherwise not resolved.
-MET = "met"
-MISSED = "missed"
-NOT_RESOLVED = "not resolved at this run's resolution"
-
-
-def judge(low, high, target: float, want: str) -> str:
-    """The verdict on a target for a quantity known to lie in [low, high]
-    (its 95 % interval): want "at most" (the quantity should be <= target,
-    a cost) or "at least" (>= target, a throughput). MET when the whole
-    interval is on the target's good side, MISSED when the whole interval is
-    on its bad side, NOT_RESOLVED otherwise or when the interval is unknown
-    (low or high None: one round has no interval)."""
-    if want not in ("at most", "at least"):
-        raise ValueError("judge: want must be 'at most' or 'at least', not %r" % (want,))
-    if low is None or high is None:
-        return NOT_RESOLVED
-    good_hi, good_lo = (high, low) if want == "at most" else (-low, -high)
-    t = target if want == "at most" else -target
-    if good_hi <= t:
-        return MET
-    if good_lo > t:
-        return MISSED
-    return NOT_RESOLVED
-
-
-def judge_values(values: list, target: float, want: str) -> tuple:
-    """judge() on the t-based 95 % interval of the mean of values: (verdict,
-    mean, half-width or None). Fewer than 2 values: not resolved."""
-    values = [v for v in values if v is not None]
-    if not values:
-        return NOT_RESOLVED, None, None
-    m, half = mean_interval(values)
-    if half is None:
-        return NOT_RESOLVED, m, None
-    return judge(m - half, m + half, target, want), m, half
-
-
 def interval_text(values: list) -> str:
+    """The mean of values and its 95 % interval, "1.023 ± 0.012" (acceptlab.stats)."""
     values = [v for v in values if v is not None]
     if not values:
         return "-"

@@ -1,7 +1,6 @@
-#!/usr/bin/python3
 """figures.py: draw one measured run under results/linux/ as SVG figures.
 
-    /usr/bin/python3 report/figures.py --run-dir results/linux/STAMP --out report/figures
+    /usr/bin/python3 -m report.figures --run-dir results/linux/STAMP --out report/figures
 
 Like report.py this only re-derives: it reads the run's meta.json, its JSON Lines
 files and (for the payoff CDFs) wrk's raw output, and writes the figures below.
@@ -35,27 +34,31 @@ Any problem with an input is ONE line, `figures: FILE:LINE: what`, exit 1;
 usage errors exit 2. matplotlib is imported only when drawing.
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("figures.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m report.figures\n")
+    sys.exit(2)
+
 import argparse
 import io
 import re
 import statistics
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import common  # noqa: E402  (report/common.py: the meta.json reader report.py uses too)
-import results_io  # noqa: E402  (report/results_io.py: the readers report.py uses too)
-from common import WITHIN, Meta  # noqa: E402
+from acceptlab import balance, results_io, wrk_output
+from report import common  # (report/common.py: the meta.json reader report.py uses too)
+from report.common import Meta
 # The rows are read by the report's sections, the same readers report.py uses.
-from sections.balancing import Round, base_rows, is_base, read_balancing  # noqa: E402
-from sections.burst import Burst, read_burst  # noqa: E402
-from sections.cost import read_cost  # noqa: E402
-from sections.payoff import read_payoff  # noqa: E402
-from sections.placement import FailedRun, PlacementRun, StopWinner, at_two, read_placement  # noqa: E402
-from sections.wrk import WrkRun  # noqa: E402
-
+from report.sections.balancing import Round, base_rows, is_base, read_balancing
+from report.sections.burst import Burst, read_burst
+from report.sections.cost import read_cost
+from report.sections.payoff import read_payoff
+from report.sections.placement import FailedRun, PlacementRun, StopWinner, at_two, read_placement
+from report.sections.wrk import WrkRun
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "report" / "figures"
 
@@ -86,7 +89,6 @@ CELL_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
 MODE_TITLES = {"keepalive": "Keep-alive", "close": "Connection: close"}
 WORKER_COLOURS = ("#9ecae1", "#3182bd", "#08519c", "#6baed6", "#c6dbef")
 PLACEMENT_SKIPPED_SHAPES = {"stop_winner"}
-WRK_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0, "h": 3600000.0}
 
 
 # ---------------------------------------------------------------- errors
@@ -155,7 +157,7 @@ def busiest_share(counts: tuple) -> Optional[float]:
 def within_limit(workers: int) -> float:
     """The largest busiest-worker share any split within 2:1 can have: the busiest
     worker at twice the others', 2/(N+1) (2/3 for two workers)."""
-    return WITHIN / (WITHIN + workers - 1)
+    return balance.busiest_share_within_2to1(workers)
 
 
 def first_seen(values) -> list:
@@ -177,7 +179,6 @@ def ordered(preferred: list, present: list) -> list:
 
 
 PERCENTILE_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)%\s+(\S+)\s*$")
-VALUE_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(us|ms|s|m|h)$")
 
 
 def read_wrk_distribution(path: Path) -> Optional[tuple]:
@@ -193,13 +194,16 @@ def read_wrk_distribution(path: Path) -> Optional[tuple]:
         if not re.match(r"^\s*[0-9.]+%", line):
             break
         m = PERCENTILE_RE.match(line)
-        value = VALUE_RE.match(m.group(2)) if m else None
-        if not value:
+        try:
+            value = wrk_output.ms(m.group(2), digits=None) if m else None
+        except ValueError:
+            value = None
+        if value is None:
             raise InputError(path, i + 1, f"cannot read a latency percentile from {line.strip()!r}")
         fraction = float(m.group(1)) / 100
         if not 0 < fraction < 1:
             raise InputError(path, i + 1, f"percentile {m.group(1)}% is not between 0 and 100")
-        points.append((fraction, float(value.group(1)) * WRK_UNITS[value.group(2)]))
+        points.append((fraction, value))
     if not points:
         raise InputError(path, start + 1, "no percentile lines after \"Latency Distribution\"")
     return tuple(points)
@@ -821,7 +825,7 @@ def main(argv=None) -> int:
         description="Draw one measured run as SVG figures: " + ", ".join(FIGURES) + ". "
                     "Re-derives only; a figure whose input file is absent is skipped.",
         epilog="Exit status: 0 drawn, 1 an input is corrupt (one line names FILE:LINE), "
-               "2 bad usage. Example: /usr/bin/python3 report/figures.py "
+               "2 bad usage. Example: /usr/bin/python3 -m report.figures "
                "--run-dir results/linux/20261129T104026Z --out report/figures",
     )
     parser.add_argument("--run-dir", type=run_dir_arg, required=True, metavar="DIR",

@@ -1,7 +1,6 @@
-#!/usr/bin/python3
 """quicklook.py: a first look at a run in the terminal, drawn by gnuplot.
 
-    /usr/bin/python3 report/quicklook.py --run-dir results/linux/STAMP
+    /usr/bin/python3 -m report.quicklook --run-dir results/linux/STAMP
 
 `make measure` ends with it. Two text plots (gnuplot's `set terminal dumb 100 30`):
 
@@ -21,18 +20,22 @@ report and the SVG figures are what to read; this is the glance at the end of
 a campaign.
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("quicklook.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m report.quicklook\n")
+    sys.exit(2)
+
 import argparse
 import shutil
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import figures  # noqa: E402  (report/figures.py, beside this file)
-from sections.balancing import read_balancing  # noqa: E402  (the report's row readers)
-from sections.cost import read_cost  # noqa: E402
-
+from report import figures  # (report/figures.py, beside this file)
+from report.sections.balancing import read_balancing  # (the report's row readers)
+from report.sections.cost import read_cost
 WIDTH, HEIGHT = 100, 30
 NO_GNUPLOT = "quicklook: gnuplot not found; skipping the terminal plots (apt-get install gnuplot-nox)"
 
@@ -163,7 +166,7 @@ def main(argv=None) -> int:
         description="Print quick-look text plots of one run (balancing shares, cost req/s) with "
                     "gnuplot's dumb terminal. Skips what it cannot draw, with a line saying why.",
         epilog="Exit status: 0 (also when gnuplot or an input is missing), 2 bad usage. "
-               "Example: /usr/bin/python3 report/quicklook.py --run-dir results/linux/20261129T104026Z",
+               "Example: /usr/bin/python3 -m report.quicklook --run-dir results/linux/20261129T104026Z",
     )
     parser.add_argument("--run-dir", type=figures.run_dir_arg, required=True, metavar="DIR",
                         help="the run directory (results/linux/STAMP)")

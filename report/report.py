@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """report.py: turn one measured run under results/linux/ into report/linux.md.
 
 `make report` only re-derives: this reads the run's meta.json and its JSON Lines
@@ -18,17 +17,23 @@ and exit status 1; usage errors exit 2. Standard library only (the figures
 need matplotlib).
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("report.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m report.report\n")
+    sys.exit(2)
+
 import argparse
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import figures  # noqa: E402  (report/figures.py: the SVG figures)
-from common import InputError, Meta, plural, read_meta  # noqa: E402
-from results_io import decode_utf8, read_bytes, shown, write_atomic  # noqa: E402
-from sections import (balancing, burst, cost, faults, latency, models, payoff, peers, perturbation,  # noqa: E402
-                      placement, profile, reload, respawn, timeline, trace)
+from acceptlab.results_io import InputError
+from acceptlab.results_io import decode_utf8, read_bytes, shown, write_atomic
+from report import figures  # (report/figures.py: the SVG figures)
+from report.common import Meta, plural, read_meta
+from report.sections import (balancing, burst, cost, faults, latency, models, payoff, peers, perturbation, placement,
+                             profile, reload, respawn, timeline, trace)
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / "results" / "linux"
@@ -189,7 +194,7 @@ def main(argv=None) -> int:
         description="Write report/linux.md from one measured run under results/linux/. "
                     "Re-derives only: it reads meta.json and the run's JSON Lines files.",
         epilog="Exit status: 0 written, 1 an input is missing or corrupt (one line names "
-               "FILE:LINE), 2 bad usage. Example: /usr/bin/python3 report/report.py "
+               "FILE:LINE), 2 bad usage. Example: /usr/bin/python3 -m report.report "
                "--run 20261129T081500Z --out /tmp/linux.md",
     )
     parser.add_argument("--results-dir", type=Path, default=DEFAULT_RESULTS, metavar="DIR",

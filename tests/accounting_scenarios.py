@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """accounting_scenarios.py: the load counters against the truth, scenario by
 scenario, in a network namespace of its own (run it under `unshare -n`;
 test_accounting.py does). Prints one JSON line per scenario; the test
@@ -27,23 +26,28 @@ counters equal the truth, which is the asking connection alone):
                every other connection it holds: its count drops while it
                still sleeps, not when it gets round to reading the EOFs
 
-  accounting_scenarios.py --variant NAME [--workers N] [--scenarios a,b,...]
+  python3 -m tests.accounting_scenarios --variant NAME [--workers N] [--scenarios a,b,...]
 """
+
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("accounting_scenarios.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m tests.accounting_scenarios\n")
+    sys.exit(2)
 
 import argparse
 import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from conftest import SERVER, LoadRecords, kill_group, read_response  # noqa: E402
-import synflood  # noqa: E402
-from studies.perturbation import established_by_index  # noqa: E402  (sock_diag's truth, as the perturbation study reads it)
+from probes import synflood
+from probes.studies.perturbation import established_by_index  # (sock_diag's truth, as the perturbation study reads it)
+from tests.conftest import SERVER, LoadRecords, kill_group, read_response
 
 ADDR = "10.77.0.1"      # the server's address, on acct0 (a veth of our own netns)
 SILENT = "10.77.0.99"   # on acct0's subnet, answered by nobody: SYN-ACKs to it go nowhere

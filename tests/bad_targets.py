@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """A deliberately bad server for the probe's error accounting
 (tests/test_probe.py): it listens on 127.0.0.1, prints its port on stdout
 (one line), and misbehaves on every connection the same way until killed.
@@ -14,14 +13,20 @@ Modes:
   truncated  answers each request with the start of a 200 response (its
            Content-Length promises more than it sends), then closes its side
 
-usage: bad_targets.py MODE [--port P]
+usage: python3 -m tests.bad_targets MODE [--port P]
 """
+
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("bad_targets.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m tests.bad_targets\n")
+    sys.exit(2)
 
 import argparse
 import selectors
 import socket
 import struct
-import sys
 
 TRUNCATED = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n12"
 GARBAGE = b"\x00\xffnot http, and no newline either"  # no line end: only its first bytes can tell

@@ -11,14 +11,14 @@ import signal
 import socket
 import struct
 import subprocess
-import sys
 import termios
 import time
 
 import pytest
 
+from acceptlab import arms
 # The faults table's rows come from pytest's report of each fault test.
-from faults import pytest_runtest_makereport  # noqa: F401  (a pytest hook, found by name)
+from tests.faults import pytest_runtest_makereport  # noqa: F401  (a pytest hook, found by name)
 
 
 def pytest_configure(config):
@@ -56,14 +56,18 @@ def pytest_terminal_summary(terminalreporter):
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# probes/ (the arms table, the harness, the studies), for every test module.
-sys.path.insert(0, os.path.join(ROOT, "probes"))
-import arms  # noqa: E402
-
 SERVER = os.path.join(ROOT, "bin", "acceptlab-server")
 SERVER_ASAN = os.path.join(ROOT, "build", "server-asan")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 PYTHON = "/usr/bin/python3"
+
+
+def packages_env(env=None):
+    """env (default: this process's) with PYTHONPATH=ROOT. A project entry
+    point runs as a module from the repository's top (cwd=ROOT); one that a
+    test runs from another directory (tmp_path, so that the paths it prints
+    are relative) finds the packages through this instead."""
+    return dict(os.environ if env is None else env, PYTHONPATH=ROOT)
 
 
 def serving_spec(arm):

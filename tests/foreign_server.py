@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """A tiny prefork HTTP server that is not acceptlab's, for checking the probe
 against ground truth.
 
@@ -15,12 +14,18 @@ until SIGTERM.
                        "<pid>-b", as if another worker had answered it
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("foreign_server.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m tests.foreign_server\n")
+    sys.exit(2)
+
 import argparse
 import json
 import os
 import signal
 import socket
-import sys
 import threading
 import time
 

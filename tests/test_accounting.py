@@ -31,20 +31,21 @@ import subprocess
 
 import pytest
 
-import arms  # conftest put probes/ on the path
-from conftest import PYTHON, ROOT
+from acceptlab import arms
+from acceptlab.paths import module_cmd
+from tests.conftest import ROOT
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="network namespaces, raw sockets and BPF need root")
-HELPER = os.path.join(ROOT, "tests", "accounting_scenarios.py")
+HELPER = module_cmd("tests.accounting_scenarios")
 QUIET_WITHIN_S = 1.0
 CASES = [(v, n) for v in ("fdpass", "reuseport-bpf", "handoff") for n in (2, 4, 8)]
 
 
 def run(variant, workers, env=None, scenarios=None):
-    cmd = ["unshare", "-n", PYTHON, HELPER, "--variant", variant, "--workers", str(workers)]
+    cmd = ["unshare", "-n", *HELPER, "--variant", variant, "--workers", str(workers)]
     if scenarios:
         cmd += ["--scenarios", ",".join(scenarios)]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert res.returncode == 0, res.stderr[-2000:]
     return {r["scenario"]: r for r in map(json.loads, res.stdout.splitlines())}
 
@@ -106,7 +107,7 @@ def test_without_privilege_falls_back_to_user_accounting(tmp_path, variant):
     import shutil
     import signal
     import tempfile
-    from conftest import SERVER, open_pid_requests, pids_answering
+    from tests.conftest import SERVER, open_pid_requests, pids_answering
 
     cmd = ["--variant", *variant.split(), "--port", "0"]
     if "--threads" not in variant:
@@ -154,7 +155,7 @@ def test_without_privilege_falls_back_to_user_accounting(tmp_path, variant):
 def test_synflood_bad_arguments_exit_2(args, named):
     """probes/synflood.py refuses bad input before sending anything: exit 2,
     one line naming the argument."""
-    res = subprocess.run([PYTHON, os.path.join(ROOT, "probes", "synflood.py"), *args], capture_output=True,
+    res = subprocess.run([*module_cmd("probes.synflood"), *args], cwd=ROOT, capture_output=True,
                          text=True, timeout=10)
     assert res.returncode == 2, res
     assert res.stderr.count("\n") == 1 and named in res.stderr, res.stderr
@@ -172,8 +173,9 @@ def test_synflood_bad_arguments_exit_2(args, named):
 @needs_root
 @pytest.mark.parametrize("arm", sorted(arms.claiming_balance()))
 def test_perturbation_samples_counters_under_load(tmp_path, arm):
-    from harness import ServerRun, stop_all
-    from studies.perturbation import PERTURBATION_PER_WORKER, perturbation_one
+    from probes.harness.lifecycle import stop_all
+    from probes.harness.servers import ServerRun
+    from probes.studies.perturbation import PERTURBATION_PER_WORKER, perturbation_one
 
     workers = 2
     connections = PERTURBATION_PER_WORKER * workers

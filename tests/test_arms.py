@@ -1,4 +1,4 @@
-"""The arms table (probes/arms.py) against the server it describes and the
+"""The arms table (acceptlab/arms.py) against the server it describes and the
 guide that tells how to add a variant.
 
 `bin/acceptlab-server --list-variants` prints one JSON line per variant
@@ -18,15 +18,15 @@ from dataclasses import fields
 
 import pytest
 
-from conftest import ROOT, SERVER
-import arms  # conftest put probes/ on the path
-import campaign
-from studies import faults, mutex_delay, placement, trace_overhead
+from acceptlab import arms
+from probes import campaign
+from probes.studies import faults, mutex_delay, placement, trace_overhead
+from tests.conftest import ROOT, SERVER
 
 DOC = os.path.join(ROOT, "docs", "adding-a-variant.md")
 # Where a variant is added: its C file, the C registry, the arms table and
 # the README's variants table. Nothing else may need a hand edit.
-PLACES = {"servers/variants/<name>.c", "servers/variants.c", "probes/arms.py", "README.md"}
+PLACES = {"servers/variants/<name>.c", "servers/variants.c", "acceptlab/arms.py", "README.md"}
 FIELDS = {f.name for f in fields(arms.Arm)} | {"mode", "server_args"}
 
 
@@ -43,7 +43,7 @@ def variants():
 def test_every_variant_has_an_arm_and_every_arm_a_variant(variants):
     have = {a.variant for a in arms.TABLE}
     missing = sorted(set(variants) - have)
-    assert not missing, "no arm in probes/arms.py runs the server's variant(s) %s" % ", ".join(missing)
+    assert not missing, "no arm in acceptlab/arms.py runs the server's variant(s) %s" % ", ".join(missing)
     unknown = ["%s (--variant %s)" % (a.name, a.variant) for a in arms.TABLE if a.variant not in variants]
     assert not unknown, "arms whose variant the server does not list: %s" % ", ".join(unknown)
 
@@ -51,7 +51,7 @@ def test_every_variant_has_an_arm_and_every_arm_a_variant(variants):
 def test_arm_names_are_unique():
     names = [a.name for a in arms.TABLE]
     twice = sorted({n for n in names if names.count(n) > 1})
-    assert not twice, "arm names used twice in probes/arms.py: %s" % ", ".join(twice)
+    assert not twice, "arm names used twice in acceptlab/arms.py: %s" % ", ".join(twice)
 
 
 def test_each_arm_uses_its_variants_knobs_and_modes(variants):
@@ -73,7 +73,7 @@ def test_partners_are_arms_of_the_same_variant():
     bad = []
     for a in arms.TABLE:
         for what, partner in (("knob-off arm", a.knob_off), ("process-mode arm", a.process_arm),
-                              ("reference arm", a.reference)):
+                              ("reference arm", a.reference), ("same-mechanism arm", a.same_mechanism)):
             if partner is None:
                 continue
             if partner not in arms.names():
@@ -111,7 +111,7 @@ def test_every_study_query_returns_known_arms():
     known = set(arms.names())
     words = arms.study_words()
     unknown_words = [w for w in words if study_of(w) not in set(campaign.STUDIES) | {"quick"}]
-    assert not unknown_words, "membership words in probes/arms.py that name no study: %s" % ", ".join(unknown_words)
+    assert not unknown_words, "membership words in acceptlab/arms.py that name no study: %s" % ", ".join(unknown_words)
     queries = {w: arms.in_study(w) for w in words}
     queries.update({"respawn cases": [a for a, _ in arms.respawn_cases()],
                     "reload cases": [a for a, _, _ in arms.reload_cases()],
@@ -123,7 +123,7 @@ def test_every_study_query_returns_known_arms():
     bad = ["%s: %s" % (q, ", ".join(sorted(set(got) - known))) for q, got in queries.items() if set(got) - known]
     assert not bad, "study queries that return arms not in the table: %s" % "; ".join(bad)
     for study in ("cost", "payoff", "burst", "placement", "perturbation", "timeline", "slowview", "quick"):
-        assert queries.get(study), "no arm is in the %s study (probes/arms.py)" % study
+        assert queries.get(study), "no arm is in the %s study (acceptlab/arms.py)" % study
 
 
 # ---------------------------------------------------------------- docs/adding-a-variant.md
@@ -175,12 +175,12 @@ def check_guide(text):
                | {a.variant for a in arms.TABLE} | set(campaign.STUDIES) | set(arms.study_words())
                | {"quick", "True", "False", "None"})
     for path, body in places:
-        if normal_path(path) != "probes/arms.py":
+        if normal_path(path) != "acceptlab/arms.py":
             continue
         for token in re.findall(r"`([^`]+)`", body)[1:]:
             ident = token.split("=", 1)[0].strip().strip("\"'")
             if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", ident) and ident not in allowed:
-                problems.append("it names `%s` for probes/arms.py, which the arms table has no field, query or "
+                problems.append("it names `%s` for acceptlab/arms.py, which the arms table has no field, query or "
                                 "study called" % ident)
     return problems
 
@@ -189,7 +189,7 @@ def test_the_guide_check_fails_on_a_wrong_guide():
     """The guide check itself: a right list passes; a list that misses a
     place, adds one, or names a field the table does not have fails, naming it."""
     right = ("# Adding a variant\n\nTouch these:\n\n- `servers/variants/<name>.c`: the accept path\n"
-             "- `servers/variants.c`: register it\n- `probes/arms.py`: its rows; set `knob_off`,\n"
+             "- `servers/variants.c`: register it\n- `acceptlab/arms.py`: its rows; set `knob_off`,\n"
              "  `needs_root=True` and `studies` as they apply\n- `README.md`: the variants table\n\n"
              "Nothing else:\n\n- `tests/conftest.py` reads the table\n")
     assert check_guide(right) == []

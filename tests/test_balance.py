@@ -23,12 +23,10 @@ import os
 
 import pytest
 
-from conftest import run_probe
-from test_trace import Trace
-
-import arms  # conftest put probes/ on the path
-from harness import StressHogs
-from studies.perturbation import within_target  # the target, as the perturbation study has it
+from acceptlab import arms, balance
+from probes.harness.cpu import StressHogs
+from tests.conftest import run_probe
+from tests.test_trace import Trace
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="kernel accounting loads BPF: needs root")
 VARIANTS = arms.claiming_balance()
@@ -58,7 +56,7 @@ SHAPE_ARGS = {"burst": [], "ramp": ["--gap-ms", "1"], "keepalive": ["--requests"
 
 
 def check(rounds, workers, label):
-    bad = [r["split"] for r in rounds if r["unanswered"] or not within_target(list(r["counts"].values()), workers)]
+    bad = [r["split"] for r in rounds if r["unanswered"] or not balance.within_target(list(r["counts"].values()), workers)]
     assert not bad, "%s: rounds outside the target: %s (all: %s)" % (label, bad, [r["split"] for r in rounds])
 
 

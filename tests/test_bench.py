@@ -16,18 +16,22 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, ROOT, SERVER, pids_running
-import harness  # (conftest put probes/ on the path) the wrk parser
-from studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
+from acceptlab import wrk_output
+from acceptlab.paths import module_cmd
+from probes.harness.cpu import CpuMeter, cpu_fields, pin_tree, process_tree
+from probes.harness.servers import ServerRun
+from probes.studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
+from report.sections import cost_why
+from report.sections.wrk import WrkRun
+from tests.conftest import PYTHON, ROOT, SERVER, packages_env, pids_running
 
-CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
-REPORT = os.path.join(ROOT, "report", "report.py")
+CAMPAIGN = module_cmd("probes.campaign")
+REPORT = module_cmd("report.report")
 FIXTURE_RESULTS = Path(ROOT) / "tests" / "fixtures" / "report" / "results" / "linux"
 STAMP = "20261129T081500Z"
 WRK = shutil.which("wrk")
@@ -54,9 +58,9 @@ def quick_bench(tmp_path_factory):
         pytest.skip("wrk is not installed (Debian package wrk; `make deps`)")
     results = tmp_path_factory.mktemp("bench")
     before = (pids_running(SERVER), pids_running(os.path.realpath(WRK)))
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
                           "--variants", "bare,lt", "--bench-arms", "bare,lt", "--bench-seconds", "1", "--results-dir", str(results),
-                          "--no-canonical"], capture_output=True, text=True, timeout=300)
+                          "--no-canonical"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     return res, results, before
 
 
@@ -168,8 +172,8 @@ def test_quick_bench_report_renders(quick_bench, tmp_path):
     res, results, _ = quick_bench
     assert res.returncode == 0, res.stderr
     out = tmp_path / "linux.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--run", run_dir_of(results).name,
-                          "--out", str(out)], capture_output=True, text=True, timeout=60)
+    rep = subprocess.run([*REPORT, "--results-dir", str(results), "--run", run_dir_of(results).name,
+                          "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()
     assert "## Cost" in text and "## Payoff: a CPU-bound app" in text
@@ -182,11 +186,12 @@ def test_missing_wrk_is_a_recorded_skip(tmp_path):
     payoff step is an error row "skipped: wrk not installed", the campaign exits 0,
     and no server is started for nothing."""
     env = dict(os.environ, ACCEPTLAB_WRK=str(tmp_path / "no-such-wrk"))
-    cmd = [PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--variants", "bare",
+    cmd = [*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--variants", "bare",
            "--bench-arms", "all", "--results-dir", str(tmp_path / "r"), "--no-canonical"]
-    planned = len(subprocess.run(cmd + ["--plan"], capture_output=True, text=True, timeout=60).stdout.splitlines())
+    planned = len(subprocess.run(cmd + ["--plan"], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=60).stdout.splitlines())
     assert planned >= 6, "cost: bare at 1 and 2 workers and nginx, per mode; payoff's cells"
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert res.returncode == 0, res.stderr
     assert "%d of %d steps failed or skipped" % (planned, planned) in res.stdout, res.stdout
     run = run_dir_of(tmp_path / "r")
@@ -353,7 +358,7 @@ def test_bad_stopping_rule_options_exit_2(tmp_path):
     """--bench-within is a fraction (0.02: +-2 %) and --bench-max-rounds a
     count no smaller than the planned rounds: anything else is exit 2 with
     one line naming the option, before anything runs."""
-    base = [PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--plan",
+    base = [*CAMPAIGN, "--platform", "linux", "--studies", "cost", "--plan",
             "--results-dir", str(tmp_path / "r")]
     for extra, named in ((["--bench-within", "2"], "--bench-within 2:"),
                          (["--bench-within", "0"], "--bench-within 0:"),
@@ -361,7 +366,7 @@ def test_bad_stopping_rule_options_exit_2(tmp_path):
                          (["--bench-within", "0.02", "--bench-rounds", "5", "--bench-max-rounds", "3"],
                           "--bench-max-rounds 3:"),
                          (["--cost-seconds", "0"], "--cost-seconds 0:")):
-        res = subprocess.run(base + extra, capture_output=True, text=True, timeout=60)
+        res = subprocess.run(base + extra, cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert res.returncode == 2 and named in res.stderr and len(res.stderr.strip().splitlines()) == 1, \
             (extra, res.stderr)
     assert not (tmp_path / "r").exists()
@@ -376,9 +381,9 @@ def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
     and its outcome, the progress names the added round and the cap, and the
     report's CPU table gives the rounds and marks what did not converge."""
     results = tmp_path / "r"
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--bench-arms", "bare,fdpass",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "cost", "--bench-arms", "bare,fdpass",
                           "--bench-seconds", "1", "--bench-rounds", "1", "--bench-within", "0.0001",
-                          "--bench-max-rounds", "2", "--results-dir", str(results), "--no-canonical"],
+                          "--bench-max-rounds", "2", "--results-dir", str(results), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert "round 2 follows" in res.stdout, res.stdout
@@ -402,7 +407,7 @@ def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
     if wide:
         assert "the cap of 2 rounds was reached" in res.stdout, res.stdout
     out = tmp_path / "linux.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--run", run.name, "--out", str(out)],
+    rep = subprocess.run([*REPORT, "--results-dir", str(results), "--run", run.name, "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()
@@ -421,9 +426,9 @@ def child_under_a_shell(code):
                               stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 10
-        while len(harness.process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
+        while len(process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert len(harness.process_tree(parent.pid)) >= 2, "the child never appeared under the shell"
+        assert len(process_tree(parent.pid)) >= 2, "the child never appeared under the shell"
         yield parent
     finally:
         os.killpg(parent.pid, signal.SIGKILL)
@@ -431,7 +436,7 @@ def child_under_a_shell(code):
 
 
 def test_cpu_meter_counts_every_process_of_the_tree():
-    """harness.CpuMeter counts the CPU of the root and its descendants: a
+    """CpuMeter counts the CPU of the root and its descendants: a
     child of the shell (the root) that spins 0.2 s by its own clock
     (time.process_time) inside the meter's block is counted at no less than
     what its clock says it spun (both are the scheduler's count)."""
@@ -442,7 +447,7 @@ def test_cpu_meter_counts_every_process_of_the_tree():
             "print(int((time.process_time() - t0) * 1e9), flush=True)\n"
             "time.sleep(60)\n")
     with child_under_a_shell(code) as parent:
-        with harness.CpuMeter(parent.pid) as meter:
+        with CpuMeter(parent.pid) as meter:
             parent.stdin.write("go\n")
             parent.stdin.flush()
             spun = int(parent.stdout.readline())
@@ -450,7 +455,7 @@ def test_cpu_meter_counts_every_process_of_the_tree():
 
 
 def test_cpu_meter_counts_context_switches():
-    """harness.CpuMeter reads each thread's context switches with its CPU
+    """CpuMeter reads each thread's context switches with its CPU
     time: a child of the shell that sleeps 20 times inside the meter's block
     (each sleep blocks it: a voluntary switch) is counted at 20 voluntary
     switches or more; nothing it does is a negative count."""
@@ -460,13 +465,13 @@ def test_cpu_meter_counts_context_switches():
             "print('slept', flush=True)\n"
             "time.sleep(60)\n")
     with child_under_a_shell(code) as parent:
-        with harness.CpuMeter(parent.pid) as meter:
+        with CpuMeter(parent.pid) as meter:
             parent.stdin.write("go\n")
             parent.stdin.flush()
             assert parent.stdout.readline() == "slept\n"
         assert meter.switches["voluntary"] >= 20, meter.switches
         assert meter.switches["involuntary"] >= 0, meter.switches
-        fields = harness.cpu_fields(meter.ns, 10, switches=meter.switches)
+        fields = cpu_fields(meter.ns, 10, switches=meter.switches)
         assert fields["ctx_voluntary"] == meter.switches["voluntary"]
         assert fields["ctx_voluntary_per_request"] == round(meter.switches["voluntary"] / 10, 5)
 
@@ -508,21 +513,21 @@ Transfer/sec:      2.50KB
 """
 
 
-def test_parse_wrk_keepalive_sample_us_and_ms():
+def test_wrk_output_parse_keepalive_sample_us_and_ms():
     """A clean run: no Socket errors line (wrk prints it only when one counter is
     non-zero), so every error counter is 0; 273.00us is 0.273 ms, 1.21ms is 1.21 ms,
     and the duration comes from "requests in 2.00s"."""
-    got = harness.parse_wrk(KEEPALIVE_SAMPLE)
+    got = wrk_output.parse(KEEPALIVE_SAMPLE)
     assert got == {"requests_per_s": 146834.7, "requests": 293855, "duration_s": 2.0,
                    "latency_ms": {"p50": 0.273, "p99": 1.21},
                    "errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0, "non_2xx_3xx": 0}}
 
 
-def test_parse_wrk_errors_and_seconds():
+def test_wrk_output_parse_errors_and_seconds():
     """A troubled run: the Socket errors and Non-2xx lines are read into the error
     counters, latencies in s become ms (1.98s is 1980 ms), and a duration in
     minutes (1.00m) is 60 s."""
-    got = harness.parse_wrk(ERRORS_SAMPLE)
+    got = wrk_output.parse(ERRORS_SAMPLE)
     assert got["errors"] == {"connect": 0, "read": 12, "write": 1, "timeout": 40, "non_2xx_3xx": 7}
     assert got["latency_ms"] == {"p50": 750.0, "p99": 1980.0}
     assert got["requests_per_s"] == 19.99 and got["requests"] == 1200 and got["duration_s"] == 60.0
@@ -533,7 +538,7 @@ def test_parse_wrk_errors_and_seconds():
 def test_wrk_time_units(text, unit):
     """wrk writes times as a number and one of us, ms, s, m (its format_time); each
     converts to milliseconds."""
-    assert harness.wrk_ms(text) == pytest.approx(unit)
+    assert wrk_output.ms(text) == pytest.approx(unit)
 
 
 @pytest.mark.parametrize("cut, why", [
@@ -541,19 +546,19 @@ def test_wrk_time_units(text, unit):
     ("  Latency Distribution\n", "Latency Distribution"),
     ("     99%    1.21ms\n", "99%"),
 ])
-def test_parse_wrk_rejects_incomplete_output(cut, why):
+def test_wrk_output_parse_rejects_incomplete_output(cut, why):
     """Output without the throughput line, the --latency block or its 99% line is
     not a measurement: ValueError naming what is missing (the campaign turns it
     into an error row), never a row with made-up zeros."""
     with pytest.raises(ValueError, match=why):
-        harness.parse_wrk(KEEPALIVE_SAMPLE.replace(cut, ""))
+        wrk_output.parse(KEEPALIVE_SAMPLE.replace(cut, ""))
 
 
-def test_parse_wrk_rejects_an_unknown_socket_errors_line():
+def test_wrk_output_parse_rejects_an_unknown_socket_errors_line():
     """A Socket errors line in a shape the parser does not know is an error, not
     silently zero errors."""
     with pytest.raises(ValueError, match="Socket errors"):
-        harness.parse_wrk(ERRORS_SAMPLE.replace("connect 0, read 12", "connect 0, reed 12"))
+        wrk_output.parse(ERRORS_SAMPLE.replace("connect 0, read 12", "connect 0, reed 12"))
 
 
 # ---------------------------------------------------------------- the report's new sections
@@ -570,8 +575,8 @@ def results(tmp_path):
 def report_error(tmp_path):
     """Runs the report from tmp_path; asserts exit 1, one stderr line, no output
     written, and returns that line."""
-    proc = subprocess.run([PYTHON, REPORT, "--results-dir", "results/linux", "--out", "linux.md"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([*REPORT, "--results-dir", "results/linux", "--out", "linux.md"],
+                          cwd=tmp_path, env=packages_env(), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr and proc.stdout == ""
     assert len(proc.stderr.splitlines()) == 1, proc.stderr
@@ -623,10 +628,6 @@ def test_malformed_rows_are_one_line_errors(results, tmp_path, study, line, edit
 
 
 # ---------------------------------------------------------------- what went with the CPU per request
-
-sys.path.insert(0, os.path.join(ROOT, "report"))
-from sections import cost_why  # noqa: E402
-from sections.wrk import WrkRun  # noqa: E402
 
 WHY_ARMS = ("a1", "a2", "a3", "a4", "a5")
 
@@ -742,7 +743,7 @@ def test_meta_cost_parameters_are_checked(results, tmp_path):
 
 
 def test_pin_tree_moves_every_thread_of_the_server(tmp_path):
-    """harness.pin_tree puts every thread of a server's process tree (the
+    """pin_tree puts every thread of a server's process tree (the
     supervisor, each worker process and each worker thread) on the CPUs
     given, as the cost study pins the server before wrk starts: read back
     from each task's Cpus_allowed_list."""
@@ -750,9 +751,9 @@ def test_pin_tree_moves_every_thread_of_the_server(tmp_path):
     if len(cpus) < 2:
         pytest.skip("one CPU: nothing to pin apart")
     for args in (["--variant", "bare"], ["--variant", "bare", "--threads"]):
-        with harness.ServerRun(args, 2, str(tmp_path / "pin")) as (proc, ready, _):
-            harness.pin_tree(proc.pid, {cpus[0]})
-            tasks = [(p, t) for p in harness.process_tree(proc.pid) for t in os.listdir("/proc/%d/task" % p)]
+        with ServerRun(args, 2, str(tmp_path / "pin")) as (proc, ready, _):
+            pin_tree(proc.pid, {cpus[0]})
+            tasks = [(p, t) for p in process_tree(proc.pid) for t in os.listdir("/proc/%d/task" % p)]
             assert len(tasks) >= 3, tasks  # the supervisor and two workers (processes or threads)
             for p, t in tasks:
                 status = Path("/proc/%d/task/%s/status" % (p, t)).read_text()

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, kill_group, killed_at_teardown, sequential_then_burst, wait_idle_in_epoll
+from tests.conftest import ROOT, kill_group, killed_at_teardown, sequential_then_burst, wait_idle_in_epoll
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 BPFTRACE = shutil.which("bpftrace")

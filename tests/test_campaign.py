@@ -6,13 +6,12 @@ import json
 import os
 import subprocess
 
-from conftest import PYTHON, ROOT, SERVER, pids_running
-import harness  # (conftest put probes/ on the path) the campaign's process tree
+from acceptlab.paths import module_cmd
+from probes.harness import cpu
+from tests.conftest import ROOT, SERVER, pids_running
 
-CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
-REPORT = os.path.join(ROOT, "report", "report.py")
-
-
+CAMPAIGN = module_cmd("probes.campaign")
+REPORT = module_cmd("report.report")
 def server_pids():
     """Live processes running bin/acceptlab-server."""
     return pids_running(SERVER)
@@ -24,8 +23,8 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
     connections, raw tool output, points CANONICAL at the run, the report
     renders from it, and no server outlives the campaign."""
     before = server_pids()
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare,lt", "--studies", "balancing",
-                          "--results-dir", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare,lt", "--studies", "balancing",
+                          "--results-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "[  6/6]" in res.stdout, "no progress lines: %s" % res.stdout
     stamp = (tmp_path / "CANONICAL").read_text().strip()
@@ -52,7 +51,7 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
     assert (run / "raw" / "balancing-bare-burst.ready").exists()
     assert (run / "raw" / "balancing-bare-burst.server.jsonl").read_text().count("worker_exit") == 2
     out = tmp_path / "linux.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path), "--out", str(out)],
+    rep = subprocess.run([*REPORT, "--results-dir", str(tmp_path), "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True)
     assert rep.returncode == 0, rep.stderr
     assert "| bare |" in out.read_text() and "| lt |" in out.read_text()
@@ -69,9 +68,9 @@ def test_campaign_records_a_failed_step_and_goes_on(tmp_path):
     env = dict(os.environ, ACCEPTLAB_SERVER=str(fake / "acceptlab-server"))
     (fake / "acceptlab-server").write_text("#!/bin/sh\necho 'cannot start: test' >&2\nexit 3\n")
     os.chmod(fake / "acceptlab-server", 0o755)
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare",
-                          "--studies", "balancing", "--results-dir", str(tmp_path / "r")], capture_output=True, text=True,
-                         timeout=120, env=env)
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare",
+                          "--studies", "balancing", "--results-dir", str(tmp_path / "r")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120, env=env)
     assert res.returncode == 0, res.stderr
     stamp = (tmp_path / "r" / "CANONICAL").read_text().strip()
     rows = [json.loads(l) for l in (tmp_path / "r" / stamp / "balancing.jsonl").read_text().splitlines()]
@@ -85,16 +84,16 @@ def test_plan_lists_the_steps_and_measures_nothing(tmp_path):
     campaign would run them, and exits 0 without measuring or writing
     results; shown as to a user who is not root, the steps of an arm that
     loads BPF say they would be skipped."""
-    cmd = [PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--quick", "--variants", "bare,reuseport-bpf",
+    cmd = [*CAMPAIGN, "--platform", "linux", "--plan", "--quick", "--variants", "bare,reuseport-bpf",
            "--studies", "balancing,respawn", "--results-dir", str(tmp_path / "r")]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=30,
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=30,
                          env={k: v for k, v in os.environ.items() if k != "ACCEPTLAB_PLAN_AS_USER"})
     assert res.returncode == 0, res.stderr
     lines = [l.replace("   (skipped: needs root)", "") for l in res.stdout.splitlines()]  # when not root
     assert [l.split()[0] for l in lines] == ["balancing"] * 6 + ["respawn"] * 3, lines
     assert lines[0].split()[1:] == ["bare", "burst", "32"], lines
     assert not (tmp_path / "r").exists(), "--plan wrote results"
-    user = subprocess.run(cmd, capture_output=True, text=True, timeout=30,
+    user = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=30,
                           env=dict(os.environ, ACCEPTLAB_PLAN_AS_USER="1"))
     skipped = [l for l in user.stdout.splitlines() if l.endswith("   (skipped: needs root)")]
     assert skipped == [l + "   (skipped: needs root)" for l in lines if "reuseport-bpf" in l.split()], user.stdout
@@ -108,7 +107,7 @@ def test_measure_rejects_other_platforms():
                          capture_output=True, text=True, timeout=60)
     assert res.returncode != 0
     assert "PLATFORM=macos is not supported; use PLATFORM=linux" in res.stderr
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "bsd"], capture_output=True, text=True)
+    res = subprocess.run([*CAMPAIGN, "--platform", "bsd"], cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 2 and "--platform bsd" in res.stderr
 
 
@@ -120,8 +119,8 @@ def test_interrupt_leaves_nothing_running(tmp_path):
     import signal
     import time
     before = server_pids()
-    proc = subprocess.Popen([PYTHON, CAMPAIGN, "--platform", "linux", "--quick", "--studies", "placement",
-                             "--variants", "bare,fdpass", "--no-canonical", "--results-dir", str(tmp_path)],
+    proc = subprocess.Popen([*CAMPAIGN, "--platform", "linux", "--quick", "--studies", "placement",
+                             "--variants", "bare,fdpass", "--no-canonical", "--results-dir", str(tmp_path)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # Steps 9-12 are the hog placements (7 placements x 2 arms, in order):
@@ -135,7 +134,7 @@ def test_interrupt_leaves_nothing_running(tmp_path):
         deadline = time.monotonic() + 60
         while True:
             # this campaign's hogs (its process tree), not another run's on the machine
-            hogs = [str(p) for p in harness.process_tree(proc.pid) if _cmdline(p).endswith("while True: pass")]
+            hogs = [str(p) for p in cpu.process_tree(proc.pid) if _cmdline(p).endswith("while True: pass")]
             if hogs or proc.poll() is not None or time.monotonic() > deadline:
                 break
             time.sleep(0.01)
@@ -212,9 +211,9 @@ def test_peers_study_measures_records_unavailable_and_failed_peers(tmp_path):
                                "echo 'cannot start: test' >&2\nexit 3\n")
     os.chmod(fake / "node", 0o755)
     env = dict(os.environ, PATH="%s:%s" % (fake, os.environ.get("PATH", "")))
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "peers", "--rounds", "1",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "peers", "--rounds", "1",
                           "--peers", "node-rr,haproxy-mq-fair,nginx-default",
-                          "--results-dir", str(tmp_path / "r"), "--no-canonical"],
+                          "--results-dir", str(tmp_path / "r"), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=180, env=env)
     assert res.returncode == 0, res.stderr
     assert "[  3/3] peers" in res.stdout, res.stdout
@@ -254,9 +253,9 @@ def test_cost_anchor_runs_nginx_beside_our_arms(tmp_path):
     import pytest
     if not _nginx() or not shutil.which("wrk"):
         pytest.skip("nginx and wrk are needed (`make deps`)")
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--quick",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "cost", "--quick",
                           "--bench-arms", "bare,nginx", "--bench-seconds", "1",
-                          "--results-dir", str(tmp_path), "--no-canonical"],
+                          "--results-dir", str(tmp_path), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=180)
     assert res.returncode == 0, res.stderr
     assert "0 of 4 steps failed or skipped" in res.stdout, res.stdout
@@ -284,12 +283,12 @@ def test_unknown_peer_or_bench_arm_exits_2():
     """--peers and --bench-arms name what they accept: an unknown name is a
     usage error (exit 2) naming the option, before anything is measured;
     the anchor nginx is a valid cost arm."""
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "peers", "--peers", "apache"],
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "peers", "--peers", "apache"], cwd=ROOT,
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 2 and "--peers apache: unknown" in res.stderr, res.stderr
     assert "nginx-default" in res.stderr
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "cost", "--bench-arms", "nginx,apache"],
-                         capture_output=True, text=True, timeout=30)
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "cost", "--bench-arms", "nginx,apache"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert res.returncode == 2 and "--bench-arms apache: unknown" in res.stderr, res.stderr
 
 
@@ -305,9 +304,9 @@ def test_burst_study_rows_and_nginx_anchor(tmp_path):
     import pytest
     if not _nginx():
         pytest.skip("nginx is not installed (`make deps`)")
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "burst", "--quick",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "burst", "--quick",
                           "--variants", "bare", "--bench-arms", "bare,nginx",
-                          "--results-dir", str(tmp_path), "--no-canonical"],
+                          "--results-dir", str(tmp_path), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=180)
     assert res.returncode == 0, res.stderr
     assert "[  4/4] burst" in res.stdout, res.stdout
@@ -333,7 +332,7 @@ def test_burst_study_rows_and_nginx_anchor(tmp_path):
     dirs = _peer_dirs(run / "raw")
     assert not _running_in(dirs), "nginx outlived its server"
     out = tmp_path / "linux.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path), "--run", run.name, "--out", str(out)],
+    rep = subprocess.run([*REPORT, "--results-dir", str(tmp_path), "--run", run.name, "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True)
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()

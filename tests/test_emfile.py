@@ -18,8 +18,8 @@ import time
 
 import pytest
 
-from conftest import SERVER, in_epoll_wait, read_response, task_state
-from faults import fault, record
+from tests.conftest import SERVER, in_epoll_wait, read_response, task_state
+from tests.faults import fault, record
 
 NOFILE = 48  # the worker's descriptor limit: its own fds plus a few dozen connections
 CLK_TCK = os.sysconf("SC_CLK_TCK")

@@ -9,17 +9,14 @@ such tests, then rendering the rows with the report's own code."""
 import json
 import os
 import subprocess
-import sys
 
-from conftest import PYTHON, ROOT
-
-sys.path.insert(0, os.path.join(ROOT, "report"))
-from studies import faults as faults_study  # noqa: E402  (conftest put probes/ on the path)
-from sections import faults as faults_section  # noqa: E402  (report/sections/faults.py)
+from probes.studies import faults as faults_study
+from report.sections import faults as faults_section
+from tests.conftest import PYTHON, packages_env
 
 CASES = '''
 import pytest
-from faults import fault, record
+from tests.faults import fault, record
 
 
 @pytest.fixture
@@ -74,30 +71,27 @@ def test_not_a_fault_case():
     pass
 '''
 
+# The scratch suite's conftest; the faults table's hook comes from
+# tests/faults.py, loaded as a plugin (-p tests.faults) from the repository's top.
 CONFTEST = '''
-import sys
-sys.path.insert(0, %r)
-from faults import pytest_runtest_makereport  # noqa: F401
-
-
 def pytest_configure(config):
     config.addinivalue_line("markers", "fault(case, expected): a fault case")
-''' % os.path.join(ROOT, "tests")
+'''
 
 
 def test_every_fault_case_leaves_one_row(tmp_path):
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "test_cases.py").write_text(CASES)
     out = tmp_path / "faults.jsonl"
-    res = subprocess.run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+    res = subprocess.run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.faults", str(tmp_path)],
                          capture_output=True, text=True, cwd=tmp_path, timeout=60,
-                         env=dict(os.environ, ACCEPTLAB_FAULTS_OUT=str(out)))
+                         env=packages_env(dict(os.environ, ACCEPTLAB_FAULTS_OUT=str(out))))
     assert res.returncode == 1, res.stdout + res.stderr  # six of them fail on purpose (seven as root)
     rows = {r["case"]: r for r in map(json.loads, out.read_text().splitlines())}
     # The campaign matches each row to pytest's own verdict line by the test's id.
     verdicts = faults_study.pytest_verdicts(subprocess.run(
-        [PYTHON, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", str(tmp_path)],
-        capture_output=True, text=True, cwd=tmp_path, timeout=60).stdout)
+        [PYTHON, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-p", "tests.faults", str(tmp_path)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60, env=packages_env()).stdout)
     # As root a skipped fault test fails (every fault test can run as root);
     # its row still says it skipped, and why.
     skipped_verdict = "FAILED" if os.geteuid() == 0 else None

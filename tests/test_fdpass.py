@@ -26,10 +26,10 @@ import time
 
 import pytest
 
-from conftest import (PYTHON, LoadRecords, alive, get, open_pid_requests, read_response, run_probe,
-                      in_epoll_wait, in_nanosleep, stopped, task_state, wait_acked, wait_request_read, wait_stopped,
-                      wait_tasks)
-from faults import fault, record
+from tests.conftest import (PYTHON, LoadRecords, alive, get, in_epoll_wait, in_nanosleep, open_pid_requests,
+                            read_response, run_probe, stopped, task_state, wait_acked, wait_request_read, wait_stopped,
+                            wait_tasks)
+from tests.faults import fault, record
 
 # The times the fault cases promise: one number, in the test and in the
 # faults table's expected column alike.

@@ -15,41 +15,42 @@ FreeType they were drawn with (glyph outlines and path output may differ in
 another version, and then the golden comparison is skipped, not the
 determinism tests). If a figure changes on purpose, regenerate them with
 
-    /usr/bin/python3 tests/test_figures.py --regenerate
+    /usr/bin/python3 -m tests.test_figures --regenerate
 
 and look at the new figures before committing them.
 """
 
-import importlib.util
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("test_figures.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m tests.test_figures --regenerate\n")
+    sys.exit(2)
+
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from acceptlab.paths import module_cmd
+from report import figures
+from tests.conftest import packages_env
+
 REPO = Path(__file__).resolve().parent.parent
-FIGURES_PY = REPO / "report" / "figures.py"
-QUICKLOOK_PY = REPO / "report" / "quicklook.py"
+FIGURES = "report.figures"
+QUICKLOOK = "report.quicklook"
 REPORT_RUN = REPO / "tests" / "fixtures" / "report" / "results" / "linux" / "20261129T081500Z"
 FIXTURE = REPO / "tests" / "fixtures" / "figures"
 EXPECTED = FIXTURE / "expected"
-PYTHON = "/usr/bin/python3"
 NAMES = ["balancing_shares.svg", "burst_completion.svg", "cost_bars.svg", "payoff_latency.svg",
          "placement_heatmap.svg"]
 SVG = "{http://www.w3.org/2000/svg}"
 NO_GNUPLOT = "quicklook: gnuplot not found; skipping the terminal plots (apt-get install gnuplot-nox)"
-
-
-def load_figures():
-    spec = importlib.util.spec_from_file_location("acceptlab_figures", FIGURES_PY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def versions() -> str:
@@ -65,8 +66,8 @@ def make_run(dest: Path) -> Path:
     return dest
 
 
-def run_cli(script: Path, *args, cwd=REPO, env=None):
-    return subprocess.run([PYTHON, str(script), *map(str, args)], cwd=cwd, env=env,
+def run_cli(module: str, *args, cwd=REPO, env=None):
+    return subprocess.run(module_cmd(module, *args), cwd=cwd, env=packages_env(env),
                           capture_output=True, text=True, timeout=120)
 
 
@@ -93,7 +94,7 @@ def drawn(tmp_path_factory):
     base = tmp_path_factory.mktemp("figures")
     run = make_run(base / "run")
     out = base / "out"
-    written = load_figures().make_figures(run, out)
+    written = figures.make_figures(run, out)
     return run, out, written
 
 
@@ -120,7 +121,7 @@ def test_figures_regenerate_byte_for_byte(drawn, tmp_path):
     env = dict(os.environ, MPLCONFIGDIR=str(config), MPLBACKEND="TkAgg", PYTHONHASHSEED="4242",
                TZ="Asia/Tokyo", SOURCE_DATE_EPOCH="1", HOME=str(tmp_path))
     again = tmp_path / "again"
-    proc = run_cli(FIGURES_PY, "--run-dir", run, "--out", again, cwd=tmp_path, env=env)
+    proc = run_cli(FIGURES, "--run-dir", run, "--out", again, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     for name in NAMES:
         assert (again / name).read_bytes() == (out / name).read_bytes(), f"{name} differs between two runs"
@@ -137,7 +138,7 @@ def test_figures_match_golden(drawn):
     for name in NAMES:
         assert (out / name).read_bytes() == (EXPECTED / name).read_bytes(), (
             f"{name} differs from tests/fixtures/figures/expected/{name}; if intended, "
-            "regenerate with /usr/bin/python3 tests/test_figures.py --regenerate and look at it")
+            "regenerate with /usr/bin/python3 -m tests.test_figures --regenerate and look at it")
 
 
 def test_font_is_matplotlibs_own_dejavu_sans():
@@ -186,7 +187,7 @@ def test_balancing_marks_a_variant_without_rounds(tmp_path):
     run = make_run(tmp_path / "run")
     with (run / "balancing.jsonl").open("a") as f:
         f.write(json.dumps({"variant": "reuseport", "shape": "burst", "error": "server did not become ready"}) + "\n")
-    load_figures().make_figures(run, tmp_path / "out")
+    figures.make_figures(run, tmp_path / "out")
     found = ids(tmp_path / "out" / "balancing_shares.svg")
     assert "empty__reuseport" in found
     assert not any(k.startswith("share__reuseport__") for k in found)
@@ -227,7 +228,6 @@ def test_payoff_reads_wrk_latency_distribution(tmp_path):
     """With raw/payoff-ARM-wW-cC-rR.wrk.txt present the curve goes through wrk's
     50/75/90/99% lines (4 points) in us, ms and s, median over rounds; cells
     without raw files keep the 2-point fallback."""
-    figures = load_figures()
     run = make_run(tmp_path / "run")
     raw = run / "raw"
     raw.mkdir()
@@ -256,7 +256,6 @@ def test_placement_heatmap_cells(drawn):
     colour is the median busiest share and the annotation k/n sums
     both_answered_rounds over rounds, checked here against the fixture."""
     run, out, _ = drawn
-    figures = load_figures()
     data = figures.gather_placement(figures.read_rows(run / "placement.jsonl", figures.read_placement))
     assert data.shapes == ["oneshot", "burst", "ramp"]
     assert [p for p, _ in data.placements] == ["unpinned", "pinned-probe-cpu1", "pinned-probe-cpu0"]
@@ -283,7 +282,7 @@ def test_missing_inputs_skip_their_figures(tmp_path):
     (out / "cost_bars.png").write_text("stale")
     (out / "notes.txt").write_text("not ours")
     said = []
-    written = load_figures().make_figures(run, out, say=said.append)
+    written = figures.make_figures(run, out, say=said.append)
     assert written == [out / "balancing_shares.svg"]
     assert sorted(p.name for p in out.iterdir()) == ["balancing_shares.png", "balancing_shares.svg", "notes.txt"]
     assert len(said) == 4 and all("not drawn" in line for line in said)
@@ -296,7 +295,7 @@ def test_corrupt_line_exits_1_naming_file_and_line(tmp_path):
     lines = (run / "balancing.jsonl").read_text().splitlines(keepends=True)
     lines[6] = '{"variant": "bare", "shape": "burst", "round": 1,\n'
     (run / "balancing.jsonl").write_text("".join(lines))
-    proc = run_cli(FIGURES_PY, "--run-dir", "run", "--out", "out", cwd=tmp_path)
+    proc = run_cli(FIGURES, "--run-dir", "run", "--out", "out", cwd=tmp_path)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert proc.stderr.splitlines() == ["figures: run/balancing.jsonl:7: invalid JSON: Expecting property name "
@@ -311,7 +310,7 @@ def test_row_with_wrong_field_names_it(tmp_path):
     with (run / "cost.jsonl").open("a") as f:
         f.write(json.dumps({"arm": "bare", "workers": 2, "mode": "close", "round": 3,
                             "requests_per_s": "fast"}) + "\n")
-    proc = run_cli(FIGURES_PY, "--run-dir", "run", "--out", "out", cwd=tmp_path)
+    proc = run_cli(FIGURES, "--run-dir", "run", "--out", "out", cwd=tmp_path)
     assert proc.returncode == 1
     assert proc.stderr.splitlines() == ['figures: run/cost.jsonl:17: "requests_per_s" must be a number >= 0, '
                                         'got "fast"']
@@ -323,7 +322,7 @@ def test_corrupt_wrk_percentile_names_raw_file_line(tmp_path):
     (run / "raw").mkdir()
     (run / "raw" / "payoff-lt-w2-c8-r1.wrk.txt").write_text(
         "Running\n  Latency Distribution\n     50%    2.17ms\n     75%    lots\n")
-    proc = run_cli(FIGURES_PY, "--run-dir", "run", "--out", "out", cwd=tmp_path)
+    proc = run_cli(FIGURES, "--run-dir", "run", "--out", "out", cwd=tmp_path)
     assert proc.returncode == 1
     assert proc.stderr.splitlines() == ["figures: run/raw/payoff-lt-w2-c8-r1.wrk.txt:4: cannot read a latency "
                                         "percentile from '75%    lots'"]
@@ -337,14 +336,14 @@ def test_corrupt_wrk_percentile_names_raw_file_line(tmp_path):
 def test_bad_arguments_exit_2(tmp_path, args, message):
     """Usage errors are exit 2 with one line naming the argument, not argparse's usage block."""
     (tmp_path / "file").write_text("")
-    proc = run_cli(FIGURES_PY, *args, cwd=tmp_path)
+    proc = run_cli(FIGURES, *args, cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [message]
 
 
 def test_help_exits_0():
     """--help documents the figures and the exit statuses."""
-    proc = run_cli(FIGURES_PY, "--help")
+    proc = run_cli(FIGURES, "--help")
     assert proc.returncode == 0
     assert "balancing_shares.svg" in proc.stdout and "Exit status" in proc.stdout
 
@@ -362,7 +361,7 @@ def test_committed_figures_regenerate_byte_for_byte(tmp_path):
         pytest.skip(f"figures are pinned for {(EXPECTED / 'VERSIONS').read_text()!r}")
     results = REPO / "results" / "linux"
     run = results / (results / "CANONICAL").read_text().strip()
-    written = load_figures().make_figures(run, tmp_path)
+    written = figures.make_figures(run, tmp_path)
     assert [p.name for p in written] == [p.name for p in committed]
     assert [p.stem for p in pngs] == [p.stem for p in committed], "a figure without its PNG copy"
     for p in committed + pngs:
@@ -378,7 +377,7 @@ def test_quicklook_plots_with_gnuplot():
     meta.json's order, and exits 0."""
     if shutil.which("gnuplot") is None:
         pytest.skip("gnuplot is not installed (apt-get install gnuplot-nox)")
-    proc = run_cli(QUICKLOOK_PY, "--run-dir", REPORT_RUN)
+    proc = run_cli(QUICKLOOK, "--run-dir", REPORT_RUN)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "balancing: the busiest worker's median share per variant" in out
@@ -395,7 +394,7 @@ def test_quicklook_without_gnuplot_says_one_line(tmp_path):
     and exits 0: a missing plotter must not fail `make measure`."""
     empty = tmp_path / "bin"
     empty.mkdir()
-    proc = run_cli(QUICKLOOK_PY, "--run-dir", REPORT_RUN, env=dict(os.environ, PATH=str(empty)))
+    proc = run_cli(QUICKLOOK, "--run-dir", REPORT_RUN, env=dict(os.environ, PATH=str(empty)))
     assert proc.returncode == 0
     assert proc.stdout.splitlines() == [NO_GNUPLOT]
     assert proc.stderr == ""
@@ -409,7 +408,7 @@ def test_quicklook_skips_missing_and_corrupt_inputs(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "balancing.jsonl").write_text('{"variant": "bare"}\n')
-    proc = run_cli(QUICKLOOK_PY, "--run-dir", "run", cwd=tmp_path)
+    proc = run_cli(QUICKLOOK, "--run-dir", "run", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         'quicklook: run/balancing.jsonl:1: missing required key "shape"; skipping the balancing plot',
@@ -419,7 +418,7 @@ def test_quicklook_skips_missing_and_corrupt_inputs(tmp_path):
 
 def test_quicklook_bad_arguments_exit_2():
     """A run directory that is not there is a usage error: exit 2, one line."""
-    proc = run_cli(QUICKLOOK_PY, "--run-dir", "/nonexistent/run")
+    proc = run_cli(QUICKLOOK, "--run-dir", "/nonexistent/run")
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
         "quicklook: argument --run-dir: '/nonexistent/run' is not a directory (see --help)"]
@@ -431,7 +430,7 @@ def regenerate() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run = make_run(Path(tmp) / "run")
         EXPECTED.mkdir(parents=True, exist_ok=True)
-        for p in load_figures().make_figures(run, EXPECTED):
+        for p in figures.make_figures(run, EXPECTED):
             print(f"wrote {p.relative_to(REPO)}")
     (EXPECTED / "VERSIONS").write_text(versions())
     print(f"wrote {(EXPECTED / 'VERSIONS').relative_to(REPO)}")
@@ -439,5 +438,5 @@ def regenerate() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--regenerate"]:
-        sys.exit("usage: /usr/bin/python3 tests/test_figures.py --regenerate")
+        sys.exit("usage: /usr/bin/python3 -m tests.test_figures --regenerate")
     regenerate()

@@ -12,7 +12,6 @@ them would be a gate that cannot fail. Then the fault part: as root a
 skipped fault test is a failure, named. Last, the suite: make test lists
 every skip with its reason and ends with the skips counted by reason."""
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -20,17 +19,15 @@ import sys
 
 import pytest
 
-from conftest import PYTHON, ROOT
+from acceptlab.paths import module_cmd
+from ci import gate
+from tests.conftest import PYTHON, ROOT, packages_env
 
-GATE = os.path.join(ROOT, "ci", "gate.py")
-
-_spec = importlib.util.spec_from_file_location("acceptlab_gate", GATE)
-gate = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gate)
+GATE = module_cmd("ci.gate")
 
 
 def run_gate(*args, env=None):
-    return subprocess.run([PYTHON, GATE, *args], capture_output=True, text=True, timeout=300,
+    return subprocess.run([*GATE, *args], cwd=ROOT, capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, **(env or {})))
 
 
@@ -212,7 +209,7 @@ def gate_on_skipping_faults(monkeypatch, tmp_path, capsys):
 
     def run(euid):
         monkeypatch.setattr(os, "geteuid", lambda: euid)
-        monkeypatch.setattr(sys, "argv", [GATE, "--variants", "fdpass", "--workers", "2", "--no-knob-off"])
+        monkeypatch.setattr(sys, "argv", ["gate", "--variants", "fdpass", "--workers", "2", "--no-knob-off"])
         rc = gate.main()
         return rc, capsys.readouterr().out
     return run
@@ -292,9 +289,9 @@ def test_suite_ends_with_skips_counted_by_reason(tmp_path):
     reason, most frequent first, and their total, right before pytest's
     closing line."""
     (tmp_path / "test_skips.py").write_text(SKIPPING_TESTS)
-    res = subprocess.run([PYTHON, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-p", "conftest",
+    res = subprocess.run([PYTHON, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-p", "tests.conftest",
                           str(tmp_path / "test_skips.py")], capture_output=True, text=True, cwd=tmp_path,
-                         timeout=60, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests")))
+                         timeout=60, env=packages_env())
     assert res.returncode == 0, res.stdout + res.stderr
     lines = res.stdout.strip().splitlines()
     at = next(i for i, l in enumerate(lines) if "skips by reason" in l)

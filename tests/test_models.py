@@ -25,33 +25,37 @@ What is checked, and what is not:
 
 The golden files are regenerated (read the diff before committing) with
 
-    /usr/bin/python3 tests/test_models.py --regen
+    /usr/bin/python3 -m tests.test_models --regen
 """
+
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("test_models.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m tests.test_models --regen\n")
+    sys.exit(2)
 
 import itertools
 import json
 import math
 import os
 import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from acceptlab import results_io
+from acceptlab.paths import module_cmd
+from models import skew
+from report.sections import models as models_section
+
 REPO = Path(__file__).resolve().parent.parent
-SKEW = REPO / "models" / "skew.py"
+SKEW = module_cmd("models.skew")
 REUSEPORT = REPO / "bin" / "reuseport-model"
 EXCLUSIVE = REPO / "bin" / "exclusive-model"
 FIXTURES = REPO / "tests" / "fixtures" / "models"
-PYTHON = "/usr/bin/python3"
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace of its own)")
-
-sys.path.insert(0, str(REPO / "models"))
-import skew  # noqa: E402
-sys.path.insert(0, str(REPO / "report"))
-from sections import models as models_section  # noqa: E402  (report/sections/models.py)
-import results_io  # noqa: E402  (report/results_io.py: the reader's errors)
 
 # Golden outputs: file name -> the command (run from the repository's root,
 # so the relative paths in the output are stable).
@@ -59,17 +63,17 @@ F = "tests/fixtures/models"
 GOLDEN = {
     "replay.golden.txt": [str(REUSEPORT), "--replay", f"{F}/replay-counts.txt"],
     "replay.golden.jsonl": [str(REUSEPORT), "--replay", f"{F}/replay-counts.txt", "--json"],
-    "compare.golden.jsonl": [PYTHON, str(SKEW), "compare", "--reuseport-json", f"{F}/reuseport.jsonl", "--json"],
-    "race-burst.golden.jsonl": [PYTHON, str(SKEW), "race", "--latencies", f"{F}/latencies.txt", "--rounds", "300",
+    "compare.golden.jsonl": [*SKEW, "compare", "--reuseport-json", f"{F}/reuseport.jsonl", "--json"],
+    "race-burst.golden.jsonl": [*SKEW, "race", "--latencies", f"{F}/latencies.txt", "--rounds", "300",
                                 "--seed", "7", "--json"],
-    "race-burst-client-cpu.golden.jsonl": [PYTHON, str(SKEW), "race", "--latencies", f"{F}/latencies.txt",
+    "race-burst-client-cpu.golden.jsonl": [*SKEW, "race", "--latencies", f"{F}/latencies.txt",
                                            "--rounds", "300", "--seed", "7", "--client-cpu", "--cpus", "2",
                                            "--json"],
-    "race-ramp-trace.golden.jsonl": [PYTHON, str(SKEW), "race", "--latencies", f"{F}/trace.jsonl", "--shape",
+    "race-ramp-trace.golden.jsonl": [*SKEW, "race", "--latencies", f"{F}/trace.jsonl", "--shape",
                                      "ramp", "--per-worker", "--rounds", "300", "--seed", "7", "--json"],
-    "race-sweep.golden.jsonl": [PYTHON, str(SKEW), "race", "--sweep", "--latency-us", "5,10,20,40", "--rounds",
+    "race-sweep.golden.jsonl": [*SKEW, "race", "--sweep", "--latency-us", "5,10,20,40", "--rounds",
                                 "3", "--connections-per-worker", "4", "--seed", "7", "--json"],
-    "validate.golden.jsonl": [PYTHON, str(SKEW), "validate", "--balancing", f"{F}/balancing.jsonl", "--trace",
+    "validate.golden.jsonl": [*SKEW, "validate", "--balancing", f"{F}/balancing.jsonl", "--trace",
                               f"{F}/trace.jsonl", "--per-worker", "--rounds", "300", "--seed", "7", "--json"],
 }
 
@@ -79,7 +83,7 @@ def run(argv, timeout=60, **kw):
 
 
 def run_skew(*args, timeout=60):
-    return run([PYTHON, SKEW, *args], timeout=timeout)
+    return run([*SKEW, *args], timeout=timeout)
 
 
 def json_lines(text):
@@ -661,15 +665,15 @@ def test_campaign_quick_writes_every_model_row(tmp_path):
     ([EXCLUSIVE, "--processes", "2", "--order", "0,1,2"], "--order"),
     ([EXCLUSIVE, "--trigger", "pipe"], "--trigger"),
     ([EXCLUSIVE, "--gap-ms"], "--gap-ms"),
-    ([PYTHON, SKEW, "analytic", "--workers", "0", "--connections", "3"], "--workers"),
-    ([PYTHON, SKEW, "analytic", "--workers", "2"], "--connections"),
-    ([PYTHON, SKEW, "race", "--latency-us", "5,abc"], "--latency-us"),
-    ([PYTHON, SKEW, "race", "--latency-us", "5", "--cpus", "-1"], "--cpus"),
-    ([PYTHON, SKEW, "race", "--rounds", "10"], "--latencies"),
-    ([PYTHON, SKEW, "race", "--latency-us", "5", "--shape", "zigzag"], "--shape"),
-    ([PYTHON, SKEW, "frobnicate"], "frobnicate"),
-    ([PYTHON, SKEW, "compare", "--reuseport-json", "/nonexistent/r.jsonl"], "/nonexistent/r.jsonl"),
-    ([PYTHON, SKEW, "race", "--latencies", "/nonexistent/lat"], "/nonexistent/lat"),
+    ([*SKEW, "analytic", "--workers", "0", "--connections", "3"], "--workers"),
+    ([*SKEW, "analytic", "--workers", "2"], "--connections"),
+    ([*SKEW, "race", "--latency-us", "5,abc"], "--latency-us"),
+    ([*SKEW, "race", "--latency-us", "5", "--cpus", "-1"], "--cpus"),
+    ([*SKEW, "race", "--rounds", "10"], "--latencies"),
+    ([*SKEW, "race", "--latency-us", "5", "--shape", "zigzag"], "--shape"),
+    ([*SKEW, "frobnicate"], "frobnicate"),
+    ([*SKEW, "compare", "--reuseport-json", "/nonexistent/r.jsonl"], "/nonexistent/r.jsonl"),
+    ([*SKEW, "race", "--latencies", "/nonexistent/lat"], "/nonexistent/lat"),
 ])
 def test_bad_arguments_exit_2_naming_them(argv, named):
     """A usage error is exit 2 and one line on stderr that names the argument
@@ -714,7 +718,7 @@ def test_corrupt_latency_file_names_file_and_line(tmp_path, content, line):
 def test_help_everywhere():
     """--help exits 0 for the two C models and every skew.py subcommand; the
     race's help states the model's assumptions."""
-    for argv in ([REUSEPORT, "--help"], [EXCLUSIVE, "--help"], [PYTHON, SKEW, "--help"]):
+    for argv in ([REUSEPORT, "--help"], [EXCLUSIVE, "--help"], [*SKEW, "--help"]):
         assert run(argv).returncode == 0
     for sub in ("analytic", "compare", "race", "validate", "campaign"):
         r = run_skew(sub, "--help")
@@ -723,7 +727,7 @@ def test_help_everywhere():
 
 
 def regenerate():
-    """Rewrites the golden files from the current tools (tests/test_models.py --regen)."""
+    """Rewrites the golden files from the current tools (-m tests.test_models --regen)."""
     for name, argv in sorted(GOLDEN.items()):
         r = run(argv)
         if r.returncode != 0:
@@ -736,4 +740,4 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--regen"]:
         regenerate()
     else:
-        sys.exit("usage: tests/test_models.py --regen   (run the tests with pytest)")
+        sys.exit("usage: /usr/bin/python3 -m tests.test_models --regen   (run the tests with pytest)")

@@ -23,8 +23,8 @@ import time
 
 import pytest
 
-from conftest import (PROBE, SERVER, alive, get, in_nanosleep, read_response, read_responses, task_state,
-                      wait_tasks, worker_tasks)
+from tests.conftest import (PROBE, SERVER, alive, get, in_nanosleep, read_response, read_responses, task_state,
+                            wait_tasks, worker_tasks)
 
 HOLD_ENV = "ACCEPTLAB_TEST_HOLD_TOKEN_MS"
 

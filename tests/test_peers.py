@@ -5,19 +5,17 @@ answers, and its answers map to the workers in its ready file; a
 configuration the installed version rejects is reported, not faked.
 Nothing here asserts timing. Peers whose software is missing are skipped."""
 
-import importlib.util
 import json
 import os
 import subprocess
 
 import pytest
 
-from conftest import PROBE, PYTHON, ROOT
+from acceptlab.paths import module_cmd
+from probes.peers import peers
+from tests.conftest import PROBE, ROOT
 
-PEERS_PY = os.path.join(ROOT, "probes", "peers", "peers.py")
-_spec = importlib.util.spec_from_file_location("acceptlab_peers", PEERS_PY)
-peers = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(peers)
+PEERS_PY = module_cmd("probes.peers.peers")
 
 
 def need(software):
@@ -92,8 +90,8 @@ def test_unavailable_configuration_is_reported_not_faked(tmp_path):
     if ok:
         pytest.skip("this haproxy (%s) accepts tune.listener.multi-queue fair" % peers.software_version("haproxy"))
     assert "fair" in reason and "haproxy/" in reason
-    out = subprocess.run([PYTHON, PEERS_PY, "measure", "--out", str(tmp_path), "--rounds", "1",
-                          "--peers", "haproxy-mq-fair", "--no-trace"],
+    out = subprocess.run([*PEERS_PY, "measure", "--out", str(tmp_path), "--rounds", "1",
+                          "--peers", "haproxy-mq-fair", "--no-trace"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     rows = [json.loads(l) for l in open(tmp_path / "peers.jsonl")]
@@ -110,8 +108,8 @@ def test_missing_software_is_unavailable(monkeypatch):
 
 def test_measure_writes_round_rows(tmp_path):
     need("nginx")
-    out = subprocess.run([PYTHON, PEERS_PY, "measure", "--out", str(tmp_path), "--rounds", "1",
-                          "--peers", "nginx-reuseport", "--no-trace"],
+    out = subprocess.run([*PEERS_PY, "measure", "--out", str(tmp_path), "--rounds", "1",
+                          "--peers", "nginx-reuseport", "--no-trace"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     rows = [json.loads(l) for l in open(tmp_path / "peers.jsonl")]
@@ -135,7 +133,7 @@ def test_measure_writes_round_rows(tmp_path):
     ([], "subcommand"),
 ])
 def test_bad_arguments_exit_2_naming_them(args, word):
-    out = subprocess.run([PYTHON, PEERS_PY, *args], capture_output=True, text=True, timeout=30)
+    out = subprocess.run([*PEERS_PY, *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and word in lines[0], out.stderr
@@ -148,8 +146,8 @@ def test_measure_keeps_raw_output_and_traces_once_per_peer(tmp_path):
     nginx's accepts won per worker pid equal the probe's connections over all
     of them (4 shapes: 32 + 32 + 32 + 80 connections)."""
     need("nginx")
-    out = subprocess.run([PYTHON, PEERS_PY, "measure", "--out", str(tmp_path), "--rounds", "1",
-                          "--peers", "nginx-default"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([*PEERS_PY, "measure", "--out", str(tmp_path), "--rounds", "1",
+                          "--peers", "nginx-default"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     rows = [json.loads(l) for l in open(tmp_path / "peers.jsonl")]
     raw = tmp_path / "raw"

@@ -16,16 +16,15 @@ from collections import Counter
 
 import pytest
 
-from conftest import PROBE, PYTHON, ROOT, run_probe
+from acceptlab.paths import module_cmd
+from tests.conftest import PROBE, ROOT, run_probe
 
-FOREIGN = os.path.join(ROOT, "tests", "foreign_server.py")
-
-
+FOREIGN = module_cmd("tests.foreign_server")
 class Foreign:
     def __init__(self, tmp_path, *args):
         self.log_dir = tmp_path / "logs"
         self.log_dir.mkdir()
-        self.proc = subprocess.Popen([PYTHON, FOREIGN, "--log-dir", str(self.log_dir), *args],
+        self.proc = subprocess.Popen([*FOREIGN, "--log-dir", str(self.log_dir), *args], cwd=ROOT,
                                      stdout=subprocess.PIPE, text=True, start_new_session=True)
         line = self.proc.stdout.readline()
         self.ready = json.loads(line)
@@ -375,7 +374,7 @@ def test_pause_at_with_stdin_closed_does_not_hang(start_server, tmp_path):
 # that answers garbage, one whose answer is cut short (tests/bad_targets.py).
 # Each is a counted error of the right kind, exit 1, one line saying what
 # went wrong, and a bounded run.
-BAD_TARGETS = os.path.join(ROOT, "tests", "bad_targets.py")
+BAD_TARGETS = module_cmd("tests.bad_targets")
 BAD_KIND = {
     "nothing": ("refused", "nothing is listening there"),
     "silent": ("timeout", "no complete answer within --timeout-ms"),
@@ -403,7 +402,7 @@ def bad_target():
             s.close()  # bound once, never listened on: connects are refused
             return port
         if mode not in started:
-            proc = subprocess.Popen([PYTHON, BAD_TARGETS, mode], stdout=subprocess.PIPE, text=True,
+            proc = subprocess.Popen([*BAD_TARGETS, mode], cwd=ROOT, stdout=subprocess.PIPE, text=True,
                                     start_new_session=True)
             started[mode] = proc
             line = proc.stdout.readline()

@@ -10,16 +10,17 @@ import subprocess
 
 import pytest
 
-from conftest import PYTHON, ROOT
+from acceptlab.paths import module_cmd
+from tests.conftest import ROOT
 
-CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
-REPORT = os.path.join(ROOT, "report", "report.py")
+CAMPAIGN = module_cmd("probes.campaign")
+REPORT = module_cmd("report.report")
 FIXTURE_META = os.path.join(ROOT, "tests", "fixtures", "report", "results", "linux", "20261129T081500Z", "meta.json")
 
 
 def campaign(tmp_path, env=None):
-    return subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--studies", "profile", "--bench-seconds", "1",
-                           "--results-dir", str(tmp_path), "--no-canonical"],
+    return subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "profile", "--bench-seconds", "1",
+                           "--results-dir", str(tmp_path), "--no-canonical"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120, env=env)
 
 
@@ -76,8 +77,8 @@ def test_without_perf_the_rows_say_skipped(tmp_path):
     for r in rows:
         assert r["error"].startswith("skipped: perf not found") and "linux-perf" in r["error"], r
     out = tmp_path / "r.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path / "res"), "--out", str(out),
-                          "--run", run.name], capture_output=True, text=True, timeout=60)
+    rep = subprocess.run([*REPORT, "--results-dir", str(tmp_path / "res"), "--out", str(out),
+                          "--run", run.name], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert rep.returncode == 0, rep.stderr
     assert "- bare: skipped: perf not found" in out.read_text()
 
@@ -114,8 +115,8 @@ def test_report_renders_the_fixture_side_by_side(tmp_path):
                         [("recvfrom", 1.0), ("writev", 1.0), ("epoll_wait", 0.09)], software="nginx/1.22.1")]
     (run / "profile.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "r.md"
-    res = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path / "results"), "--out", str(out),
-                          "--run", run.name], capture_output=True, text=True, timeout=60)
+    res = subprocess.run([*REPORT, "--results-dir", str(tmp_path / "results"), "--out", str(out),
+                          "--run", run.name], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
     text = out.read_text()
     assert "## Where the CPU goes: bare and nginx on keep-alive GET /" in text
@@ -138,8 +139,8 @@ def test_report_says_when_a_run_has_no_profile(tmp_path):
     src = os.path.dirname(FIXTURE_META)
     shutil.copy(os.path.join(src, "balancing.jsonl"), run / "balancing.jsonl")
     out = tmp_path / "r.md"
-    res = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path / "results"), "--out", str(out),
-                          "--run", run.name], capture_output=True, text=True, timeout=60)
+    res = subprocess.run([*REPORT, "--results-dir", str(tmp_path / "results"), "--out", str(out),
+                          "--run", run.name], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
     text = out.read_text()
     assert "## Where the CPU goes" in text and "Not measured in this run (no profile.jsonl" in text

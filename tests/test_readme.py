@@ -30,7 +30,7 @@ import unicodedata
 
 import pytest
 
-from conftest import ROOT, SERVER
+from tests.conftest import ROOT, SERVER
 
 README = os.path.join(ROOT, "README.md")
 REPORT = os.path.join(ROOT, "report", "linux.md")
@@ -60,15 +60,15 @@ ALLOWED = {
 # be spelled as a word. A pattern that no longer matches fails too: the
 # sentence changed, so this table must follow it.
 CONSTANTS = [
-    ("README.md", r"burst: (\w+) bursts per arm", "studies.burst", "BURST_ROUNDS"),
-    ("README.md", r"at 2 workers only, (\w+) rounds of short runs", "studies.cost", "COST_ROUNDS"),
-    ("README.md", r"taking the three shapes back to back, (\w+) rounds, no tracer", "studies.balancing",
+    ("README.md", r"burst: (\w+) bursts per arm", "probes.studies.burst", "BURST_ROUNDS"),
+    ("README.md", r"at 2 workers only, (\w+) rounds of short runs", "probes.studies.cost", "COST_ROUNDS"),
+    ("README.md", r"taking the three shapes back to back, (\w+) rounds, no tracer", "probes.studies.balancing",
      "WIDE_ROUNDS"),
-    ("docs/campaign.md", r"on it, (\w+) bursts per K \((\w+) with `--quick`", "studies.burst",
+    ("docs/campaign.md", r"on it, (\w+) bursts per K \((\w+) with `--quick`", "probes.studies.burst",
      ("BURST_ROUNDS", "BURST_QUICK_ROUNDS")),
-    ("docs/campaign.md", r"K = (\d+) x N and (\d+) x N", "studies.burst", "BURST_PER_WORKER"),
-    ("docs/campaign.md", r"asking `GET /work\?us=(\d+)` once", "studies.burst", "BURST_US"),
-    ("docs/campaign.md", r"(\w+) connections per worker: burst 32", "studies.balancing", "PER_WORKER"),
+    ("docs/campaign.md", r"K = (\d+) x N and (\d+) x N", "probes.studies.burst", "BURST_PER_WORKER"),
+    ("docs/campaign.md", r"asking `GET /work\?us=(\d+)` once", "probes.studies.burst", "BURST_US"),
+    ("docs/campaign.md", r"(\w+) connections per worker: burst 32", "probes.studies.balancing", "PER_WORKER"),
 ]
 WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 
@@ -384,8 +384,8 @@ def test_planted_broken_links_are_found(tmp_path):
 def test_planted_stale_constant_is_found():
     """A sentence stating a constant other than the code's is named; so is
     a sentence that no longer matches its pattern."""
-    table = [("x.md", r"on it, (\w+) bursts per K", "studies.burst", "BURST_ROUNDS")]
-    import studies.burst as burst
+    table = [("x.md", r"on it, (\w+) bursts per K", "probes.studies.burst", "BURST_ROUNDS")]
+    from probes.studies import burst
     wrong = burst.BURST_ROUNDS + 2
     bad = constant_mismatches(table, lambda f: "on it, %d bursts\nper K" % wrong)
     assert len(bad) == 1 and "states [%d]" % wrong in bad[0], bad

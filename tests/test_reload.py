@@ -27,14 +27,14 @@ import time
 
 import pytest
 
-from conftest import (PYTHON, ROOT, SERVING_PROCESS, alive, get, open_pid_requests, read_response, split_answered,
-                      wait_stopped)
-import arms  # (conftest put probes/ on the path) which arms must lose nothing
-from harness import WRK
-from studies import reload as reload_study  # the trial the campaign runs, asserted here
+from acceptlab import arms  # which arms must lose nothing
+from acceptlab.paths import module_cmd
+from probes.harness.wrk import WRK
+from probes.studies import reload as reload_study  # the trial the campaign runs, asserted here
+from tests.conftest import (ROOT, SERVING_PROCESS, alive, get, open_pid_requests, read_response, split_answered,
+                            wait_stopped)
 
-CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
-
+CAMPAIGN = module_cmd("probes.campaign")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace of its own)")
 
 # Every process-mode arm, forked and spawned.
@@ -214,9 +214,9 @@ def run_trial(arm, migrate=False, spawn=False, tmp_path=None):
     """The campaign's reload trial, in a network namespace of its own (its
     Connection: close load leaves tens of thousands of TIME_WAIT sockets)."""
     prefix = str(tmp_path / "reload")
-    cmd = ["unshare", "-n", PYTHON, CAMPAIGN, "--reload-trial", arm, "--raw-prefix", prefix]
+    cmd = ["unshare", "-n", *CAMPAIGN, "--reload-trial", arm, "--raw-prefix", prefix]
     cmd += (["--migrate"] if migrate else []) + (["--spawn"] if spawn else [])
-    res = subprocess.run(cmd, capture_output=True, text=True,
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                          timeout=reload_study.RELOAD_SECONDS + 2 * reload_study.RELOAD_WAIT_S + 60)
     assert res.returncode == 0, res.stderr
     row = json.loads(res.stdout.strip().splitlines()[-1])

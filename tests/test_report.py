@@ -7,7 +7,7 @@ rounds, keepalive rows and unknown keys. The golden file expected_linux.md was
 checked cell by cell against that fixture; if the report format changes on
 purpose, regenerate it with
 
-    /usr/bin/python3 report/report.py --results-dir tests/fixtures/report/results/linux \
+    /usr/bin/python3 -m report.report --results-dir tests/fixtures/report/results/linux \
         --out tests/fixtures/report/expected_linux.md
 
 and read the diff before committing it.
@@ -17,23 +17,25 @@ import difflib
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
+from types import SimpleNamespace as NS
 
 import pytest
 
+from acceptlab.paths import module_cmd
+from report.sections import balancing as balancing_section, placement as placement_section
+from tests.conftest import packages_env
+
 REPO = Path(__file__).resolve().parent.parent
-SCRIPT = REPO / "report" / "report.py"
+REPORT = module_cmd("report.report")
 FIXTURE = REPO / "tests" / "fixtures" / "report"
 FIXTURE_RESULTS = FIXTURE / "results" / "linux"
 EXPECTED = FIXTURE / "expected_linux.md"
 STAMP = "20261129T081500Z"
-# The project's interpreter is Debian's; another python3 on PATH may lack things.
-PYTHON = sys.executable if sys.executable == "/usr/bin/python3" else "/usr/bin/python3"
 
 
 def run_report(*args, cwd=REPO):
-    return subprocess.run([PYTHON, str(SCRIPT), *map(str, args)], cwd=cwd,
+    return subprocess.run([*REPORT, *map(str, args)], cwd=cwd, env=packages_env(),
                           capture_output=True, text=True, timeout=60)
 
 
@@ -269,8 +271,7 @@ def test_committed_report_regenerates_byte_for_byte(tmp_path):
     if not (repo / "results" / "linux" / "CANONICAL").exists():
         pytest.fail("results/linux/CANONICAL is missing: a measured run must be committed")
     out = tmp_path / "linux.md"
-    res = subprocess.run(["/usr/bin/python3", str(repo / "report" / "report.py"), "--out", str(out)],
-                         capture_output=True, text=True)
+    res = subprocess.run([*REPORT, "--out", str(out)], cwd=repo, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == committed.read_bytes(), "report/linux.md differs from its regeneration"
 
@@ -611,12 +612,6 @@ def test_perturbation_absent(results, tmp_path):
 
 # ---------------------------------------------------------------- reference rows against this run
 
-sys.path.insert(0, str(REPO / "report"))
-from types import SimpleNamespace as NS  # noqa: E402
-
-from sections import balancing as balancing_section, placement as placement_section  # noqa: E402
-
-
 def test_reference_verdict_says_where_the_run_disagrees():
     """A balancing reference row agrees when the note and our arm both have a
     round outside 2:1, or neither has; otherwise the cell says it disagrees
@@ -844,7 +839,7 @@ def test_timeline_story_says_only_what_the_rows_show():
     them to), who was woken first from where and where it ran, connections
     with no wakeup, and EAGAIN; a worker whose CPUs are not one CPU is named
     by index."""
-    from sections import timeline as timeline_section
+    from report.sections import timeline as timeline_section
 
     def conn(n, est, woken, winner, winner_cpu, eagain=(), cpus=("0", "1")):
         return timeline_section.TimelineConn(n, "bare", n, 0.0, est, "acceptlab-probe", tuple(woken), False, winner,
@@ -883,8 +878,8 @@ def test_cost_cpu_table_gives_ratios_with_their_interval():
     CPU µs per request, and the ratio to bare as the mean over rounds ± its
     95 % half-width (Student's t with rounds - 1 degrees of freedom); runs
     without CPU figures (older runs) give no table at all."""
-    from sections import cost as cost_section
-    from sections.wrk import WrkRun
+    from report.sections import cost as cost_section
+    from report.sections.wrk import WrkRun
 
     def run(arm, rnd, cpu, to_bare, to_off=None):
         return WrkRun(rnd, arm, 2, "close", rnd, 1000.0, 1.0, 2.0, (), ratio=1.0,
@@ -930,9 +925,9 @@ def test_cost_cpu_table_marks_what_did_not_converge():
     each ratio's partner arm, marks a ratio whose rows say it did not
     converge, and says the cap was reached with that ratio and its interval;
     a converged ratio is not marked."""
-    from common import BenchParams
-    from sections import cost as cost_section
-    from sections.wrk import WrkRun
+    from report.common import BenchParams
+    from report.sections import cost as cost_section
+    from report.sections.wrk import WrkRun
 
     def run(arm, rnd, to_bare, to_ref=None, verdict=()):
         return WrkRun(rnd, arm, 2, "keepalive", rnd, 1000.0, 1.0, 2.0, (), ratio=1.0, cpu=(10.0, None),
@@ -984,8 +979,8 @@ def test_anchor_cpu_compares_our_arms_with_nginx_round_by_round():
     (exclusive-reorder) spending at most nginx's: met for 0.9 and 0.9 of it,
     missed for 1.1 and 1.1, not resolved for 0.9 and 1.1 (mean 1, an
     interval on both sides)."""
-    from sections import cost as cost_section
-    from sections.wrk import WrkRun
+    from report.sections import cost as cost_section
+    from report.sections.wrk import WrkRun
 
     def run(arm, rnd, mode, cpu):
         return WrkRun(rnd, arm, 2, mode, rnd, 1000.0, 1.0, 2.0, (), cpu=(cpu, None))
@@ -1012,7 +1007,7 @@ def test_wasted_wakeups_name_the_variants_tied_with_the_leader():
     from it (Newcombe's 95 % interval of the difference holds 0): 30 and 28
     of 300 wakeups tie; 2 of 300 is resolved below 30 of 300 but ties with
     0 of 300."""
-    from sections import trace as trace_section
+    from report.sections import trace as trace_section
 
     def step(variant, wasted, wakeups=300):
         worker = trace_section.TraceWorker(0, 1, wakeups, 10, 0, wasted, (), ())
@@ -1029,7 +1024,7 @@ def test_tracer_overhead_verdicts_follow_the_interval():
     rounds, not its median: keep-alive req/s ratios 0.99, 0.995, 1.0 (0.995
     ± 0.012) meet at least 0.97; close ratios 0.80, 0.82, 0.81 miss it; CPU
     ratios 1.0, 1.3, 0.9 (1.067 ± 0.517) leave at most 1/0.97 not resolved."""
-    from sections import trace as trace_section
+    from report.sections import trace as trace_section
 
     def pair(mode, n, ratio, cpu_ratio):
         return [trace_section.OverheadRun(n, False, mode, n, 1000.0, None, 10.0),

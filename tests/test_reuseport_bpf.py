@@ -27,7 +27,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import SERVER, LoadRecords, get, run_probe
+from tests.conftest import SERVER, LoadRecords, get, run_probe
 
 VARIANT = "reuseport-bpf"
 PRELOAD_ENV = "ACCEPTLAB_TEST_PRELOAD"

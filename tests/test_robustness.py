@@ -24,8 +24,8 @@ import time
 
 import pytest
 
-from conftest import (SERVER, SERVER_ASAN, SERVING, alive, get, in_epoll_wait, in_nanosleep, read_response,
-                      read_responses, task_state, wait_tasks)
+from tests.conftest import (SERVER, SERVER_ASAN, SERVING, alive, get, in_epoll_wait, in_nanosleep, read_response,
+                            read_responses, task_state, wait_tasks)
 
 SLOWLORIS_ARMS = ["bare", "reuseport", "fdpass", "mutex", "handoff --threads 2",
                   "bare --threads 2 --shared-epoll"]
@@ -312,14 +312,14 @@ def test_connection_storm_does_not_starve_keepalive(start_server, tmp_path, vari
     gets (an open connection is served once per pass, new ones once each),
     and nothing fails."""
     import shutil
-    import harness  # conftest put probes/ on the path
-    if not shutil.which(harness.WRK):
+    from probes.harness import wrk
+    if not shutil.which(wrk.WRK):
         pytest.skip("wrk not installed (make deps)")
     s = start_server(variant)
-    ka = harness.start_wrk(str(tmp_path / "ka"), s.port, STORM_PATH, STORM_KEEPALIVE, STORM_SECONDS, threads=1)
-    cl = harness.start_wrk(str(tmp_path / "cl"), s.port, STORM_PATH, STORM_CLOSE, STORM_SECONDS,
+    ka = wrk.start_wrk(str(tmp_path / "ka"), s.port, STORM_PATH, STORM_KEEPALIVE, STORM_SECONDS, threads=1)
+    cl = wrk.start_wrk(str(tmp_path / "cl"), s.port, STORM_PATH, STORM_CLOSE, STORM_SECONDS,
                            ["Connection: close"], threads=1)
-    ka, cl = harness.finish_wrk(ka), harness.finish_wrk(cl)
+    ka, cl = wrk.finish_wrk(ka), wrk.finish_wrk(cl)
     per_ka, per_cl = ka["requests"] / STORM_KEEPALIVE, cl["requests"] / STORM_CLOSE
     print("%s: keep-alive %d requests (%.0f per connection), close %d (%.0f per connection); errors %s %s"
           % (variant, ka["requests"], per_ka, cl["requests"], per_cl, ka["errors"], cl["errors"]))

@@ -9,17 +9,14 @@ The sections are called in-process on rows built here; the run's meta.json
 is the report fixture's (2 CPUs), so "more workers than CPUs" is 4 and 8."""
 
 import dataclasses
-import sys
 from pathlib import Path
 
+from report import common
+from report.sections import burst, latency, peers, respawn
+from report.sections.payoff import render_payoff
+from report.sections.wrk import WrkRun
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "report"))
-
-import common  # noqa: E402
-from sections import burst, latency, peers, respawn  # noqa: E402
-from sections.payoff import render_payoff  # noqa: E402
-from sections.wrk import WrkRun  # noqa: E402
-
 META = common.read_meta(ROOT / "tests" / "fixtures" / "report" / "results" / "linux" / "20261129T081500Z")
 assert META.cpus == 2, "these cases are written for the fixture's 2 CPUs"
 

@@ -17,9 +17,9 @@ import time
 
 import pytest
 
-from conftest import (QUEUES_AT_STOPPED_WORKER, SERVER, SERVER_ASAN, SERVING, STOPPABLE, VARIANTS, alive, get, http_exchange,
-                      in_nanosleep, open_pid_requests, read_response, read_responses, split_answered, wait_stopped,
-                      wait_tasks)
+from tests.conftest import (QUEUES_AT_STOPPED_WORKER, SERVER, SERVER_ASAN, SERVING, STOPPABLE, VARIANTS, alive, get,
+                            http_exchange, in_nanosleep, open_pid_requests, read_response, read_responses,
+                            split_answered, wait_stopped, wait_tasks)
 
 
 def test_help_lists_every_variant():

@@ -11,7 +11,7 @@ import socket
 
 import pytest
 
-from conftest import get, open_pid_requests, pids_answering, read_response
+from tests.conftest import get, open_pid_requests, pids_answering, read_response
 
 
 def tasks_of(pid):

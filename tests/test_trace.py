@@ -14,12 +14,12 @@ import subprocess
 
 import pytest
 
-from conftest import (PROBE, PYTHON, ROOT, get, kill_group, killed_at_teardown, open_pid_requests, pids_answering,
-                      sequential_then_burst, wait_idle_in_epoll)
+from acceptlab.paths import module_cmd
+from tests.conftest import (PROBE, ROOT, get, kill_group, killed_at_teardown, open_pid_requests, pids_answering,
+                            sequential_then_burst, wait_idle_in_epoll)
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
-FOREIGN = os.path.join(ROOT, "tests", "foreign_server.py")
-
+FOREIGN = module_cmd("tests.foreign_server")
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the tracer loads BPF programs: needs root")
 
 
@@ -137,7 +137,7 @@ def test_port_finds_any_server(tmp_path, tracer):
     its workers' accepts won equal what their own logs say they answered."""
     log_dir = tmp_path / "logs"
     log_dir.mkdir()
-    proc = subprocess.Popen([PYTHON, FOREIGN, "--log-dir", str(log_dir), "--workers", "2"],
+    proc = subprocess.Popen([*FOREIGN, "--log-dir", str(log_dir), "--workers", "2"], cwd=ROOT,
                             stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         ready = json.loads(proc.stdout.readline())

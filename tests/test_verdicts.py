@@ -1,51 +1,46 @@
-"""The report's one verdict rule (report/common.py judge): a target is met
+"""The report's one verdict rule (acceptlab/stats.py judge): a target is met
 only when the 95 % interval's bound clears it, missed only when the other
 bound does, and otherwise not resolved; one round has no interval, so it
 resolves nothing. Each case below would pass a point-estimate rule and must
 not pass this one."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "report"))
-
-import common  # noqa: E402
+from acceptlab import stats
 
 
 def test_a_cost_is_met_only_when_the_upper_bound_clears_it():
-    assert common.judge(1.01, 1.04, 1.05, "at most") == common.MET
+    assert stats.judge(1.01, 1.04, 1.05, "at most") == stats.MET
     # the mean (1.03) is under 1.05, but the interval reaches above it
-    assert common.judge(1.00, 1.06, 1.05, "at most") == common.NOT_RESOLVED
-    assert common.judge(1.06, 1.20, 1.05, "at most") == common.MISSED
+    assert stats.judge(1.00, 1.06, 1.05, "at most") == stats.NOT_RESOLVED
+    assert stats.judge(1.06, 1.20, 1.05, "at most") == stats.MISSED
 
 
 def test_a_throughput_is_met_only_when_the_lower_bound_clears_it():
-    assert common.judge(0.98, 1.00, 0.97, "at least") == common.MET
-    assert common.judge(0.90, 0.99, 0.97, "at least") == common.NOT_RESOLVED
-    assert common.judge(0.90, 0.95, 0.97, "at least") == common.MISSED
+    assert stats.judge(0.98, 1.00, 0.97, "at least") == stats.MET
+    assert stats.judge(0.90, 0.99, 0.97, "at least") == stats.NOT_RESOLVED
+    assert stats.judge(0.90, 0.95, 0.97, "at least") == stats.MISSED
 
 
 def test_parity_inside_a_wide_interval_is_not_resolved():
     # 1.022 +- 0.387 against "at or below 1": neither met nor missed
-    assert common.judge(1.022 - 0.387, 1.022 + 0.387, 1.0, "at most") == common.NOT_RESOLVED
+    assert stats.judge(1.022 - 0.387, 1.022 + 0.387, 1.0, "at most") == stats.NOT_RESOLVED
 
 
 def test_one_round_or_none_resolves_nothing():
-    assert common.judge(None, None, 1.0, "at most") == common.NOT_RESOLVED
-    assert common.judge_values([0.5], 1.0, "at most") == (common.NOT_RESOLVED, 0.5, None)
-    assert common.judge_values([], 1.0, "at most") == (common.NOT_RESOLVED, None, None)
+    assert stats.judge(None, None, 1.0, "at most") == stats.NOT_RESOLVED
+    assert stats.judge_values([0.5], 1.0, "at most") == (stats.NOT_RESOLVED, 0.5, None)
+    assert stats.judge_values([], 1.0, "at most") == (stats.NOT_RESOLVED, None, None)
 
 
 def test_judge_values_uses_the_t_interval_of_the_mean():
-    verdict, mean, half = common.judge_values([1.00, 1.02, 1.01], 1.05, "at most")
-    assert verdict == common.MET and abs(mean - 1.01) < 1e-9
+    verdict, mean, half = stats.judge_values([1.00, 1.02, 1.01], 1.05, "at most")
+    assert verdict == stats.MET and abs(mean - 1.01) < 1e-9
     # t(2) = 4.303, sd 0.01, n 3: half-width 0.0248
     assert abs(half - 4.303 * 0.01 / 3 ** 0.5) < 1e-6
 
 
 def test_a_bad_direction_is_an_error():
     try:
-        common.judge(0, 1, 1, "about")
+        stats.judge(0, 1, 1, "about")
     except ValueError as e:
         assert "want" in str(e)
     else:

@@ -9,15 +9,14 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
-from conftest import PYTHON, ROOT, SERVER, pids_running
+from acceptlab.paths import module_cmd
+from models import skew
+from tests.conftest import ROOT, SERVER, pids_running
 
-CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")
-REPORT = os.path.join(ROOT, "report", "report.py")
+CAMPAIGN = module_cmd("probes.campaign")
+REPORT = module_cmd("report.report")
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "report", "results", "linux")
-sys.path.insert(0, os.path.join(ROOT, "models"))
-import skew  # noqa: E402  (models/skew.py)
 
 
 def section(text, heading):
@@ -38,8 +37,8 @@ def test_balancing_at_four_workers_slice(tmp_path):
     2:1 in every round; the report keeps the 2-worker table and adds a
     4-worker table with each round's verdict; no server outlives it."""
     before = pids_running(SERVER)
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--variants", "fdpass", "--studies", "balancing",
-                          "--worker-counts", "2,4", "--rounds", "1", "--results-dir", str(tmp_path)],
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--variants", "fdpass", "--studies", "balancing",
+                          "--worker-counts", "2,4", "--rounds", "1", "--results-dir", str(tmp_path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "[  4/4]" in res.stdout, res.stdout
@@ -62,7 +61,7 @@ def test_balancing_at_four_workers_slice(tmp_path):
         trace = [json.loads(l) for l in (run / "trace.jsonl").read_text().splitlines()]
         assert [t["shape"] for t in trace] == ["burst", "ramp", "keepalive"], "trace rows: the fresh cells only"
     out = tmp_path / "linux.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path), "--out", str(out)],
+    rep = subprocess.run([*REPORT, "--results-dir", str(tmp_path), "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True)
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()
@@ -85,16 +84,16 @@ def test_balancing_workers_option():
     (no knob-off or measurement arm, no threads arm but handoff), and the
     placement study adds its placement:workers arms at 4 and 8."""
     for bad in ("2,x", "0", "2,2", ""):
-        res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--worker-counts", bad],
+        res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--plan", "--worker-counts", bad], cwd=ROOT,
                              capture_output=True, text=True, timeout=30)
         assert res.returncode == 2 and res.stderr.startswith("campaign: --worker-counts"), (bad, res.stderr)
         assert len(res.stderr.splitlines()) == 1, res.stderr
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--studies", "balancing,placement"],
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--plan", "--studies", "balancing,placement"], cwd=ROOT,
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stderr
     lines = [l.replace("   (skipped: needs root)", "").split() for l in res.stdout.splitlines()]
     wide = {(l[1], l[2]) for l in lines if l[0] == "balancing" and l[-1] == "back-to-back"}
-    import arms
+    from acceptlab import arms
     users = arms.balancing_wide()
     assert wide == {(a, "%dw" % n) for a in users for n in (4, 8)}, wide
     assert "handoff" in users and not {"fdpass-off", "handoff-off", "bare-threads"} & set(users), users
@@ -148,7 +147,7 @@ def test_models_at_more_workers_beside_the_rounds(tmp_path):
         for r in got:
             f.write(json.dumps(r) + "\n")
     out = tmp_path / "linux.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--out", str(out)],
+    rep = subprocess.run([*REPORT, "--results-dir", str(results), "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True)
     assert rep.returncode == 0, rep.stderr
     beside = section(out.read_text(), "### The models beside the balancing rows, by worker count")
@@ -166,7 +165,7 @@ def test_placement_at_more_workers_renders_by_count(tmp_path):
     shutil.copytree(FIXTURE, results)
     run = next(p for p in results.iterdir() if p.is_dir())
     base = tmp_path / "base.md"
-    assert subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--out", str(base)],
+    assert subprocess.run([*REPORT, "--results-dir", str(results), "--out", str(base)], cwd=ROOT,
                           capture_output=True).returncode == 0
     wide = []
     for placement, label in (("unpinned", "nothing pinned"),
@@ -182,7 +181,7 @@ def test_placement_at_more_workers_renders_by_count(tmp_path):
         for r in wide:
             f.write(json.dumps(r) + "\n")
     out = tmp_path / "linux.md"
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(results), "--out", str(out)],
+    rep = subprocess.run([*REPORT, "--results-dir", str(results), "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True)
     assert rep.returncode == 0, rep.stderr
     text, before = out.read_text(), base.read_text()
@@ -196,7 +195,7 @@ def test_placement_rows_say_what_each_worker_was_pinned_to():
     server's ready line (keyed as the probe counts it: pid, or tid in threads
     mode) and the probe's and hog's CPUs (None when not pinned), so the
     report can say which worker won by its CPU without guessing."""
-    from studies import placement
+    from probes.studies import placement
     ready = {"mode": "process", "workers": [{"index": 0, "pid": 10, "tid": 10, "cpu": "0"},
                                             {"index": 1, "pid": 11, "tid": 11, "cpu": "1"}]}
     p = next(p for p in placement.placements() if p["name"] == "pinned-probe-cpu1")
@@ -213,11 +212,11 @@ def test_timeline_plans_bare_under_the_disputed_placement():
     1, probe on CPU 1): one extra step at 2 workers, none at 4 (the
     placement pins 2 workers)."""
     def plan(*extra):
-        res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--plan", "--studies", "timeline", *extra],
+        res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--plan", "--studies", "timeline", *extra], cwd=ROOT,
                              capture_output=True, text=True, timeout=30)
         assert res.returncode == 0, res.stderr
         return [l.replace("   (skipped: needs root)", "").split(None, 1)[1] for l in res.stdout.splitlines()]
-    import arms
+    from acceptlab import arms
     steps = plan()
     assert [s for s in steps if "pinned" in s] == ["bare              oneshot 8 --timeline, pinned-probe-cpu1"], steps
     assert len(steps) == len(arms.in_study("timeline")) + 1, steps
@@ -234,8 +233,8 @@ def test_timeline_under_the_disputed_placement_slice(tmp_path):
         import pytest
         pytest.skip("needs root (the tracer loads BPF programs)")
     before = pids_running(SERVER)
-    res = subprocess.run([PYTHON, CAMPAIGN, "--platform", "linux", "--variants", "bare", "--studies", "timeline",
-                          "--results-dir", str(tmp_path), "--no-canonical"],
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--variants", "bare", "--studies", "timeline",
+                          "--results-dir", str(tmp_path), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
     run = next(p for p in tmp_path.iterdir() if p.is_dir())
@@ -248,7 +247,7 @@ def test_timeline_under_the_disputed_placement_slice(tmp_path):
         assert r["conn"]["winner_index"] in (0, 1), r
     out = tmp_path / "linux.md"
     (tmp_path / "CANONICAL").write_text(run.name + "\n")
-    rep = subprocess.run([PYTHON, REPORT, "--results-dir", str(tmp_path), "--out", str(out)],
+    rep = subprocess.run([*REPORT, "--results-dir", str(tmp_path), "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True)
     assert rep.returncode == 0, rep.stderr
     heading = "### bare, workers on CPUs 0 and 1, probe on CPU 1 (beside worker 1)"

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """acceptlab peers: servers nobody here wrote, measured by the same probe.
 
 Each peer configuration (nginx x4, HAProxy x3, Node.js cluster x2) is written
@@ -13,10 +12,11 @@ nginx and Node answer their worker's pid (mode "process"); HAProxy answers
 `%[thread]`, its thread number, so its ready line says "mode":"threads" and
 each worker's "tid" is that thread number ("pid" is HAProxy's own pid).
 
-  peers.py list                       each configuration: available or why not
-  peers.py start NAME [--ready-file F]
+  python3 -m probes.peers.peers list
+                                      each configuration: available or why not
+  python3 -m probes.peers.peers start NAME [--ready-file F]
                                       run one peer until SIGTERM / Ctrl-C
-  peers.py measure --out DIR [--rounds 3] [--peers LIST] [--no-trace]
+  python3 -m probes.peers.peers measure --out DIR [--rounds 3] [--peers LIST] [--no-trace]
                                       burst 32, ramp 32, keepalive 32x4 and
                                       oneshot 10x8, each --rounds times, into
                                       DIR/peers.jsonl (a line per round), the
@@ -24,7 +24,7 @@ each worker's "tid" is that thread number ("pid" is HAProxy's own pid).
 
 Each peer is started once for all its shapes, and as root acceptlab-trace
 runs beside it once, across all of them. The campaign's `peers` study
-(probes/studies/peers.py, through probes/harness.py) imports this module
+(probes/studies/peers.py, through probes/harness/servers.py) imports this module
 and calls measure_one() per peer, so both write the same rows; the cost
 study's nginx anchor (probes/studies/cost.py) starts
 Peer("nginx-default", access_log=False), and the burst study's
@@ -35,6 +35,13 @@ of CPU in embedded perl (Debian's libnginx-mod-http-perl), then answers.
 Exit: 0 ok, 1 a measurement failed, 2 usage error (one line naming it).
 """
 
+import sys
+
+if __name__ == "__main__" and not __package__:  # run by path: the packages it imports are not found
+    sys.stderr.write("peers.py: run it as a module from the repository's top: "
+                     "/usr/bin/python3 -m probes.peers.peers\n")
+    sys.exit(2)
+
 import argparse
 import json
 import os
@@ -43,7 +50,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 

@@ -18,8 +18,11 @@ that never rests), WIDE_ROUNDS rounds of each; no tracer."""
 import json
 import os
 
-import arms
-from harness import ServerRun, StepFailed, Tracer, handoffs_of, probe_cmd, run_probe, split_text
+from acceptlab import arms
+from probes.harness.lifecycle import StepFailed
+from probes.harness.probe import probe_cmd, run_probe, split_text
+from probes.harness.servers import ServerRun, handoffs_of
+from probes.harness.tracer import Tracer
 
 NAME = "balancing"
 PER_WORKER = 16            # connections per worker in every shape

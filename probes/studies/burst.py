@@ -14,8 +14,10 @@ configuration); skipped with the reason when it cannot run."""
 import os
 import statistics
 
-import arms
-from harness import ServerRun, peer_running, peers, probe_cmd, run_probe
+from acceptlab import arms
+from probes.harness.probe import probe_cmd, run_probe
+from probes.harness.servers import ServerRun, peer_running
+from probes.peers import peers
 
 NAME = "burst"
 BURST_US = 2000                  # CPU per request: /work?us=BURST_US

@@ -3,12 +3,14 @@ order, what a server served, the rows a study fills in once it is done, and
 a trial in a network namespace of its own."""
 
 import json
-import math
 import os
-import statistics
 import subprocess
 
-from harness import CAMPAIGN, PYTHON, StepFailed, is_root, peers, worker_exits
+from acceptlab.paths import module_cmd
+from acceptlab.stats import mean_interval
+from probes.harness.lifecycle import StepFailed, is_root
+from probes.harness.servers import worker_exits
+from probes.peers import peers
 
 BENCH_SECONDS = 2            # wrk -d per run in the campaign (make bench: 6, --bench-seconds);
                              # 2 s keeps the whole campaign within 10 minutes
@@ -113,7 +115,7 @@ def rewrite_rows(path, fill):
 
 def in_own_netns(study, spec, timeout, local):
     """One run of a study in a network namespace of its own, as root
-    (`unshare -n`, then campaign.py --netns-trial, which calls the study's
+    (`unshare -n`, then `-m probes.campaign --netns-trial`, which calls the study's
     trial(spec)): every run starts with an empty TIME_WAIT table, where in
     one namespace the Connection: close runs' TIME_WAIT sockets (the server
     closes first, so they are the server's) pile up to
@@ -125,7 +127,8 @@ def in_own_netns(study, spec, timeout, local):
         for r in rows:
             r["netns"] = False
         return rows, text
-    cmd = ["unshare", "-n", PYTHON, CAMPAIGN, "--netns-trial", json.dumps(dict(spec, study=study), sort_keys=True)]
+    cmd = ["unshare", "-n", *module_cmd("probes.campaign", "--netns-trial",
+                                        json.dumps(dict(spec, study=study), sort_keys=True))]
     try:
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -142,13 +145,13 @@ def in_own_netns(study, spec, timeout, local):
 
 
 def netns_trial(option, arm, prefix, flags, timeout):
-    """Runs one trial (campaign.py --respawn-trial / --reload-trial ARM) in a
+    """Runs one trial (-m probes.campaign --respawn-trial / --reload-trial ARM) in a
     network namespace of its own: every trial gets the same clean stack, a
     per-namespace sysctl it sets stays there, and no trial inherits
     another's TIME_WAIT sockets. Returns the trial's row."""
     if not is_root():
         raise StepFailed("skipped: needs root (a network namespace of its own)")
-    cmd = ["unshare", "-n", PYTHON, CAMPAIGN, option, arm, "--raw-prefix", prefix] + flags
+    cmd = ["unshare", "-n", *module_cmd("probes.campaign", option, arm, "--raw-prefix", prefix, *flags)]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if res.returncode != 0:
         raise StepFailed("trial exited %d: %s" % (res.returncode, res.stderr.strip()[-300:]))
@@ -156,22 +159,6 @@ def netns_trial(option, arm, prefix, flags, timeout):
 
 
 # ---- make bench's stopping rule ------------------------------------------------
-
-# Student's t, 97.5th percentile, by degrees of freedom 1..30 (a two-sided 95 %
-# interval); 1.96 beyond. The report's common.py holds the same table for the
-# intervals it prints.
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
-def mean_interval(values):
-    """(mean, half-width of its 95 % interval, t-based; None for fewer than 2 values)."""
-    m = statistics.fmean(values)
-    if len(values) < 2:
-        return m, None
-    t = T975[len(values) - 2] if len(values) - 1 <= len(T975) else 1.96
-    return m, t * statistics.stdev(values) / math.sqrt(len(values))
-
 
 def stopping_rule(args):
     """meta.json's "stopping" for a study that repeats rounds: fixed rounds, or

@@ -25,11 +25,15 @@ import argparse
 import os
 import time
 
-import arms
-from harness import (WRK_THREADS, WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, accepted_of, cpu_fields,
-                     handoffs_of, loop_fields, need_wrk, peer_running, peers, pin_tree, run_wrk)
-from studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl, rewrite_rows,
-                            rotated, served_split, stopping_record, stopping_rule, time_wait_counts)
+from acceptlab import arms
+from probes.harness.cpu import CpuMeter, cpu_fields, pin_tree
+from probes.harness.lifecycle import StepFailed
+from probes.harness.servers import ServerRun, accepted_of, handoffs_of, loop_fields, peer_running
+from probes.harness.wrk import WRK_THREADS, WRK_TIMEOUT_S, need_wrk, run_wrk
+from probes.peers import peers
+from probes.studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl,
+                                   rewrite_rows, rotated, served_split, stopping_record, stopping_rule,
+                                   time_wait_counts)
 
 NAME = "cost"
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
@@ -147,7 +151,7 @@ def warm_up(prefix, port, headers, wrk_cpus):
 def anchor_run(args, prefix, arm, workers, mode, headers, warm=False):
     """wrk against an anchor arm: its peer configuration (access log off)
     started fresh on a free port, stopped after; the configuration and logs
-    are kept at prefix.*. Returns (parse_wrk's dict, TIME_WAIT counts, software)."""
+    are kept at prefix.*. Returns (wrk_output.parse's dict, TIME_WAIT counts, software)."""
     with peer_running(ANCHOR_ARMS[arm], workers, prefix) as peer:
         wrk_cpus = pinned(peer.proc.pid)
         if warm:
@@ -224,7 +228,7 @@ def isolated_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
 
 
 def trial(spec):
-    """campaign.py --netns-trial SPEC, inside `unshare -n` (loopback up): one
+    """-m probes.campaign --netns-trial SPEC, inside `unshare -n` (loopback up): one
     cost run; {"rows", "text"}, or {"error"} for a run that could not be made."""
     args = argparse.Namespace(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"], quick=False)
     try:

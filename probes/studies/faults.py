@@ -7,7 +7,8 @@ import json
 import os
 import subprocess
 
-from harness import PYTHON, ROOT, StepFailed
+from acceptlab.paths import PYTHON, ROOT
+from probes.harness.lifecycle import StepFailed
 
 NAME = "faults"
 FAULTS_ARM = "fdpass"

@@ -1,4 +1,4 @@
-"""models: models/skew.py campaign (reuseport-model and exclusive-model
+"""models: `-m models.skew campaign` (reuseport-model and exclusive-model
 measured, the analytic and simulated predictions, each row predicted vs
 measured) -> models.jsonl. It reads this run's balancing.jsonl and
 trace.jsonl when they are there (the balancing study runs first)."""
@@ -7,10 +7,10 @@ import json
 import os
 import subprocess
 
-from harness import PYTHON, ROOT, StepFailed
+from acceptlab.paths import module_cmd
+from probes.harness.lifecycle import StepFailed
 
 NAME = "models"
-MODELS = os.path.join(ROOT, "models", "skew.py")
 
 
 def meta(args):
@@ -21,7 +21,7 @@ def steps(args, raw_dir):
     def step():
         run_dir = os.path.dirname(raw_dir)
         out = os.path.join(raw_dir, "models")
-        cmd = [PYTHON, MODELS, "campaign", "--out", out] + (["--quick"] if args.quick else [])
+        cmd = module_cmd("models.skew", "campaign", "--out", out) + (["--quick"] if args.quick else [])
         for name, flag in (("balancing.jsonl", "--balancing"), ("trace.jsonl", "--trace")):
             if os.path.exists(os.path.join(run_dir, name)):
                 cmd += [flag, os.path.join(run_dir, name)]
@@ -34,7 +34,7 @@ def steps(args, raw_dir):
         with open(os.path.join(raw_dir, "models.stderr"), "w") as f:
             f.write(res.stderr)
         if res.returncode != 0:
-            raise StepFailed("models/skew.py campaign exited %d: %s"
+            raise StepFailed("models.skew campaign exited %d: %s"
                              % (res.returncode, " ".join(res.stderr.split())[-200:]))
         with open(os.path.join(out, "models.jsonl")) as f:
             rows = [json.loads(l) for l in f if l.strip()]

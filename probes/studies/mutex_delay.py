@@ -4,8 +4,9 @@ MUTEX_DELAYS_MS: the burst's split and first-byte latency -> mutex_delay.jsonl
 
 import os
 
-import arms
-from harness import ServerRun, probe_cmd, run_probe, split_text
+from acceptlab import arms
+from probes.harness.probe import probe_cmd, run_probe, split_text
+from probes.harness.servers import ServerRun
 
 NAME = "mutex_delay"
 MUTEX_ARM = "mutex"

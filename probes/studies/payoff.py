@@ -12,9 +12,10 @@ none (each round adds one run per cell, about half a minute)."""
 
 import os
 
-import arms
-from harness import WRK_THREADS, WRK_TIMEOUT_S, ServerRun, need_wrk, run_wrk
-from studies.common import bench_seconds, handoff_rate, rotated, served_split
+from acceptlab import arms
+from probes.harness.servers import ServerRun
+from probes.harness.wrk import WRK_THREADS, WRK_TIMEOUT_S, need_wrk, run_wrk
+from probes.studies.common import bench_seconds, handoff_rate, rotated, served_split
 
 NAME = "payoff"
 PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the worker

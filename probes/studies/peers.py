@@ -1,10 +1,11 @@
 """peers: nginx, HAProxy and a Node.js cluster, measured exactly as
-`probes/peers/peers.py measure` does (its measure_one(), one step per peer
+`-m probes.peers.peers measure` does (its measure_one(), one step per peer
 configuration) -> peers.jsonl."""
 
 import os
 
-from harness import StepFailed, peers
+from probes.harness.lifecycle import StepFailed
+from probes.peers import peers
 
 NAME = "peers"
 # --quick: nginx's default configuration only (the default: every

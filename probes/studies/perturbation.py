@@ -7,8 +7,9 @@ are 16 connections per worker. The load counters beside the truth from
 sock_diag, sampled in every round while its connections are held (the probe
 waits at --pause-at asked) and again after each probe run ->
 perturbation.jsonl (one line per round). The target
-(servers/load.h): within 17/15 at 2 workers, max - min <= 2 above; the arms
-that claim balance (arms.py) are held to it, the knob-off arms reported."""
+(servers/load.h, acceptlab/balance.py): within 17/15 at 2 workers, max - min
+<= 2 above; the arms that claim balance (arms.py) are held to it, the
+knob-off arms reported."""
 
 import json
 import os
@@ -19,10 +20,14 @@ import subprocess
 import threading
 import time
 
-import arms
-import synflood  # raw SYNs, the SYN flood perturbation
-from harness import (PROBE_TIMEOUT_S, ServerRun, StepFailed, StressHogs, Tracer, forget, is_root, kill_group, peers,
-                     probe_cmd, probe_rounds, register, registering, save_probe)
+from acceptlab import arms, balance
+from probes import synflood  # raw SYNs, the SYN flood perturbation
+from probes.harness.cpu import StressHogs
+from probes.harness.lifecycle import StepFailed, forget, is_root, kill_group, register, registering
+from probes.harness.probe import PROBE_TIMEOUT_S, probe_cmd, probe_rounds, save_probe
+from probes.harness.servers import ServerRun
+from probes.harness.tracer import Tracer
+from probes.peers import peers
 
 NAME = "perturbation"
 PERTURBATION_WORKERS = [2, 4, 8]
@@ -59,16 +64,9 @@ def meta(args):
         "shape_args": PERTURBATION_SHAPE_ARGS, "round_gap_ms": 0,
         "hog_cpus": PERTURBATION_HOG_CPUS, "flood_syns": PERTURBATION_FLOOD_SYNS,
         "stop_s": PERTURBATION_STOP_S, "pause_at": PERTURBATION_PAUSE_AT,
-        "target": "every round's max - min <= 2 (17/15 at 2 workers) for "
+        "target": "every round's max - min <= %d (%s at 2 workers) for " % (
+                      balance.TARGET_SPREAD, balance.worst_split_on_target(2 * PERTURBATION_PER_WORKER))
                   + ", ".join(sorted(arms.claiming_balance()))}}
-
-
-def within_target(counts, workers):
-    """One round against the target: 17/15 at 2 workers (16 per worker), max - min <= 2 above."""
-    ns = sorted(list(counts) + [0] * (workers - len(counts)), reverse=True)
-    if not ns:
-        return False
-    return ns[0] - ns[-1] <= 2
 
 
 def established_by_index(port, ready):
@@ -260,7 +258,7 @@ def perturbation_one(prefix, proc, ready, path, workers, name, runs):
             for i, r in enumerate(got, 1):
                 seq += 1
                 r = dict(r, perturbation=name, run=k, round=seq,
-                         within_target=within_target(list(r["counts"].values()), workers))
+                         within_target=balance.within_target(list(r["counts"].values()), workers))
                 if note:
                     r["note"] = note
                 # This round's own samples: held in it, and, for the run's

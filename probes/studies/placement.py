@@ -19,9 +19,12 @@ import json
 import os
 import subprocess
 
-import arms
-from harness import (PROBE_TIMEOUT_S, PYTHON, ServerRun, StepFailed, forget, is_root, kill_group, probe_cmd, register,
-                     run_probe, save_probe, server_events, start_hog, stop_server)
+from acceptlab import arms
+from acceptlab.paths import PYTHON
+from probes.harness.cpu import start_hog
+from probes.harness.lifecycle import StepFailed, forget, is_root, kill_group, register
+from probes.harness.probe import PROBE_TIMEOUT_S, probe_cmd, run_probe, save_probe
+from probes.harness.servers import ServerRun, server_events, stop_server
 
 NAME = "placement"
 PLACEMENT_SHAPES = [

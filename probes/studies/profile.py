@@ -27,11 +27,13 @@ import signal
 import subprocess
 import time
 
-import arms
-from harness import CpuMeter, ServerRun, StepFailed, cpu_fields, finish_wrk, forget, is_root, need_wrk, \
-    peer_running, process_tree, register, start_wrk
-from studies.common import read_sysctl
-from studies.cost import ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, pinned, placement_meta
+from acceptlab import arms
+from probes.harness.cpu import CpuMeter, cpu_fields, process_tree
+from probes.harness.lifecycle import StepFailed, forget, is_root, register
+from probes.harness.servers import ServerRun, peer_running
+from probes.harness.wrk import finish_wrk, need_wrk, start_wrk
+from probes.studies.common import read_sysctl
+from probes.studies.cost import ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, pinned, placement_meta
 
 NAME = "profile"
 PROFILE_ARMS = ["bare", "nginx"]

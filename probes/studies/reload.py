@@ -1,7 +1,7 @@
 """reload: every worker replaced (SIGHUP, once per RELOAD_AT_S) under a
 continuous keep-alive load and a Connection: close load at once; wrk counts
 every failed request -> reload.jsonl (one line per trial). Each trial runs
-in a network namespace of its own (campaign.py --reload-trial). The shared
+in a network namespace of its own (-m probes.campaign --reload-trial). The shared
 listener never closes, and fdpass's leaver forwards what reaches it: both
 must lose nothing (arms.py: reload_loses_none). reuseport's old listener
 closes with its worker, and what is queued there is reset unless
@@ -11,9 +11,11 @@ import os
 import signal
 import time
 
-import arms
-from harness import ServerRun, StepFailed, finish_wrk, kill_wrk, read_output, server_events, start_wrk
-from studies.common import netns_trial
+from acceptlab import arms
+from probes.harness.lifecycle import StepFailed
+from probes.harness.servers import ServerRun, read_output, server_events
+from probes.harness.wrk import finish_wrk, kill_wrk, start_wrk
+from probes.studies.common import netns_trial
 
 NAME = "reload"
 RELOAD_SECONDS = 3                 # wrk -d of each load

@@ -3,7 +3,7 @@ many connections are reset, and how long until the replacement serves ->
 respawn.jsonl (one line per trial), with what waited in the accept queues
 just before the kill (queued_at_victim: at the listeners only the killed
 worker held; queued_elsewhere: at the others, a shared listener among
-them). Each trial runs in a network namespace of its own (campaign.py
+them). Each trial runs in a network namespace of its own (-m probes.campaign
 --respawn-trial); the shared listener is the contrast: no listener of the
 victim's own."""
 
@@ -13,9 +13,11 @@ import signal
 import subprocess
 import time
 
-import arms
-from harness import (PROBE_TIMEOUT_S, ServerRun, StepFailed, probe_cmd, probe_rounds, save_probe, wait_event)
-from studies.common import netns_trial
+from acceptlab import arms
+from probes.harness.lifecycle import StepFailed
+from probes.harness.probe import PROBE_TIMEOUT_S, probe_cmd, probe_rounds, save_probe
+from probes.harness.servers import ServerRun, wait_event
+from probes.studies.common import netns_trial
 
 NAME = "respawn"
 RESPAWN_CONNECTIONS = 32

@@ -7,8 +7,10 @@ import socket
 import threading
 import time
 
-import arms
-from harness import ServerRun, StepFailed, probe_cmd, run_probe, split_text
+from acceptlab import arms
+from probes.harness.lifecycle import StepFailed
+from probes.harness.probe import probe_cmd, run_probe, split_text
+from probes.harness.servers import ServerRun
 
 NAME = "slowview"
 SLOWVIEW_SLEEP_MS = 50

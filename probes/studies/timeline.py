@@ -12,9 +12,12 @@ CPU and who won on which. Every row says its placement: "placement",
 
 import os
 
-import arms
-from harness import ServerRun, StepFailed, Tracer, is_root, probe_cmd, run_probe
-from studies.placement import Placement, placements
+from acceptlab import arms
+from probes.harness.lifecycle import StepFailed, is_root
+from probes.harness.probe import probe_cmd, run_probe
+from probes.harness.servers import ServerRun
+from probes.harness.tracer import Tracer
+from probes.studies.placement import Placement, placements
 
 NAME = "timeline"
 TIMELINE_SHAPE = {"name": "oneshot", "connections": 8}

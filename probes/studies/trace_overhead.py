@@ -10,12 +10,15 @@ import argparse
 import os
 import time
 
-import arms
-from harness import (WRK_TIMEOUT_S, CpuMeter, ServerRun, StepFailed, Tracer, accepted_of, cpu_fields, is_root,
-                     loop_fields, need_wrk, run_wrk)
-from studies.common import final_state, in_own_netns, keep_going, rewrite_rows, stopping_record, stopping_rule
-from studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, cost_close_gap, cost_rounds,
-                          cost_seconds, max_rounds, pinned, placement_meta, warm_up, within)
+from acceptlab import arms
+from probes.harness.cpu import CpuMeter, cpu_fields
+from probes.harness.lifecycle import StepFailed, is_root
+from probes.harness.servers import ServerRun, accepted_of, loop_fields
+from probes.harness.tracer import Tracer
+from probes.harness.wrk import WRK_TIMEOUT_S, need_wrk, run_wrk
+from probes.studies.common import final_state, in_own_netns, keep_going, rewrite_rows, stopping_record, stopping_rule
+from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, cost_close_gap, cost_rounds,
+                                 cost_seconds, max_rounds, pinned, placement_meta, warm_up, within)
 
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
@@ -69,7 +72,7 @@ def overhead_run(args, raw_dir, traced, mode, rnd):
 
 
 def trial(spec):
-    """campaign.py --netns-trial SPEC, inside `unshare -n` (loopback up): one
+    """-m probes.campaign --netns-trial SPEC, inside `unshare -n` (loopback up): one
     run; {"rows", "text"}, or {"error"} for a run that could not be made."""
     args = argparse.Namespace(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"], quick=False)
     try:

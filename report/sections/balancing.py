@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (SEED_000, WITHIN, InputError, Meta, RowError, Shape, Study, cell_text, get, get_counter,
-                    get_failure, get_int, get_split, get_str, number, ordered, plural, row_reader)
+from acceptlab import balance
+from acceptlab.results_io import InputError, RowError
+from report.common import (SEED_000, Meta, Shape, Study, cell_text, get, get_counter, get_failure, get_int, get_split,
+                           get_str, number, ordered, plural, row_reader)
 
 # The probe's error counters, in the order the report lists them; any other
 # counter a newer probe adds follows, alphabetically.
@@ -45,7 +47,7 @@ class Round:
 
     @property
     def within(self) -> bool:
-        return self.ratio is not None and self.ratio <= WITHIN
+        return balance.ratio_within_2to1(self.ratio)
 
     @property
     def troubled(self) -> bool:
@@ -433,7 +435,7 @@ def note_rounds(text):
 def _outside(split):
     """A note's split ("21/11") outside 2:1, as Round.within judges ours."""
     ns = [int(n) for n in re.split(r"[/ ]", split) if n]
-    return min(ns) == 0 or max(ns) > WITHIN * min(ns)
+    return not balance.within_2to1(ns)
 
 
 def larger_of(counts) -> Optional[object]:

@@ -5,22 +5,19 @@ by worker count, against bare and each balancer's knob-off arm."""
 
 import json
 import math
-import os
 import statistics
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "probes"))
-import arms  # noqa: E402  (probes/arms.py: the one table of arms)
-from common import (Failed, InputError, Meta, RowError, Study, cell_text, failed_notes, get, get_counter,  # noqa: E402
-                    get_failure, get_int, get_split, get_str, ms_text, ordered, plural, row_reader)
+from acceptlab import arms  # (acceptlab/arms.py: the one table of arms)
+from acceptlab.results_io import InputError, RowError
+from report.common import (Failed, Meta, Study, cell_text, failed_notes, get, get_counter, get_failure, get_int,
+                           get_split, get_str, ms_text, ordered, plural, row_reader)
 
 KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off
-# Knob-off arms that run another arm's mechanism (probes/arms.py): fdpass-off
-# is the bare race in fdpass's binary, handoff-off plain reuseport in threads.
-# Their distance from that arm is the noise between two runs of one mechanism.
-SAME_MECHANISM = (("fdpass-off", "bare"), ("handoff-off", "reuseport"))
+# Arms that run another arm's mechanism (acceptlab/arms.py: same_mechanism):
+# their distance from that arm is the noise between two runs of one mechanism.
+SAME_MECHANISM = arms.same_mechanism_pairs()
 
 
 @dataclass(frozen=True)

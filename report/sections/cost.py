@@ -6,11 +6,12 @@ import re
 import statistics
 from typing import Optional
 
-from common import (MET, MISSED, NOT_RESOLVED, BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int,
-                    number, ordered, placement_text, plural, row_reader)
-from sections.cost_why import render_why
-from sections.wrk import (COST_MODES, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one, rotation_text,
-                          verdict_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser)
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED
+from report.common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered,
+                           placement_text, plural, row_reader)
+from report.sections.cost_why import render_why
+from report.sections.wrk import (COST_MODES, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one, rotation_text,
+                                 verdict_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser)
 
 
 def sysctl_value(p: BenchParams, name: str):

@@ -8,13 +8,13 @@ nothing here is a sentence fixed in code about what the data should show."""
 import math
 from typing import Optional
 
-from common import MET, MISSED, cell_text, judge, plural
-from sections.wrk import COST_MODES
+from acceptlab.stats import MET, MISSED, Z975, judge
+from report.common import cell_text, plural
+from report.sections.wrk import COST_MODES
 
 # Spearman's rank correlation's Fisher-z variance is about 1.06 / (n - 3)
-# (Fieller, Hartley and Pearson, 1957); 1.96: a two-sided 95 % interval.
+# (Fieller, Hartley and Pearson, 1957); Z975 (acceptlab.stats): a two-sided 95 % interval.
 SPEARMAN_VARIANCE = 1.06
-Z975 = 1.96
 MIN_ARMS = 4  # n - 3 > 0: fewer arms give no interval
 
 

@@ -5,8 +5,8 @@ whether it held (tests/faults.py writes the rows)."""
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (SEED_000, Failed, Meta, RowError, Study, cell_text, failed_notes, get_bool, get_str, json_kind,
-                    row_reader)
+from acceptlab.results_io import RowError, json_kind
+from report.common import SEED_000, Failed, Meta, Study, cell_text, failed_notes, get_bool, get_str, row_reader
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,10 @@ first-byte latency): the accept mutex's delay (mutex_delay.jsonl, the setting is
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (NOT_RESOLVED, Failed, Meta, RowError, Study, failed_notes, get, get_counter, get_int, get_split,
-                    get_str, is_int, mean_interval, plural, row_reader)
+from acceptlab.results_io import RowError
+from acceptlab.stats import NOT_RESOLVED, mean_interval
+from report.common import (Failed, Meta, Study, failed_notes, get, get_counter, get_int, get_split, get_str, is_int,
+                           plural, row_reader)
 
 
 def get_latency(obj: dict, key: str) -> dict:

@@ -4,15 +4,13 @@ failed with the rounds it had, the race model's split shapes against the
 measured ones, and the race model's sweep over bigger machines with each
 cell's sampling interval."""
 
-import os
-import sys
 from dataclasses import dataclass
 from typing import Optional
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "models"))
-from spread import clopper_pearson, consistent_outcomes, ranks_outside  # noqa: E402  (models/spread.py)
-from common import (Failed, Meta, RowError, Study, cell_text, get_int, get_number, get_str, is_int,  # noqa: E402
-                    plural, row_reader)
+from acceptlab import balance
+from acceptlab.results_io import RowError
+from models.spread import clopper_pearson, consistent_outcomes, ranks_outside  # (models/spread.py)
+from report.common import Failed, Meta, Study, cell_text, get_int, get_number, get_str, is_int, plural, row_reader
 
 
 @dataclass(frozen=True)
@@ -262,9 +260,8 @@ def rounds_text(r: ModelRow, outside_of) -> str:
 
 
 def split_outside_2to1(split: str, workers: int) -> bool:
-    counts = [int(x) for x in split.split("/")]
-    counts += [0] * (workers - len(counts))
-    return min(counts) == 0 or max(counts) > 2 * min(counts)
+    """A split ("21/11") outside 2:1 over `workers` (one not listed has none)."""
+    return not balance.within_2to1([int(x) for x in split.split("/")], workers)
 
 
 def failure_text(c: Check) -> str:

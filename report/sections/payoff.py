@@ -1,21 +1,16 @@
 """The payoff study (payoff.jsonl): what a second worker buys when every request
 costs CPU (req/s, p50 and p99 against bare at 1 worker)."""
 
-import os
 import statistics
-import sys
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "probes"))
-import arms  # noqa: E402  (probes/arms.py: the one table of arms)
-from common import (MET, MISSED, NOT_RESOLVED, WITHIN, Meta, Study, cell_text, judge_values, ms_text,  # noqa: E402
-                    ordered, plural, row_reader)
-from sections.wrk import (WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes,  # noqa: E402
-                          wrk_row_parser)
+from acceptlab import arms, balance  # (acceptlab/arms.py: the one table of arms)
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED, judge_values
+from report.common import Meta, Study, cell_text, ms_text, ordered, plural, row_reader
+from report.sections.wrk import WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser
 
 KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off
-# Knob-off arms that run another arm's mechanism (probes/arms.py): fdpass-off
-# is the bare race in fdpass's binary, handoff-off plain reuseport in threads.
-SAME_MECHANISM = (("fdpass-off", "bare"), ("handoff-off", "reuseport"))
+# Arms that run another arm's mechanism (acceptlab/arms.py: same_mechanism).
+SAME_MECHANISM = arms.same_mechanism_pairs()
 SAME_AS_BARE = {twin for twin, of in SAME_MECHANISM if of == "bare"}  # not a reference for bare's p99
 SELF_BALANCED = 0.9  # bare at N <= CPUs reaching this share of what min(N, CPUs) allows over one worker
 
@@ -109,9 +104,8 @@ STUDY = Study("payoff", "payoff.jsonl", read_payoff, render_payoff, is_round=lam
 
 
 def split_within(split: str) -> bool:
-    """A served-per-worker split ("18/16") is within the balancing bar (max/min <= WITHIN)."""
-    counts = [int(n) for n in split.split("/")]
-    return min(counts) > 0 and max(counts) / min(counts) <= WITHIN
+    """A served-per-worker split ("18/16") is within the balancing bar (2:1, acceptlab.balance)."""
+    return balance.within_2to1(int(n) for n in split.split("/"))
 
 
 def paired(runs: list, a: tuple, b: tuple, field: str) -> list:

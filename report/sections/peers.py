@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (InputError, Meta, PeersParams, RowError, Study, cell_text, get, get_bool, get_counter,
-                    get_int, get_str, is_int, json_kind, ordered, plural, row_reader)
-from sections.balancing import FailedStep, Round, base_rows, parse_balancing_row, steps_cell, variant_summary
+from acceptlab.results_io import InputError, RowError, json_kind
+from report.common import (Meta, PeersParams, Study, cell_text, get, get_bool, get_counter, get_int, get_str, is_int,
+                           ordered, plural, row_reader)
+from report.sections.balancing import FailedStep, Round, base_rows, parse_balancing_row, steps_cell, variant_summary
 
 
 @dataclass(frozen=True)

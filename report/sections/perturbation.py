@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (InputError, Meta, RowError, Study, cell_text, get_bool, get_counter, get_int, get_opt_int,
-                    get_split, get_str, is_int, ordered, plural, row_reader)
+from acceptlab.results_io import InputError, RowError
+from report.common import (Meta, Study, cell_text, get_bool, get_counter, get_int, get_opt_int, get_split, get_str,
+                           is_int, ordered, plural, row_reader)
 
 
 # The campaign's perturbations, in its order, with the table's column heads.

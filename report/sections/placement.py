@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (Meta, RowError, Study, cell_text, get, get_bool, get_counter, get_int, get_opt_int, get_split,
-                    get_str, ordered, plural, row_reader)
-from sections.timeline import TimelineConn, story
+from acceptlab import balance
+from acceptlab.results_io import RowError
+from report.common import (Meta, Study, cell_text, get, get_bool, get_counter, get_int, get_opt_int, get_split, get_str,
+                           ordered, plural, row_reader)
+from report.sections.timeline import TimelineConn, story
 
 
 SEED_002 = "shared/seeds/002_31b119a6e806d5e9.txt"
@@ -499,13 +501,13 @@ def render_more_workers(meta: Meta, rows: list) -> list:
                     bad = [r for r in failed if (r.placement, r.variant, r.workers) == (p, v, n)]
                     cells.append("failed: " + cell_text(bad[0].error) if bad else "not run")
                     continue
-                cells.append(" ".join(f"{r.shape} {r.split} {'ok' if r.ratio is not None and r.ratio <= 2 else 'out'}"
+                cells.append(" ".join(f"{r.shape} {r.split} {'ok' if balance.ratio_within_2to1(r.ratio) else 'out'}"
                                       for r in got))
             out.append(f"| {cell_text(labels.get(p, p))} | " + " | ".join(cells) + " |")
         out.append("")
         for shape in dict.fromkeys(r.shape for r in mine):
             held = [v for v in variants if any(r.variant == v and r.shape == shape for r in mine)
-                    and all(r.ratio is not None and r.ratio <= 2 for r in mine if r.variant == v and r.shape == shape)]
+                    and all(balance.ratio_within_2to1(r.ratio) for r in mine if r.variant == v and r.shape == shape)]
             findings.append(f"at {n} workers, {shape} within 2:1 in every placement: {', '.join(held) or 'none'}")
     text = "; ".join(findings)
     out += ["**What this shows.** " + text[0].upper() + text[1:] + ". Oneshot holds one connection open at a "
@@ -531,7 +533,7 @@ def placement_findings(runs, stops, placements, labels, variants) -> str:
             continue
         top = max(value for value, _ in share.values())
         worst = [p for p in share if share[p][0] == top]
-        within = sum(all(r.ratio is not None and r.ratio <= 2 for r in one if r.placement == p) for p in share)
+        within = sum(all(balance.ratio_within_2to1(r.ratio) for r in one if r.placement == p) for p in share)
         words = set(share[p][1] for p in worst)
         taken = (words.pop() if len(words) == 1 else
                  "each one's middle run: the larger of 2, the median of an odd number, the upper middle one of "

@@ -6,8 +6,9 @@ tracepoint counts, and the CPU time per request over the sampled run."""
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number, get_str, plural,
-                    row_reader)
+from acceptlab.results_io import RowError
+from report.common import (Failed, Meta, Study, cell_text, get, get_bool, get_int, get_number, get_str, plural,
+                           row_reader)
 
 
 @dataclass(frozen=True)

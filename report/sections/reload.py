@@ -1,17 +1,14 @@
 """The reload study (reload.jsonl): what clients see while every worker is
 replaced on SIGHUP, per variant, and which arms must lose no request."""
 
-import os
-import sys
 from dataclasses import dataclass
 
-sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "probes"))
-import arms  # noqa: E402  (probes/arms.py: the one table of arms)
-from common import (Failed, Meta, RowError, Study, failed_notes, get, get_bool, get_int, get_str, is_int,
-                    json_kind, plural, row_reader)
+from acceptlab import arms  # (acceptlab/arms.py: the one table of arms)
+from acceptlab.results_io import RowError, json_kind
+from report.common import Failed, Meta, Study, failed_notes, get, get_bool, get_int, get_str, is_int, plural, row_reader
 
 
-# What the reload must do, by arm, from the one table of arms (probes/arms.py,
+# What the reload must do, by arm, from the one table of arms (acceptlab/arms.py,
 # reload_loses_none): the shared listener never closes, and fdpass's leaver
 # forwards what reaches it, so these must lose nothing; reuseport's old
 # listener closes with its worker (reported, not held).

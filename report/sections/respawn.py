@@ -4,8 +4,8 @@ replaces a SIGKILLed worker, per variant, with and without tcp_migrate_req."""
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (Failed, Meta, Study, failed_notes, get_bool, get_int, get_number, get_opt_int, get_str, is_int,
-                    plural, row_reader)
+from report.common import (Failed, Meta, Study, failed_notes, get_bool, get_int, get_number, get_opt_int, get_str,
+                           is_int, plural, row_reader)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (Meta, RowError, Study, cell_text, get, get_int, get_number, get_opt_int, get_str, is_int,
-                    ms_text, ordered, plural, row_reader)
+from acceptlab.results_io import RowError
+from report.common import (Meta, Study, cell_text, get, get_int, get_number, get_opt_int, get_str, is_int, ms_text,
+                           ordered, plural, row_reader)
 
 UNPINNED = "unpinned"  # rows from before rows said their placement ran with nothing pinned
 

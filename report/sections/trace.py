@@ -6,10 +6,11 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-from common import (NOT_RESOLVED, Failed, Meta, RowError, Study, cell_text, get, get_bool, get_int, get_number,
-                    get_str, interval_text, is_int, json_kind, judge, number, ordered, placement_text, plural,
-                    row_reader)
-from sections.wrk import COST_MODES, verdict_text
+from acceptlab.results_io import RowError, json_kind
+from acceptlab.stats import NOT_RESOLVED, Z975, judge
+from report.common import (Failed, Meta, Study, cell_text, get, get_bool, get_int, get_number, get_str, interval_text,
+                           is_int, number, ordered, placement_text, plural, row_reader)
+from report.sections.wrk import COST_MODES, verdict_text
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,7 @@ def render_trace(meta: Meta, rows: list) -> list:
 
 def wilson(k: int, n: int) -> tuple:
     """The 95 % Wilson score interval of a share k of n."""
-    z = 1.96
+    z = Z975
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from common import (MET, MISSED, BenchParams, Failed, InputError, RowError, failed_notes, get, get_counter,
-                    get_failure, get_int, get_number, get_split, get_str, is_int, judge_values, number,
-                    plural)
+from acceptlab.results_io import InputError, RowError
+from acceptlab.stats import MET, MISSED, judge_values
+from report.common import (BenchParams, Failed, failed_notes, get, get_counter, get_failure, get_int, get_number,
+                           get_split, get_str, is_int, number, plural)
 
 
 # wrk's error counters, in the order the report lists them (others follow, alphabetically).

@@ -23,6 +23,11 @@ An arm's fields:
                           without the BPF program): cost gives the ratio to it
   process_arm             the same variant in process mode (or what stands in for it):
                           cost gives a threads arm's ratio to it
+  same_mechanism          the arm whose mechanism this one runs in another binary or mode
+                          (fdpass-off: the bare race in fdpass's binary; handoff-off:
+                          plain reuseport in threads): the payoff and burst sections
+                          give their distance as the run's noise between two
+                          measurements of one mechanism
   reload_loses_none       a reload (SIGHUP) under load must lose no request
   acceptor_is_not_owner   the worker that accepts is not always the one that serves:
                           the tracer's accepts won and the probe's counts differ by design
@@ -76,6 +81,7 @@ class Arm:
     knob_off: str = None
     reference: str = None
     process_arm: str = None
+    same_mechanism: str = None
     reload_loses_none: bool = False
     acceptor_is_not_owner: bool = False
     claims_balance: bool = False
@@ -144,7 +150,7 @@ TABLE = [
         place={"cost": 3, "payoff": 6, "burst": 5, "placement": 5, "perturbation": 1}),
     Arm("fdpass-threads", "fdpass", ["--threads"], knob_off="fdpass-off-threads", process_arm="fdpass",
         acceptor_is_not_owner=True, studies="cost:bench", place={"cost": 6}),
-    Arm("fdpass-off", "fdpass", env=SHARE_OFF, measurement_only=True,
+    Arm("fdpass-off", "fdpass", env=SHARE_OFF, same_mechanism="bare", measurement_only=True,
         studies="quick cost quick:cost payoff quick:payoff burst quick:burst perturbation",
         place={"cost": 2, "payoff": 7, "burst": 6, "perturbation": 2}),
     Arm("fdpass-off-threads", "fdpass", ["--threads"], env=SHARE_OFF, process_arm="fdpass-off",
@@ -158,7 +164,7 @@ TABLE = [
     Arm("handoff-written", "handoff", ["--threads", "--handoff-policy", "written"], acceptor_is_not_owner=True,
         measurement_only=True),
     Arm("handoff-off", "handoff", ["--threads", "--handoff-policy", "off"], process_arm="reuseport",
-        measurement_only=True, studies="cost payoff burst perturbation",
+        same_mechanism="reuseport", measurement_only=True, studies="cost payoff burst perturbation",
         place={"cost": 7, "payoff": 9, "burst": 8, "perturbation": 6}),
     # The balancers with their load counted in user space (what runs without
     # BPF), for the cost study: beside the kernel-counted arm and the knob-off
@@ -182,7 +188,7 @@ def get(name):
     try:
         return _BY_NAME[name]
     except KeyError:
-        raise KeyError("no arm %r in probes/arms.py" % name) from None
+        raise KeyError("no arm %r in acceptlab/arms.py" % name) from None
 
 
 def server_args(name):
@@ -241,6 +247,11 @@ def reference_of():
 def process_arm_of():
     """{arm: the process-mode arm cost compares it with}."""
     return {a.name: a.process_arm for a in TABLE if a.process_arm}
+
+
+def same_mechanism_pairs():
+    """((arm, the arm whose mechanism it runs), ...), in the table's order."""
+    return tuple((a.name, a.same_mechanism) for a in TABLE if a.same_mechanism)
 
 
 def respawn_cases():
