@@ -18,7 +18,7 @@ Q := @
 endif
 
 SERVER_SRC := servers/main.c servers/supervisor.c servers/threads.c servers/worker.c servers/accept.c \
-	servers/shared_epoll.c servers/app.c servers/http.c servers/net.c servers/util.c servers/fdpass.c \
+	servers/conn.c servers/own_epoll.c servers/shared_epoll.c servers/app.c servers/http.c servers/net.c servers/util.c servers/fdpass.c \
 	servers/handoff.c servers/load.c servers/variants.c $(wildcard servers/variants/*.c)
 # BPF programs the server loads (libbpf CO-RE skeletons, generated into build/).
 SERVER_BPF := worker_load
