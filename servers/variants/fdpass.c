@@ -101,7 +101,7 @@
  * harness's (worker.c, main.c); ACCEPTLAB_ACCOUNTING is load.h's.
  */
 #include "../server.h"
-#include "../fdpass.h"
+#include "../scm_rights.h"
 #include "../load.h"
 
 #include <errno.h>
@@ -405,7 +405,7 @@ static int share_give(struct worker *w, struct share_worker *sw, int t, int fd, 
 	do /* never 0 in the low half: a slot that has retired nothing reads 0 there */
 		msg.ticket = (uint64_t)atomic_fetch_add(&sh->page->ticket, 1) + 1;
 	while ((uint32_t)msg.ticket == 0);
-	if (fdpass_send(sh->chan_send[t], fd, &msg, sizeof(msg)) < 0) {
+	if (scm_rights_send(sh->chan_send[t], fd, &msg, sizeof(msg)) < 0) {
 		test_stop(sh, STOP_SEND_FAILED);
 		goto back;
 	}
@@ -451,7 +451,7 @@ static void share_received(struct worker *w, struct share_worker *sw, int fd, co
 	if (fd < 0) { /* no descriptor we could take (EMFILE): the kernel closes it as it is dequeued */
 		if (!retired)
 			load_retire(sh->load, w->slot, msg->ticket);
-		fdpass_drop(chan);
+		scm_rights_drop(chan);
 		return;
 	}
 	test_stop(sh, STOP_PEEKED);
@@ -463,7 +463,7 @@ static void share_received(struct worker *w, struct share_worker *sw, int fd, co
 	if (!retired)
 		load_retire(sh->load, w->slot, msg->ticket);
 	test_stop(sh, STOP_RETIRED);
-	fdpass_drop(chan);
+	scm_rights_drop(chan);
 	test_stop(sh, STOP_DEQUEUED);
 	if (t >= 0) {
 		if (share_give(w, sw, t, fd, &msg->peer) == 0) {
@@ -487,11 +487,11 @@ static void share_drain_channel(struct worker *w)
 	size_t len;
 	int fd;
 
-	while ((fd = fdpass_peek(chan, &msg, sizeof(msg), &len)) >= 0 || errno == EBADMSG) {
+	while ((fd = scm_rights_peek(chan, &msg, sizeof(msg), &len)) >= 0 || errno == EBADMSG) {
 		if (len < sizeof(msg)) { /* not a sibling's: nothing was credited for it */
 			if (fd >= 0)
 				close(fd);
-			fdpass_drop(chan);
+			scm_rights_drop(chan);
 			continue;
 		}
 		share_received(w, sw, fd, &msg);
@@ -622,7 +622,7 @@ static void fdpass_given_up(struct server *srv, int slot)
 	for (;;) {
 		struct handoff_msg msg;
 		size_t len;
-		int fd = fdpass_recv(sh->chan_recv[slot], &msg, sizeof(msg), &len);
+		int fd = scm_rights_recv(sh->chan_recv[slot], &msg, sizeof(msg), &len);
 
 		if (fd >= 0 || errno == EBADMSG) {
 			if (fd >= 0) {
