@@ -331,9 +331,11 @@ void announce_ready(const struct server *srv, const struct worker_ready *recs, i
 int threads_run(struct server *srv);
 
 /* util.c */
-/* Reads a test knob from the environment as an integer in [lo, hi]:
- * returns def when unset; exits 2 naming the variable when malformed. */
-long env_knob(const char *name, long def, long lo, long hi);
+/* Reads an environment variable (a test switch, ACCEPTLAB_TEST_*, or a
+ * variant's knob such as ACCEPTLAB_ACCEPT_SHARE; main.c lists them all) as
+ * an integer in [lo, hi]: returns def when unset; exits 2 naming the
+ * variable when malformed. */
+long env_long(const char *name, long def, long lo, long hi);
 int64_t now_ns(void);
 /* Writes one line to fd with a single write(2), so lines from several
  * processes sharing stdout never interleave. */

@@ -133,9 +133,9 @@ int worker_run(struct worker *w)
 		fprintf(stderr, "acceptlab-server: worker %d: epoll_create1: %s\n", w->index, strerror(errno));
 		return 1;
 	}
-	/* Test knob: ACCEPTLAB_TEST_FAIL_SLOT=S makes a worker in slot S fail
+	/* Test switch: ACCEPTLAB_TEST_FAIL_SLOT=S makes a worker in slot S fail
 	 * before it serves (a reload's new worker that cannot start). */
-	if (!w->srv->cfg.threads && env_knob("ACCEPTLAB_TEST_FAIL_SLOT", -1, -1, MAX_SLOTS - 1) == w->slot) {
+	if (!w->srv->cfg.threads && env_long("ACCEPTLAB_TEST_FAIL_SLOT", -1, -1, MAX_SLOTS - 1) == w->slot) {
 		fprintf(stderr, "acceptlab-server: worker %d: failing in slot %d (ACCEPTLAB_TEST_FAIL_SLOT)\n",
 			w->index, w->slot);
 		return 1;

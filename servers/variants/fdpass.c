@@ -91,7 +91,7 @@
  *    ACCEPTLAB_ACCEPT_SHARE=0 gives the knob-off arm (the bare race) in the
  *    same binary.
  *
- * Test knobs (environment): ACCEPTLAB_TEST_SEND_GAP_MS=N sleeps N ms between
+ * Test switches (environment): ACCEPTLAB_TEST_SEND_GAP_MS=N sleeps N ms between
  * the pick and the send (after the state check: the widest window for the
  * leaving race); ACCEPTLAB_TEST_NO_PICK=1 disables the pick (every acceptor
  * keeps what it accepts), a broken build for proving the gate can fail.
@@ -200,9 +200,9 @@ static struct share *share_init(struct server *srv)
 	srv->vshared = sh;
 	sh->workers = srv->cfg.workers;
 	sh->nslots = srv->nslots;
-	sh->on = srv->cfg.workers > 1 && env_knob("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
-	sh->test_send_gap_ms = (int)env_knob("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
-	sh->test_no_pick = (int)env_knob("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
+	sh->on = srv->cfg.workers > 1 && env_long("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
+	sh->test_send_gap_ms = (int)env_long("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
+	sh->test_no_pick = (int)env_long("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
 	sh->test_stop_at = STOP_NONE;
 	if (getenv("ACCEPTLAB_TEST_STOP_AT")) {
 		const char *v = getenv("ACCEPTLAB_TEST_STOP_AT");
@@ -720,8 +720,9 @@ static int fdpass_spawn_import(struct server *srv, const int *fds, int n, char *
 
 const struct accept_variant variant_fdpass = {
 	.name = "fdpass",
-	.mechanism = "accept sharing: the acceptor passes each connection to the least-loaded sibling "
-		     "over SCM_RIGHTS (ACCEPTLAB_ACCEPT_SHARE=0: the bare race)",
+	.mechanism = "accept sharing: the bare race decides who accepts, then the acceptor passes each "
+		     "connection to the least-loaded sibling over `SCM_RIGHTS`, skipping one stuck in a "
+		     "slow request handler; `ACCEPTLAB_ACCEPT_SHARE=0` is the knob-off arm",
 	.before_fork = fdpass_before_fork,
 	.worker_start = fdpass_start,
 	.serving = fdpass_serving,

@@ -326,7 +326,9 @@ const struct knob_set handoff_knobs = { .knobs = handoff_options };
 
 const struct accept_variant variant_handoff = {
 	.name = "handoff",
-	.mechanism = "threads: per-thread SO_REUSEPORT listener + bounded hand-off queue per thread (seed 003)",
+	.mechanism = "threads mode only (the hand-off design note, seed 003): per-thread `SO_REUSEPORT` "
+		     "listeners, and a bounded queue per thread that peers push new connections into; "
+		     "`--handoff-policy written|open|off`",
 	.bind_per_worker = 1,
 	.knob_sets = { &handoff_knobs },
 	.modes = MODE_THREADS,
