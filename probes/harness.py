@@ -25,14 +25,14 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# ACCEPTLAB_SERVER lets a test substitute a server that fails on purpose.
-SERVER = os.environ.get("ACCEPTLAB_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
+# ACCEPTLAB_TEST_SERVER lets a test substitute a server that fails on purpose.
+SERVER = os.environ.get("ACCEPTLAB_TEST_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 CAMPAIGN = os.path.join(ROOT, "probes", "campaign.py")  # its --respawn-trial, --reload-trial and --netns-trial
 PYTHON = "/usr/bin/python3"
-# ACCEPTLAB_WRK lets a test name a wrk that is not there.
-WRK = os.environ.get("ACCEPTLAB_WRK") or "wrk"
+# ACCEPTLAB_TEST_WRK lets a test name a wrk that is not there.
+WRK = os.environ.get("ACCEPTLAB_TEST_WRK") or "wrk"
 
 READY_TIMEOUT_S = 10
 STOP_TIMEOUT_S = 15
