@@ -20,8 +20,8 @@ Q := @
 endif
 
 SERVER_SRC := servers/main.c servers/supervisor.c servers/threads.c servers/worker.c servers/accept.c \
-	servers/shared_epoll.c servers/app.c servers/http.c servers/net.c servers/util.c servers/fdpass.c \
-	servers/handoff.c servers/load.c servers/variants.c $(wildcard servers/variants/*.c)
+	servers/conn.c servers/own_epoll.c servers/shared_epoll.c servers/app.c servers/http.c servers/net.c servers/util.c servers/scm_rights.c \
+	servers/conn_queue.c servers/load.c servers/variants.c $(wildcard servers/variants/*.c)
 # BPF programs the server loads (libbpf CO-RE skeletons, generated into build/).
 SERVER_BPF := worker_load
 SERVER_SKELS := $(patsubst %,build/%.skel.h,$(SERVER_BPF))
@@ -40,7 +40,7 @@ BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
 # The mechanism models (models/): no HTTP, one file each.
 MODEL_BINS := bin/reuseport-model bin/exclusive-model
 BINS += $(MODEL_BINS)
-TEST_BINS := build/test_http build/test_response build/server-asan build/test_handoff build/test_handoff_tsan \
+TEST_BINS := build/test_http build/test_response build/server-asan build/test_conn_queue build/test_conn_queue_tsan \
 	build/test_shared_epoll
 
 .DELETE_ON_ERROR:
@@ -96,15 +96,15 @@ build/test_response: tests/c/test_response.c tests/c/check.h probes/response.c p
 	@echo "  CC-SAN  $@"
 	$(Q)$(CC) $(WARN) $(SAN) -Iprobes tests/c/test_response.c probes/response.c -o $@
 
-# The hand-off queues and policy: under ASan/UBSan, and again under TSan for
-# the threaded cases (the two sanitizers cannot share one binary).
-build/test_handoff: tests/c/test_handoff.c tests/c/check.h servers/handoff.c servers/handoff.h | build
+# The connection queues and the hand-off policy: under ASan/UBSan, and again
+# under TSan for the threaded cases (the two sanitizers cannot share one binary).
+build/test_conn_queue: tests/c/test_conn_queue.c tests/c/check.h servers/conn_queue.c servers/conn_queue.h | build
 	@echo "  CC-SAN  $@"
-	$(Q)$(CC) $(WARN) $(SAN) -pthread -Iservers tests/c/test_handoff.c servers/handoff.c -o $@
+	$(Q)$(CC) $(WARN) $(SAN) -pthread -Iservers tests/c/test_conn_queue.c servers/conn_queue.c -o $@
 
-build/test_handoff_tsan: tests/c/test_handoff.c tests/c/check.h servers/handoff.c servers/handoff.h | build
+build/test_conn_queue_tsan: tests/c/test_conn_queue.c tests/c/check.h servers/conn_queue.c servers/conn_queue.h | build
 	@echo "  CC-TSAN $@"
-	$(Q)$(CC) $(WARN) -fsanitize=thread -g -O1 -pthread -Iservers tests/c/test_handoff.c servers/handoff.c -o $@
+	$(Q)$(CC) $(WARN) -fsanitize=thread -g -O1 -pthread -Iservers tests/c/test_conn_queue.c servers/conn_queue.c -o $@
 
 build/server-asan: $(SERVER_SRC) $(SERVER_HDR) | build
 	@echo "  CC-SAN  $@"

@@ -277,9 +277,9 @@ def skipped_for_root(label, root):
 
 def print_plan(args):
     """--plan: one line per step the campaign would run (study and label, in
-    order), and which of them are skipped when not root. ACCEPTLAB_PLAN_AS_USER=1
+    order), and which of them are skipped when not root. ACCEPTLAB_TEST_PLAN_AS_USER=1
     shows the plan as a user who is not root would get it."""
-    root = is_root() and not os.environ.get("ACCEPTLAB_PLAN_AS_USER")
+    root = is_root() and not os.environ.get("ACCEPTLAB_TEST_PLAN_AS_USER")
     for study, label, _, _ in plan_steps(args, os.path.join(args.results_dir, "<stamp>", "raw")):
         print("%-11s %s%s" % (study, label, "   (skipped: needs root)" if skipped_for_root(label, root) else ""))
 

@@ -1,7 +1,9 @@
 /* accept.c: the accept path's helpers that variants call: the listener in
- * and out of the worker's epoll, accept() with its error's class, and the
- * rest after running out of descriptors. The variant decides when to
- * accept; what follows accept() is worker.c's. */
+ * and out of the worker's epoll (through its connection set's hook), accept()
+ * with its error's class, and the rest after running out of descriptors.
+ * The variant decides when to accept; what follows accept() is conn.c's
+ * (worker_admit). The loop (worker.c) calls accept_resume; nothing here
+ * calls the loop. */
 #include "conn.h"
 #include "net.h"
 
@@ -35,7 +37,7 @@ int worker_listener_enable(struct worker *w, uint32_t events, int on)
 		errno = EMFILE; /* resting: the loop adds it back when the rest is over */
 		return -1;
 	}
-	if (conn_set_of(w)->listener_ctl(w, on, &ev) < 0)
+	if (w->conn_set->listener_ctl(w, on, &ev) < 0)
 		return -1;
 	w->listener_watched = on;
 	if (on)

@@ -1,7 +1,7 @@
 /* app.h: the HTTP application every worker serves, the same for every
  * variant: GET /pid, /, /work?us=N (CPU), /sleep?ms=N (a slow view) and
  * /variant. The connection around it (buffers, keep-alive, the handler
- * clock) is worker.c's. */
+ * clock) is conn.c's. */
 #ifndef ACCEPTLAB_APP_H
 #define ACCEPTLAB_APP_H
 

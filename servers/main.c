@@ -20,6 +20,9 @@
 #define KNOB_CODE 256 /* getopt's value for knob i: KNOB_CODE + i */
 #define SYNOPSIS_INDENT "                        "
 #define SYNOPSIS_WIDTH 80
+#define HELP_WIDTH 79     /* --help's wrapped text */
+#define VARIANT_HELP_COL 25 /* where a variant's mechanism starts in --help */
+#define ENV_HELP_COL 36     /* where an environment variable's effect starts */
 
 /* Every knob set, in --help order: knob_sets_help_order (variants.c), then
  * any set a variant reads that is missing there. */
@@ -83,6 +86,139 @@ static void knob_synopsis(FILE *f)
 		fputc('\n', f);
 }
 
+/* The environment the server reads, written once: --help prints it,
+ * --list-environment prints it as JSON lines, and docs/server.md's tables
+ * are generated from those (ci/server_tables.py). Two kinds, kept apart by
+ * name: a knob chooses how a variant runs (an arm sets it, like an option);
+ * a test switch, ACCEPTLAB_TEST_*, exists for the tests and the gate and is
+ * never needed to serve. The text marks code with backquotes (dropped in
+ * --help). */
+enum env_kind { ENV_KNOB, ENV_TEST, ENV_INTERNAL };
+static const struct env_var {
+	enum env_kind kind;
+	const char *name;
+	const char *value;   /* its value's form */
+	const char *applies; /* who reads it: a variant, a mode, or the server */
+	const char *effect;
+} environment[] = {
+	{ ENV_KNOB, "ACCEPTLAB_ACCEPT_SHARE", "0", "fdpass",
+	  "the knob-off arm: the bare race, in the same binary, with no hand-off (default `1`: the "
+	  "acceptor passes each connection to the least-loaded sibling)" },
+	{ ENV_KNOB, "ACCEPTLAB_ACCOUNTING", "user|kernel", "fdpass, handoff, reuseport-bpf",
+	  "how the balancers count load (Load accounting in docs/server.md): `user` in user space without BPF "
+	  "(reuseport-bpf refuses it), `kernel` exits 2 when BPF cannot be loaded instead of falling back; "
+	  "unset: kernel when BPF loads, else user" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_ARM_GAP_MS", "I:MS", "the harness",
+	  "worker I waits MS ms after it is ready, before its loop starts (a slow application import)" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_MAX_RESPAWNS", "N", "process mode",
+	  "at most N respawns (`0`: a killed worker stays dead)" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_FAIL_SLOT", "S", "process mode",
+	  "a worker started in slot S exits 1 before it serves (a reload's new worker for index i is in "
+	  "slot i + workers)" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_SEND_GAP_MS", "N", "fdpass",
+	  "sleep N ms between the pick and the send (the leaving race)" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_STOP_AT", "POINT", "fdpass",
+	  "the first worker to reach POINT stops itself (SIGSTOP), as a kill there would find it: "
+	  "`keep-held`, `keep-tagged` (an acceptor keeping a connection, before and after its tag), "
+	  "`peeked`, `retired`, `dequeued`, `tagged` (a receiver's steps), `credited`, `send-failed`, "
+	  "`sent` (a sender's)" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_NO_PICK", "1", "fdpass",
+	  "every acceptor keeps what it accepts (a broken build, to prove the gate can fail)" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_HOLD_TOKEN_MS", "N", "mutex",
+	  "the first worker to take the token holds it N ms" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_PRELOAD", "I:N", "reuseport-bpf",
+	  "worker I's held count starts at N" },
+	{ ENV_INTERNAL, "ACCEPTLAB_SPAWNED", "...", "--spawn-workers",
+	  "set by the supervisor for a worker it execs: which inherited descriptors are which; never set "
+	  "it by hand" },
+};
+#define NENV (int)(sizeof(environment) / sizeof(environment[0]))
+static const char *const env_kind_names[] = { [ENV_KNOB] = "knob", [ENV_TEST] = "test", [ENV_INTERNAL] = "internal" };
+
+/* Prints lead, then text wrapped at HELP_WIDTH with continuation lines
+ * indented to column col (text's backquotes dropped: they mark code for
+ * the markdown tables). A lead wider than col puts text on the next line. */
+static void print_wrapped(FILE *f, const char *lead, int col, const char *text)
+{
+	int at = (int)strlen(lead);
+	const char *p = text;
+
+	fputs(lead, f);
+	if (at > col) {
+		fprintf(f, "\n%*s", col, "");
+		at = col;
+	} else {
+		fprintf(f, "%*s", col - at, "");
+		at = col;
+	}
+	while (*p) {
+		const char *end = p;
+		int len = 0;
+
+		while (*end && *end != ' ')
+			len += *end++ != '`';
+		if (at > col && at + 1 + len > HELP_WIDTH) {
+			fprintf(f, "\n%*s", col, "");
+			at = col;
+		} else if (at > col) {
+			fputc(' ', f);
+			at++;
+		}
+		for (; p < end; p++)
+			if (*p != '`')
+				fputc(*p, f);
+		at += len;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+/* The environment section of --help: kind's variables. */
+static void usage_environment(FILE *f, enum env_kind kind)
+{
+	for (int i = 0; i < NENV; i++) {
+		char lead[128], text[1024];
+
+		if (environment[i].kind != kind)
+			continue;
+		snprintf(lead, sizeof(lead), "  %s=%s", environment[i].name, environment[i].value);
+		snprintf(text, sizeof(text), "%s: %s", environment[i].applies, environment[i].effect);
+		print_wrapped(f, lead, ENV_HELP_COL, text);
+	}
+}
+
+/* Writes s as a JSON string. */
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* --list-environment: one JSON line per variable the server reads. */
+static void list_environment(void)
+{
+	for (int i = 0; i < NENV; i++) {
+		printf("{\"name\":");
+		json_string(environment[i].name);
+		printf(",\"value\":");
+		json_string(environment[i].value);
+		printf(",\"kind\":\"%s\",\"applies\":", env_kind_names[environment[i].kind]);
+		json_string(environment[i].applies);
+		printf(",\"effect\":");
+		json_string(environment[i].effect);
+		printf("}\n");
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -94,7 +230,7 @@ static void usage(FILE *f)
 	knob_synopsis(f);
 	fprintf(f,
 		"                        [--spawn-workers]\n"
-		"       " PROG " --list-variants\n"
+		"       " PROG " --list-variants | --list-environment\n"
 		"\n"
 		"Runs N workers behind one TCP port with the chosen accept variant: N worker\n"
 		"processes (--workers), or N threads of one process (--threads).\n"
@@ -110,8 +246,12 @@ static void usage(FILE *f)
 		"\n"
 		"Options:\n"
 		"  --variant NAME        accept variant (required), one of:\n");
-	for (int i = 0; accept_variants[i]; i++)
-		fprintf(f, "      %-18s %s\n", accept_variants[i]->name, accept_variants[i]->mechanism);
+	for (int i = 0; accept_variants[i]; i++) {
+		char lead[64];
+
+		snprintf(lead, sizeof(lead), "      %-18s ", accept_variants[i]->name);
+		print_wrapped(f, lead, VARIANT_HELP_COL, accept_variants[i]->mechanism);
+	}
 	fprintf(f,
 		"  --workers N           worker processes (default 2, at most %d)\n"
 		"  --threads N           threads mode: one process, N worker threads (no respawn:\n"
@@ -136,7 +276,17 @@ static void usage(FILE *f)
 		"                        ACCEPTLAB_SPAWNED); a reload then runs new code\n"
 		"  --list-variants       print each variant as one JSON line (name, modes, the\n"
 		"                        knob options it reads, mechanism) and exit 0\n"
+		"  --list-environment    print each environment variable below as one JSON line\n"
+		"                        (name, value, kind, applies, effect) and exit 0\n"
 		"  --help                this text\n"
+		"\n"
+		"Environment, knobs (a variant's choice; an arm sets it like an option):\n");
+	usage_environment(f, ENV_KNOB);
+	fprintf(f,
+		"Environment, test switches (ACCEPTLAB_TEST_*: for the tests and the gate,\n"
+		"never needed to serve):\n");
+	usage_environment(f, ENV_TEST);
+	fprintf(f,
 		"\n"
 		"SIGTERM or SIGINT: workers finish in-flight requests, the server exits 0.\n"
 		"SIGHUP (process mode): reload. Every worker is replaced, one at a time: the new\n"
@@ -147,8 +297,9 @@ static void usage(FILE *f)
 }
 
 /* --list-variants: one JSON line per variant, for tools that keep their
- * own table of what to run (probes/arms.py checks itself against it). The
- * mechanism text holds no quote or backslash (checked by the arms test). */
+ * own table of what to run (probes/arms.py checks itself against it) and
+ * the variants tables of README.md and docs/server.md (ci/server_tables.py
+ * renders them from the mechanism). */
 static void list_variants(void)
 {
 	for (int i = 0; accept_variants[i]; i++) {
@@ -166,7 +317,9 @@ static void list_variants(void)
 				first = 0;
 			}
 		}
-		printf("],\"mechanism\":\"%s\"}\n", v->mechanism);
+		printf("],\"mechanism\":");
+		json_string(v->mechanism);
+		printf("}\n");
 	}
 }
 
@@ -185,6 +338,7 @@ static const struct option core_opts[] = {
 	{ "stop-grace-ms", required_argument, NULL, 'g' },
 	{ "spawn-workers", no_argument, NULL, 'x' },
 	{ "list-variants", no_argument, NULL, 'L' },
+	{ "list-environment", no_argument, NULL, 'E' },
 	{ "help", no_argument, NULL, 'h' },
 };
 #define NCORE (int)(sizeof(core_opts) / sizeof(core_opts[0]))
@@ -253,6 +407,7 @@ int main(int argc, char **argv)
 		case 'x': srv.cfg.spawn_workers = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'L': list_variants(); return 0;
+		case 'E': list_environment(); return 0;
 		case ':': bad_arg("%s: needs a value", argv[optind - 1]); break;
 		default:
 			if (c >= KNOB_CODE && c < KNOB_CODE + MAX_KNOBS && knobs[c - KNOB_CODE]) {
@@ -295,8 +450,8 @@ int main(int argc, char **argv)
 	if (srv.cfg.threads && respawn_limit >= 0)
 		bad_arg("--respawn-limit: does not apply to --threads (a thread that dies takes the process with it)");
 	srv.cfg.respawn_hourly_limit = respawn_limit >= 0 ? respawn_limit : 10 * srv.cfg.workers;
-	/* Test knob: cap respawns (0: a killed worker stays dead). */
-	srv.cfg.respawn_hourly_limit = (int)env_knob("ACCEPTLAB_TEST_MAX_RESPAWNS", srv.cfg.respawn_hourly_limit,
+	/* Test switch: cap respawns (0: a killed worker stays dead). */
+	srv.cfg.respawn_hourly_limit = (int)env_long("ACCEPTLAB_TEST_MAX_RESPAWNS", srv.cfg.respawn_hourly_limit,
 						     0, 4096);
 	if (pin) {
 		cpu_set_t allowed;

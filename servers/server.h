@@ -1,10 +1,11 @@
 /* server.h: the harness's shared types: configuration, worker state and the
  * accept-variant interface every variants/ file implements.
  *
- * The harness (supervisor.c, threads.c, worker.c, accept.c, app.c) owns
- * sockets, connections and HTTP; a variant owns only the question this
- * toolkit measures: how a worker learns of new connections and which of
- * them it accepts, and the knobs that tune it (struct knob).
+ * The harness (supervisor.c, threads.c, worker.c, accept.c, conn.c, app.c
+ * and the connection sets) owns sockets, connections and HTTP; a variant
+ * owns only the question this toolkit measures: how a worker learns of new
+ * connections and which of them it accepts, and the knobs that tune it
+ * (struct knob).
  */
 #ifndef ACCEPTLAB_SERVER_H
 #define ACCEPTLAB_SERVER_H
@@ -197,7 +198,7 @@ struct worker {
 	int rest_took_listener; /* that rest took the listener out: put it back after */
 	int ready_fd;        /* where the worker reports that it serves, or -1 */
 	/* Connections admitted in this pass whose first read waits until the
-	 * accept phase is over (worker.c: admit_flush), so a storm of new
+	 * accept phase is over (conn.c: conn_admit_flush), so a storm of new
 	 * connections cannot keep the worker accepting and serving them while
 	 * its open connections wait. */
 	int *fresh;          /* their fds */
@@ -207,14 +208,17 @@ struct worker {
 	 * harness keeps it around every request it answers (fdpass's busy
 	 * rule reads it). */
 	struct handler_clock *handler_clock;
-	/* worker.c's clock (now_ns), read once per pass of the loop after its
+	/* The loop's clock (now_ns), read once per pass of the loop after its
 	 * wait and again after a handler that waited (/work, /sleep): what a
 	 * connection's idle time is measured from, without a clock read per
 	 * read and per write. */
 	int64_t clock_ns;
-	/* Closed connections' memory kept for the next ones (worker.c). */
+	/* Closed connections' memory kept for the next ones (conn.c). */
 	struct conn *spare;
 	int nspare;
+	/* The harness's: how its connections are registered (conn.h), set by
+	 * worker_run before anything else: srv->conn_set, or the default. */
+	const struct conn_set *conn_set;
 };
 
 /* Whether a worker is inside a request handler, and since when, so that a
@@ -239,10 +243,14 @@ struct worker_ready {
 	char cpu[64]; /* the CPUs it may run on, "0" or "0-1" */
 };
 
-/* worker.c: the loop and the connections. */
+/* worker.c: the loop. */
 
 /* Runs worker w until it is told to stop; returns the process exit status. */
 int worker_run(struct worker *w);
+/* Pins the calling thread to worker i's CPU (--pin-workers); 0, or -1 + err. */
+int worker_pin(const struct server *srv, int i, char *err, size_t errlen);
+
+/* conn.c: the connections. */
 
 /* The accept path's tail: takes ownership of connected socket fd. Its
  * first read runs once the accept phase is over (after after_accepts), so
@@ -304,9 +312,6 @@ extern const struct knob_set *const knob_sets_help_order[];
  * waiting in one epoll instance. */
 extern const struct knob_set shared_epoll_knobs;
 
-/* Pins the calling thread to worker i's CPU (--pin-workers); 0, or -1 + err. */
-int worker_pin(const struct server *srv, int i, char *err, size_t errlen);
-
 /* supervisor.c: process mode. */
 int supervisor_run(struct server *srv);
 /* --spawn-workers: in a worker exec'd by the supervisor (ACCEPTLAB_SPAWNED
@@ -326,9 +331,11 @@ void announce_ready(const struct server *srv, const struct worker_ready *recs, i
 int threads_run(struct server *srv);
 
 /* util.c */
-/* Reads a test knob from the environment as an integer in [lo, hi]:
- * returns def when unset; exits 2 naming the variable when malformed. */
-long env_knob(const char *name, long def, long lo, long hi);
+/* Reads an environment variable (a test switch, ACCEPTLAB_TEST_*, or a
+ * variant's knob such as ACCEPTLAB_ACCEPT_SHARE; main.c lists them all) as
+ * an integer in [lo, hi]: returns def when unset; exits 2 naming the
+ * variable when malformed. */
+long env_long(const char *name, long def, long lo, long hi);
 int64_t now_ns(void);
 /* Writes one line to fd with a single write(2), so lines from several
  * processes sharing stdout never interleave. */

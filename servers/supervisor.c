@@ -14,7 +14,7 @@
  * The reload (SIGHUP), one index at a time: start the new worker; once it
  * serves (its ready record), make it the index's worker and send the old
  * one RETIRE_SIGNAL (it stops taking connections and finishes the open
- * ones, see worker.c); then the next index. A shared listener never closes,
+ * ones, see worker.c and conn.c); then the next index. A shared listener never closes,
  * so nothing queued is lost; per-worker listeners (reuseport) close with
  * the old worker and lose what is queued there unless --reuseport-migrate.
  * "reloaded" is printed once every old worker has exited. A SIGHUP during a

@@ -28,7 +28,7 @@ static int parse_in_range(const char *s, long lo, long hi, long *v)
 	return !*s || *end || errno || *v < lo || *v > hi ? -1 : 0;
 }
 
-long env_knob(const char *name, long def, long lo, long hi)
+long env_long(const char *name, long def, long lo, long hi)
 {
 	const char *s = getenv(name);
 	long v;

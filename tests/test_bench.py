@@ -182,10 +182,10 @@ def test_quick_bench_report_renders(quick_bench, tmp_path):
 
 
 def test_missing_wrk_is_a_recorded_skip(tmp_path):
-    """Without wrk (ACCEPTLAB_WRK names a file that does not exist) every cost and
+    """Without wrk (ACCEPTLAB_TEST_WRK names a file that does not exist) every cost and
     payoff step is an error row "skipped: wrk not installed", the campaign exits 0,
     and no server is started for nothing."""
-    env = dict(os.environ, ACCEPTLAB_WRK=str(tmp_path / "no-such-wrk"))
+    env = dict(os.environ, ACCEPTLAB_TEST_WRK=str(tmp_path / "no-such-wrk"))
     cmd = [*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--variants", "bare",
            "--bench-arms", "all", "--results-dir", str(tmp_path / "r"), "--no-canonical"]
     planned = len(subprocess.run(cmd + ["--plan"], cwd=ROOT, capture_output=True, text=True,

@@ -4,7 +4,7 @@ EMFILE interleaving, under ASan/UBSan; the hand-off tests again under TSan)
 and a short fuzzing pass for servers/http.c.
 
 The binaries are built by the Makefile (build/test_http, build/test_response,
-build/test_handoff, build/test_handoff_tsan, build/test_shared_epoll,
+build/test_conn_queue, build/test_conn_queue_tsan, build/test_shared_epoll,
 build/fuzz_http); these tests only run them.
 """
 import os
@@ -44,7 +44,7 @@ def check_summary_line(last, source, out):
     assert want > 0 and cases == want, f"{cases} cases ran of the {want} that {source} defines:\n{out}"
 
 
-@pytest.mark.parametrize("name", ["test_http", "test_response", "test_handoff", "test_shared_epoll"])
+@pytest.mark.parametrize("name", ["test_http", "test_response", "test_conn_queue", "test_shared_epoll"])
 def test_c_unit_tests_pass(name):
     """build/<name> exits 0 and its last line, "N passed, 0 failed in C
     cases", says some checks passed, none failed, and every case its
@@ -53,7 +53,7 @@ def test_c_unit_tests_pass(name):
     Each parser program checks a parser against the contract in its header
     with every input placed against a guard page, so an over-read shows up as
     a crash (non-zero exit) and a contract violation as a counted failure.
-    test_handoff checks the hand-off queues and policy; test_shared_epoll
+    test_conn_queue checks the connection queues and the hand-off policy; test_shared_epoll
     replays, in one thread against servers/accept.c and servers/shared_epoll.c, the --shared-epoll
     interleaving of two threads' EMFILE rests that once left the listener's
     edge-triggered registration disarmed with connections waiting (it checks
@@ -92,12 +92,12 @@ def test_summary_line_check_can_fail():
 TSAN_MAPPING_FAILURE = "unexpected memory mapping"
 
 
-def test_handoff_under_tsan():
-    """build/test_handoff_tsan exits 0, reports no race, and its summary
-    line says every case of test_handoff.c ran, none failed
+def test_conn_queue_under_tsan():
+    """build/test_conn_queue_tsan exits 0, reports no race, and its summary
+    line says every case of test_conn_queue.c ran, none failed
     (check_summary_line).
 
-    The same program as test_handoff, built with -fsanitize=thread: its
+    The same program as test_conn_queue, built with -fsanitize=thread: its
     threaded cases (8 producers and a consumer on one queue) make every
     access to the queue's fields race if the mutex does not cover it.
     TSAN_OPTIONS=halt_on_error=1 makes the first report end the program with
@@ -106,9 +106,9 @@ def test_handoff_under_tsan():
     it, it is run again under `setarch -R` (randomization off for this
     process only); a race is never retried.
     """
-    binary = BUILD / "test_handoff_tsan"
+    binary = BUILD / "test_conn_queue_tsan"
     if not binary.exists():
-        pytest.fail(f"{binary} is missing: run make build/test_handoff_tsan")
+        pytest.fail(f"{binary} is missing: run make build/test_conn_queue_tsan")
     env = dict(os.environ, TSAN_OPTIONS="halt_on_error=1")
     cmd = [str(binary)]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -120,7 +120,7 @@ def test_handoff_under_tsan():
     last = lines[-1] if lines else ""
     assert "ThreadSanitizer" not in proc.stderr, f"{' '.join(cmd)} reported:\n{out}"
     assert proc.returncode == 0, f"{' '.join(cmd)} exited {proc.returncode}:\n{out}"
-    check_summary_line(last, "test_handoff.c", out)
+    check_summary_line(last, "test_conn_queue.c", out)
 
 
 def test_http_fuzzer_runs_clean(tmp_path):

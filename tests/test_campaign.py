@@ -60,12 +60,12 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
 
 def test_campaign_records_a_failed_step_and_goes_on(tmp_path):
     """A step whose server cannot start (the server binary is swapped, via
-    ACCEPTLAB_SERVER, for a script that exits 3 at once) is written as an
+    ACCEPTLAB_TEST_SERVER, for a script that exits 3 at once) is written as an
     error row carrying the exit code and the server's stderr, and the
     remaining steps still run."""
     fake = tmp_path / "bin"
     fake.mkdir()
-    env = dict(os.environ, ACCEPTLAB_SERVER=str(fake / "acceptlab-server"))
+    env = dict(os.environ, ACCEPTLAB_TEST_SERVER=str(fake / "acceptlab-server"))
     (fake / "acceptlab-server").write_text("#!/bin/sh\necho 'cannot start: test' >&2\nexit 3\n")
     os.chmod(fake / "acceptlab-server", 0o755)
     res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare",
@@ -87,14 +87,14 @@ def test_plan_lists_the_steps_and_measures_nothing(tmp_path):
     cmd = [*CAMPAIGN, "--platform", "linux", "--plan", "--quick", "--variants", "bare,reuseport-bpf",
            "--studies", "balancing,respawn", "--results-dir", str(tmp_path / "r")]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=30,
-                         env={k: v for k, v in os.environ.items() if k != "ACCEPTLAB_PLAN_AS_USER"})
+                         env={k: v for k, v in os.environ.items() if k != "ACCEPTLAB_TEST_PLAN_AS_USER"})
     assert res.returncode == 0, res.stderr
     lines = [l.replace("   (skipped: needs root)", "") for l in res.stdout.splitlines()]  # when not root
     assert [l.split()[0] for l in lines] == ["balancing"] * 6 + ["respawn"] * 3, lines
     assert lines[0].split()[1:] == ["bare", "burst", "32"], lines
     assert not (tmp_path / "r").exists(), "--plan wrote results"
     user = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=30,
-                          env=dict(os.environ, ACCEPTLAB_PLAN_AS_USER="1"))
+                          env=dict(os.environ, ACCEPTLAB_TEST_PLAN_AS_USER="1"))
     skipped = [l for l in user.stdout.splitlines() if l.endswith("   (skipped: needs root)")]
     assert skipped == [l + "   (skipped: needs root)" for l in lines if "reuseport-bpf" in l.split()], user.stdout
     assert len(skipped) == 5, user.stdout

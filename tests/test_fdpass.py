@@ -6,7 +6,7 @@ lines, GET /variant or its load records, never assumed after a sleep) and
 records what it observed (tests/faults.py: the campaign's faults table gets
 one row per case, failed or not).
 
-Test knobs used (documented in servers/variants/fdpass.c and docs/server.md):
+Test switches used (documented in servers/variants/fdpass.c and docs/server.md):
 ACCEPTLAB_TEST_ARM_GAP_MS=I:MS holds worker I before its loop starts,
 ACCEPTLAB_TEST_SEND_GAP_MS widens the pick-to-send gap,
 ACCEPTLAB_TEST_MAX_RESPAWNS=0 keeps a killed worker dead.

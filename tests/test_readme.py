@@ -19,13 +19,20 @@ ebpf/ and any added later.
 - Each check is also run on planted bad text, so it is known to fail.
 - The README's variants table lists exactly the variants
   `bin/acceptlab-server --list-variants` prints (one JSON line each).
+- The tables the server's own text fills (the variants tables of README.md
+  and docs/server.md, docs/server.md's environment tables) are what
+  `ci/server_tables.py` renders from the server now, and every environment
+  variable the server's C code names is one `--list-environment` lists.
 """
 
+import glob
 import importlib
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import unicodedata
 
 import pytest
@@ -336,6 +343,58 @@ def test_readme_variants_table_matches_the_server():
     assert sorted(listed) == sorted(served), (
         "README.md's variants table and --list-variants differ: only in the README %s; only in the server %s"
         % (sorted(set(listed) - set(served)), sorted(set(served) - set(listed))))
+
+
+def server_tables_check(root=ROOT):
+    return subprocess.run([sys.executable, "-m", "ci.server_tables", "--check", "--server", SERVER,
+                           "--root", str(root)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_server_tables_are_the_servers():
+    """Each variant's mechanism and each environment variable's effect is
+    written once, in C: the tables README.md and docs/server.md show are
+    rendered from --list-variants and --list-environment, and are what
+    they render today."""
+    assert os.access(SERVER, os.X_OK), "%s is missing: run make first" % SERVER
+    res = server_tables_check()
+    assert res.returncode == 0, "tables that differ from the server's text:\n" + res.stderr
+
+
+def test_server_tables_check_fails_on_planted_tables(tmp_path):
+    """The check itself: a README row edited by hand, and a docs/server.md
+    table whose markers are gone, each fail it, naming the file and table."""
+    os.makedirs(tmp_path / "docs")
+    shutil.copy(README, tmp_path / "README.md")
+    shutil.copy(os.path.join(ROOT, "docs", "server.md"), tmp_path / "docs" / "server.md")
+    assert server_tables_check(tmp_path).returncode == 0
+    readme = read(str(tmp_path / "README.md"))
+    edited = re.sub(r"(?m)^(\| `bare` \|)[^\n]*$", r"\1 the race, written by hand |", readme, count=1)
+    assert edited != readme
+    (tmp_path / "README.md").write_text(edited)
+    server_md = read(str(tmp_path / "docs" / "server.md"))
+    (tmp_path / "docs" / "server.md").write_text(server_md.replace("<!-- END environment knobs -->", ""))
+    res = server_tables_check(tmp_path)
+    assert res.returncode == 1, res.stderr
+    assert "README.md: the variants table differs" in res.stderr, res.stderr
+    assert "docs/server.md: no markers for the environment knobs table" in res.stderr, res.stderr
+
+
+def test_every_environment_variable_the_server_names_is_listed():
+    """A variable the server's C code reads (any "ACCEPTLAB_..." string in
+    servers/) is one --list-environment lists, so --help and docs/server.md
+    cannot miss it; and every test switch is named ACCEPTLAB_TEST_*, every
+    knob not."""
+    out = subprocess.run([SERVER, "--list-environment"], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 0, out.stderr
+    listed = {json.loads(line)["name"]: json.loads(line)["kind"] for line in out.stdout.splitlines() if line.strip()}
+    named = set()
+    for path in glob.glob(os.path.join(ROOT, "servers", "**", "*.[ch]"), recursive=True):
+        named |= set(re.findall(r'"(ACCEPTLAB_[A-Z0-9_]+)', read(path)))
+    assert named, "no ACCEPTLAB_ variable found in servers/"
+    missing = sorted(named - set(listed))
+    assert not missing, "read by the server, not in --list-environment (servers/main.c): %s" % ", ".join(missing)
+    misnamed = sorted(n for n, kind in listed.items() if (kind == "test") != n.startswith("ACCEPTLAB_TEST_"))
+    assert not misnamed, "a test switch must be named ACCEPTLAB_TEST_* and only a test switch: %s" % misnamed
 
 
 def test_tables_end_before_the_next_paragraph():

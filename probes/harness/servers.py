@@ -18,8 +18,8 @@ from acceptlab.paths import ROOT
 from probes.harness.lifecycle import StepFailed, forget, register, registering, tail
 from probes.peers import peers  # the peers' configurations, starting and measuring them
 
-# ACCEPTLAB_SERVER lets a test substitute a server that fails on purpose.
-SERVER = os.environ.get("ACCEPTLAB_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
+# ACCEPTLAB_TEST_SERVER lets a test substitute a server that fails on purpose.
+SERVER = os.environ.get("ACCEPTLAB_TEST_SERVER") or os.path.join(ROOT, "bin", "acceptlab-server")
 
 READY_TIMEOUT_S = 10
 STOP_TIMEOUT_S = 15

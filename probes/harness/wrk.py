@@ -10,8 +10,8 @@ import subprocess
 from acceptlab import wrk_output
 from probes.harness.lifecycle import StepFailed, forget, register, registering
 
-# ACCEPTLAB_WRK lets a test name a wrk that is not there.
-WRK = os.environ.get("ACCEPTLAB_WRK") or "wrk"
+# ACCEPTLAB_TEST_WRK lets a test name a wrk that is not there.
+WRK = os.environ.get("ACCEPTLAB_TEST_WRK") or "wrk"
 WRK_THREADS = 2
 WRK_TIMEOUT_S = 2            # wrk's --timeout: a request slower than this counts as a timeout
 WRK_SLACK_S = 30             # wrk gets its duration plus this before it is killed

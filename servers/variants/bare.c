@@ -22,7 +22,8 @@ static void bare_readable(struct worker *w)
 
 const struct accept_variant variant_bare = {
 	.name = "bare",
-	.mechanism = "shared listener, each worker's epoll, EPOLLIN|EPOLLET, accept until EAGAIN",
+	.mechanism = "one shared listener in every worker's epoll, `EPOLLIN|EPOLLET`, accept until `EAGAIN`: "
+		     "the race",
 	.knob_sets = { &shared_epoll_knobs },
 	.worker_start = bare_start,
 	.listener_readable = bare_readable,

@@ -16,7 +16,7 @@ static void exclusive_readable(struct worker *w)
 
 const struct accept_variant variant_exclusive = {
 	.name = "exclusive",
-	.mechanism = "as bare, registered with EPOLLEXCLUSIVE (one waiter woken per event)",
+	.mechanism = "as bare, registered with `EPOLLEXCLUSIVE` (the kernel wakes one waiter, not all)",
 	.worker_start = exclusive_start,
 	.listener_readable = exclusive_readable,
 };

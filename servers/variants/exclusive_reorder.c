@@ -10,6 +10,8 @@
 #include <sys/epoll.h>
 
 #define REORDER_EVERY 16 /* nginx: c->requests++ % 16 */
+#define STR_(x) #x
+#define STR(x) STR_(x) /* REORDER_EVERY in the mechanism text */
 #define EVENTS (EPOLLIN | EPOLLEXCLUSIVE)
 
 struct reorder_state {
@@ -40,8 +42,9 @@ static void reorder_readable(struct worker *w)
 
 const struct accept_variant variant_exclusive_reorder = {
 	.name = "exclusive-reorder",
-	.mechanism = "nginx >= 1.21.6: level-triggered EPOLLEXCLUSIVE, one accept per event, "
-		     "DEL+ADD the listener every 16 accepts",
+	.mechanism = "nginx >= 1.21.6: level-triggered `EPOLLEXCLUSIVE`, one accept per event, and every "
+		     STR(REORDER_EVERY) " accepts the listener is deleted and re-added so the worker goes "
+		     "to the back of the kernel's exclusive waiters",
 	.worker_start = reorder_start,
 	.listener_readable = reorder_readable,
 };

@@ -91,7 +91,7 @@
  *    ACCEPTLAB_ACCEPT_SHARE=0 gives the knob-off arm (the bare race) in the
  *    same binary.
  *
- * Test knobs (environment): ACCEPTLAB_TEST_SEND_GAP_MS=N sleeps N ms between
+ * Test switches (environment): ACCEPTLAB_TEST_SEND_GAP_MS=N sleeps N ms between
  * the pick and the send (after the state check: the widest window for the
  * leaving race); ACCEPTLAB_TEST_NO_PICK=1 disables the pick (every acceptor
  * keeps what it accepts), a broken build for proving the gate can fail.
@@ -101,7 +101,7 @@
  * harness's (worker.c, main.c); ACCEPTLAB_ACCOUNTING is load.h's.
  */
 #include "../server.h"
-#include "../fdpass.h"
+#include "../scm_rights.h"
 #include "../load.h"
 
 #include <errno.h>
@@ -200,9 +200,9 @@ static struct share *share_init(struct server *srv)
 	srv->vshared = sh;
 	sh->workers = srv->cfg.workers;
 	sh->nslots = srv->nslots;
-	sh->on = srv->cfg.workers > 1 && env_knob("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
-	sh->test_send_gap_ms = (int)env_knob("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
-	sh->test_no_pick = (int)env_knob("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
+	sh->on = srv->cfg.workers > 1 && env_long("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
+	sh->test_send_gap_ms = (int)env_long("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
+	sh->test_no_pick = (int)env_long("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
 	sh->test_stop_at = STOP_NONE;
 	if (getenv("ACCEPTLAB_TEST_STOP_AT")) {
 		const char *v = getenv("ACCEPTLAB_TEST_STOP_AT");
@@ -405,7 +405,7 @@ static int share_give(struct worker *w, struct share_worker *sw, int t, int fd, 
 	do /* never 0 in the low half: a slot that has retired nothing reads 0 there */
 		msg.ticket = (uint64_t)atomic_fetch_add(&sh->page->ticket, 1) + 1;
 	while ((uint32_t)msg.ticket == 0);
-	if (fdpass_send(sh->chan_send[t], fd, &msg, sizeof(msg)) < 0) {
+	if (scm_rights_send(sh->chan_send[t], fd, &msg, sizeof(msg)) < 0) {
 		test_stop(sh, STOP_SEND_FAILED);
 		goto back;
 	}
@@ -451,7 +451,7 @@ static void share_received(struct worker *w, struct share_worker *sw, int fd, co
 	if (fd < 0) { /* no descriptor we could take (EMFILE): the kernel closes it as it is dequeued */
 		if (!retired)
 			load_retire(sh->load, w->slot, msg->ticket);
-		fdpass_drop(chan);
+		scm_rights_drop(chan);
 		return;
 	}
 	test_stop(sh, STOP_PEEKED);
@@ -463,7 +463,7 @@ static void share_received(struct worker *w, struct share_worker *sw, int fd, co
 	if (!retired)
 		load_retire(sh->load, w->slot, msg->ticket);
 	test_stop(sh, STOP_RETIRED);
-	fdpass_drop(chan);
+	scm_rights_drop(chan);
 	test_stop(sh, STOP_DEQUEUED);
 	if (t >= 0) {
 		if (share_give(w, sw, t, fd, &msg->peer) == 0) {
@@ -487,11 +487,11 @@ static void share_drain_channel(struct worker *w)
 	size_t len;
 	int fd;
 
-	while ((fd = fdpass_peek(chan, &msg, sizeof(msg), &len)) >= 0 || errno == EBADMSG) {
+	while ((fd = scm_rights_peek(chan, &msg, sizeof(msg), &len)) >= 0 || errno == EBADMSG) {
 		if (len < sizeof(msg)) { /* not a sibling's: nothing was credited for it */
 			if (fd >= 0)
 				close(fd);
-			fdpass_drop(chan);
+			scm_rights_drop(chan);
 			continue;
 		}
 		share_received(w, sw, fd, &msg);
@@ -622,7 +622,7 @@ static void fdpass_given_up(struct server *srv, int slot)
 	for (;;) {
 		struct handoff_msg msg;
 		size_t len;
-		int fd = fdpass_recv(sh->chan_recv[slot], &msg, sizeof(msg), &len);
+		int fd = scm_rights_recv(sh->chan_recv[slot], &msg, sizeof(msg), &len);
 
 		if (fd >= 0 || errno == EBADMSG) {
 			if (fd >= 0) {
@@ -720,8 +720,9 @@ static int fdpass_spawn_import(struct server *srv, const int *fds, int n, char *
 
 const struct accept_variant variant_fdpass = {
 	.name = "fdpass",
-	.mechanism = "accept sharing: the acceptor passes each connection to the least-loaded sibling "
-		     "over SCM_RIGHTS (ACCEPTLAB_ACCEPT_SHARE=0: the bare race)",
+	.mechanism = "accept sharing: the bare race decides who accepts, then the acceptor passes each "
+		     "connection to the least-loaded sibling over `SCM_RIGHTS`, skipping one stuck in a "
+		     "slow request handler; `ACCEPTLAB_ACCEPT_SHARE=0` is the knob-off arm",
 	.before_fork = fdpass_before_fork,
 	.worker_start = fdpass_start,
 	.serving = fdpass_serving,

@@ -6,7 +6,7 @@
  * The parts:
  *  - Each thread binds its own SO_REUSEPORT listener (the kernel's 4-tuple
  *    hash picks the thread, as in reuseport) and accepts until EAGAIN.
- *  - One bounded queue per thread (handoff.c: a ring under a pthread mutex
+ *  - One bounded queue per thread (conn_queue.c: a ring under a pthread mutex
  *    that refuses when full and never blocks) and one eventfd per thread to
  *    wake it (VARIANT_TAG, edge-triggered).
  *  - Loads (load.h, one accounting for every balancing variant): a thread's
@@ -33,7 +33,7 @@
  *    is pushed to a peer that has not left, or admitted here when none is.
  */
 #include "../server.h"
-#include "../handoff.h"
+#include "../conn_queue.h"
 #include "../load.h"
 
 #include <errno.h>
@@ -46,7 +46,7 @@
 #include <unistd.h>
 
 struct ho_shared {
-	struct handoff_pool pool;
+	struct conn_queue_pool pool;
 	struct load_account *load;
 	int wake[MAX_WORKERS];
 };
@@ -75,7 +75,7 @@ static int handoff_before_fork(struct server *srv, char *err, size_t errlen)
 {
 	struct ho_shared *sh = &the_shared;
 
-	if (handoff_pool_init(&sh->pool, srv->cfg.workers, handoff_knob.policy, handoff_knob.capacity,
+	if (conn_queue_pool_init(&sh->pool, srv->cfg.workers, handoff_knob.policy, handoff_knob.capacity,
 			      handoff_knob.steal_threshold) < 0) {
 		snprintf(err, errlen, "handoff pool: %s", strerror(errno));
 		return -1;
@@ -149,7 +149,7 @@ static void drain(struct worker *w)
 	struct ho_worker *st = state_of(w);
 	int fds[64], n;
 
-	while ((n = handoff_queue_drain(&st->sh->pool.q[w->index], fds, 64)) > 0) {
+	while ((n = conn_queue_drain(&st->sh->pool.q[w->index], fds, 64)) > 0) {
 		st->received += (uint64_t)n;
 		for (int i = 0; i < n; i++)
 			admit(w, fds[i]);
@@ -195,7 +195,7 @@ static void handoff_fd_ready(struct worker *w)
 static void handoff_readable(struct worker *w)
 {
 	struct ho_worker *st = state_of(w);
-	struct handoff_pool *pool = &st->sh->pool;
+	struct conn_queue_pool *pool = &st->sh->pool;
 	int fd;
 
 	while ((fd = worker_accept_one(w, NULL)) >= 0) {
@@ -222,11 +222,11 @@ static void handoff_conn_closed(struct worker *w)
 static void handoff_leaving(struct worker *w)
 {
 	struct ho_worker *st = state_of(w);
-	struct handoff_pool *pool = &st->sh->pool;
+	struct conn_queue_pool *pool = &st->sh->pool;
 	int fds[64], n;
 
-	handoff_queue_close(&pool->q[w->index]);
-	while ((n = handoff_queue_drain(&pool->q[w->index], fds, 64)) > 0) {
+	conn_queue_close(&pool->q[w->index]);
+	while ((n = conn_queue_drain(&pool->q[w->index], fds, 64)) > 0) {
 		for (int i = 0; i < n; i++) {
 			int sent = 0;
 
@@ -234,7 +234,7 @@ static void handoff_leaving(struct worker *w)
 				int peer = (w->index + k) % pool->num;
 
 				load_credit(st->sh->load, peer, 1);
-				if (handoff_queue_push(&pool->q[peer], fds[i])) {
+				if (conn_queue_push(&pool->q[peer], fds[i])) {
 					load_credit(st->sh->load, w->index, -1); /* the peer's now */
 					wake(st->sh, peer);
 					sent = 1;
@@ -255,8 +255,8 @@ static void handoff_leaving(struct worker *w)
 /* A thread's queue, for GET /variant (threads mode: slot = index). */
 static int queue_members(void *ctx, int slot, char *buf, size_t len)
 {
-	struct handoff_pool *pool = ctx;
-	struct handoff_queue *q = &pool->q[slot];
+	struct conn_queue_pool *pool = ctx;
+	struct conn_queue *q = &pool->q[slot];
 	int n;
 
 	pthread_mutex_lock(&q->mu);
@@ -270,7 +270,7 @@ static int queue_members(void *ctx, int slot, char *buf, size_t len)
 static int handoff_describe(struct worker *w, char *buf, size_t len)
 {
 	struct ho_shared *sh = state_of(w)->sh;
-	struct handoff_pool *pool = &sh->pool;
+	struct conn_queue_pool *pool = &sh->pool;
 	size_t off;
 
 	off = (size_t)snprintf(buf, len,
@@ -326,7 +326,9 @@ const struct knob_set handoff_knobs = { .knobs = handoff_options };
 
 const struct accept_variant variant_handoff = {
 	.name = "handoff",
-	.mechanism = "threads: per-thread SO_REUSEPORT listener + bounded hand-off queue per thread (seed 003)",
+	.mechanism = "threads mode only (the hand-off design note, seed 003): per-thread `SO_REUSEPORT` "
+		     "listeners, and a bounded queue per thread that peers push new connections into; "
+		     "`--handoff-policy written|open|off`",
 	.bind_per_worker = 1,
 	.knob_sets = { &handoff_knobs },
 	.modes = MODE_THREADS,

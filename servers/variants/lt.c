@@ -16,7 +16,7 @@ static void lt_readable(struct worker *w)
 
 const struct accept_variant variant_lt = {
 	.name = "lt",
-	.mechanism = "shared listener, level-triggered, one accept per wakeup",
+	.mechanism = "one shared listener, level-triggered, one accept per wakeup",
 	.worker_start = lt_start,
 	.listener_readable = lt_readable,
 };

@@ -18,7 +18,7 @@ static void lt_yield_readable(struct worker *w)
 
 const struct accept_variant variant_lt_yield = {
 	.name = "lt-yield",
-	.mechanism = "as lt, plus sched_yield() after each accept",
+	.mechanism = "as lt, plus `sched_yield()` after each accept",
 	.worker_start = lt_yield_start,
 	.listener_readable = lt_yield_readable,
 };

@@ -53,7 +53,7 @@
  *     turn to the next live slot, poking it; the steal covers the rest.
  *   - The 1/8 rule (--worker-connections) is not applied in this arm.
  *
- * Test knob: env ACCEPTLAB_TEST_HOLD_TOKEN_MS=N (plain arm). The first time
+ * Test switch: env ACCEPTLAB_TEST_HOLD_TOKEN_MS=N (plain arm). The first time
  * a worker takes the token it prints
  *   {"event":"test_holding_token","index":I,"pid":P,"ms":N}
  * and then sleeps N ms while holding it, listener registered. It happens at
@@ -100,7 +100,7 @@ static struct {
 
 struct mutex_page {
 	_Atomic int token;              /* plain: the holder's tid (its pid in process mode), or 0 */
-	_Atomic int hold_used;          /* the test knob has been used in this run */
+	_Atomic int hold_used;          /* the test switch has been used in this run */
 	_Atomic int turn;               /* strict: the slot whose turn it is */
 	_Atomic long long turn_since_ns; /* strict: when the turn last changed */
 	_Atomic int live[MAX_SLOTS];    /* strict: tid serving slot i (server.h), 0 none */
@@ -110,7 +110,7 @@ struct mutex_page {
 struct mutex_worker {
 	int held;            /* nginx's ngx_accept_mutex_held: the last try won, listener in */
 	int accept_disabled; /* nginx's ngx_accept_disabled */
-	int hold_ms;         /* the test knob, 0 when unset */
+	int hold_ms;         /* the test switch, 0 when unset */
 	int held_once;       /* the knob already slept in this worker */
 	int parked[PARKED_MAX]; /* accepted, to be admitted after the token is released */
 	int nparked;
@@ -198,7 +198,7 @@ static void sleep_ms(int ms)
 		;
 }
 
-/* The test knob: sleep while holding the token, once per worker and once
+/* The test switch: sleep while holding the token, once per worker and once
  * per server run. */
 static void maybe_test_hold(struct worker *w, struct mutex_worker *st, struct mutex_page *pg)
 {
@@ -506,8 +506,9 @@ const struct knob_set mutex_knobs = { .knobs = mutex_options };
 
 const struct accept_variant variant_mutex = {
 	.name = "mutex",
-	.mechanism = "nginx accept_mutex: a token in a shared page; the holder has the listener "
-		     "in its epoll, others wait --accept-mutex-delay",
+	.mechanism = "nginx's `accept_mutex`: a token in a shared page; only the holder has the listener "
+		     "in its epoll, the others retry after `--accept-mutex-delay`; `--accept-mutex-strict` "
+		     "makes it strict turns",
 	.knob_sets = { &mutex_knobs },
 	.before_fork = mutex_before_fork,
 	.worker_start = mutex_start,

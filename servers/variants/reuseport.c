@@ -28,7 +28,8 @@ static void reuseport_readable(struct worker *w)
 
 const struct accept_variant variant_reuseport = {
 	.name = "reuseport",
-	.mechanism = "per-worker SO_REUSEPORT listener bound after fork (kernel 4-tuple hash)",
+	.mechanism = "each worker binds its own `SO_REUSEPORT` listener after the fork; the kernel picks "
+		     "one by a hash of the 4-tuple",
 	.bind_per_worker = 1,
 	.knob_sets = { &reuseport_migrate_knobs },
 	.before_fork = reuseport_before_fork,

@@ -22,7 +22,7 @@
  * at a closing listener are placed by the same selection (counted in the
  * SYN window of their new slot). Loading needs root (CAP_BPF).
  *
- * Test knob: ACCEPTLAB_TEST_PRELOAD=INDEX:N makes the supervisor start worker
+ * Test switch: ACCEPTLAB_TEST_PRELOAD=INDEX:N makes the supervisor start worker
  * INDEX's held count at N before fork (INDEX < --workers, 0 <= N <= 1000000000),
  * so a test can check that the program steers by load. A malformed value
  * makes the server exit 2 naming the variable. Unset in normal use.
@@ -160,8 +160,8 @@ static int rpbpf_spawn_import(struct server *srv, const int *fds, int n, char *e
 
 const struct accept_variant variant_reuseport_bpf = {
 	.name = "reuseport-bpf",
-	.mechanism = "per-worker SO_REUSEPORT listeners steered by a BPF sk_reuseport program to the "
-		     "least-loaded worker",
+	.mechanism = "as reuseport, plus a `BPF_PROG_TYPE_SK_REUSEPORT` program that sends each new "
+		     "connection to the live worker with the least load, counted in the kernel (root only)",
 	.bind_per_worker = 1,
 	.knob_sets = { &reuseport_migrate_knobs },
 	.before_fork = rpbpf_before_fork,

@@ -41,7 +41,7 @@ struct gbuf {
 	size_t len;
 };
 
-/* Marked unused, as is gb_free: a test without parser inputs (test_handoff)
+/* Marked unused, as is gb_free: a test without parser inputs (test_conn_queue)
  * has no use for them, and -Werror would reject the unused statics. */
 __attribute__((unused))
 static struct gbuf gb_make(const void *data, size_t len)

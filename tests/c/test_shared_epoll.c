@@ -176,6 +176,7 @@ static void test_emfile_interleaving(void)
 	a.epfd = epfd;
 	a.listen_fd = lfd;
 	a.ready_fd = -1;
+	a.conn_set = srv.conn_set; /* as worker_run sets it */
 	b = a;
 	b.index = 1;
 

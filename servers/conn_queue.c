@@ -1,12 +1,13 @@
-/* handoff.c: the hand-off queues and policy declared in handoff.h. */
-#include "handoff.h"
+/* conn_queue.c: the connection queues, their pool and the hand-off policy
+ * declared in conn_queue.h. */
+#include "conn_queue.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-int handoff_queue_init(struct handoff_queue *q, int capacity)
+int conn_queue_init(struct conn_queue *q, int capacity)
 {
 	int err;
 
@@ -31,7 +32,7 @@ int handoff_queue_init(struct handoff_queue *q, int capacity)
 	return 0;
 }
 
-void handoff_queue_destroy(struct handoff_queue *q)
+void conn_queue_destroy(struct conn_queue *q)
 {
 	/* slots is set exactly while the mutex exists: never destroy it twice. */
 	if (!q->slots)
@@ -42,7 +43,7 @@ void handoff_queue_destroy(struct handoff_queue *q)
 	q->head = q->tail = q->count = 0;
 }
 
-int handoff_queue_push(struct handoff_queue *q, int token)
+int conn_queue_push(struct conn_queue *q, int token)
 {
 	int ok = 0;
 
@@ -61,7 +62,7 @@ int handoff_queue_push(struct handoff_queue *q, int token)
 }
 
 /* Takes the head token; the caller holds mu and has checked count > 0. */
-static int take_locked(struct handoff_queue *q)
+static int take_locked(struct conn_queue *q)
 {
 	int token = q->slots[q->head];
 
@@ -71,7 +72,7 @@ static int take_locked(struct handoff_queue *q)
 	return token;
 }
 
-int handoff_queue_pop(struct handoff_queue *q, int *token)
+int conn_queue_pop(struct conn_queue *q, int *token)
 {
 	int ok = 0;
 
@@ -84,7 +85,7 @@ int handoff_queue_pop(struct handoff_queue *q, int *token)
 	return ok;
 }
 
-int handoff_queue_drain(struct handoff_queue *q, int *out, int max)
+int conn_queue_drain(struct conn_queue *q, int *out, int max)
 {
 	int n = 0;
 
@@ -97,7 +98,7 @@ int handoff_queue_drain(struct handoff_queue *q, int *out, int max)
 	return n;
 }
 
-int handoff_queue_size(struct handoff_queue *q)
+int conn_queue_size(struct conn_queue *q)
 {
 	int n;
 
@@ -107,32 +108,32 @@ int handoff_queue_size(struct handoff_queue *q)
 	return n;
 }
 
-void handoff_queue_close(struct handoff_queue *q)
+void conn_queue_close(struct conn_queue *q)
 {
 	pthread_mutex_lock(&q->mu);
 	q->closed = 1;
 	pthread_mutex_unlock(&q->mu);
 }
 
-int handoff_pool_init(struct handoff_pool *p, int num, enum handoff_policy policy, int capacity,
+int conn_queue_pool_init(struct conn_queue_pool *p, int num, enum handoff_policy policy, int capacity,
 		      int steal_threshold)
 {
 	int i;
 
 	memset(p, 0, sizeof(*p));
-	if (num < 1 || num > HANDOFF_MAX_WORKERS || capacity < 1 || steal_threshold < 0 ||
+	if (num < 1 || num > CONN_QUEUE_POOL_MAX || capacity < 1 || steal_threshold < 0 ||
 	    (policy != HANDOFF_OFF && policy != HANDOFF_WRITTEN && policy != HANDOFF_OPEN)) {
 		errno = EINVAL;
 		return -1;
 	}
-	for (i = 0; i < HANDOFF_MAX_WORKERS; i++)
+	for (i = 0; i < CONN_QUEUE_POOL_MAX; i++)
 		atomic_init(&p->open[i], 0);
 	for (i = 0; i < num; i++) {
-		if (handoff_queue_init(&p->q[i], capacity) != 0) {
+		if (conn_queue_init(&p->q[i], capacity) != 0) {
 			int saved = errno;
 
 			while (i-- > 0)
-				handoff_queue_destroy(&p->q[i]);
+				conn_queue_destroy(&p->q[i]);
 			errno = saved;
 			return -1;
 		}
@@ -144,12 +145,12 @@ int handoff_pool_init(struct handoff_pool *p, int num, enum handoff_policy polic
 	return 0;
 }
 
-void handoff_pool_destroy(struct handoff_pool *p)
+void conn_queue_pool_destroy(struct conn_queue_pool *p)
 {
 	int i;
 
 	for (i = 0; i < p->num; i++)
-		handoff_queue_destroy(&p->q[i]);
+		conn_queue_destroy(&p->q[i]);
 	p->num = 0;
 }
 
@@ -158,14 +159,14 @@ void handoff_pool_destroy(struct handoff_pool *p)
  * a time: the answer is a snapshot that peers may change at once, which is
  * fine for a placement hint, and holding several locks would serialize every
  * worker's accept path. open[] is a hint too, so a relaxed load will do. */
-static int idlest_peer(struct handoff_pool *p, int exclude, int *load)
+static int idlest_peer(struct conn_queue_pool *p, int exclude, int *load)
 {
 	int best = -1, best_load = INT_MAX, i;
 
 	if (p->policy == HANDOFF_OFF)
 		return -1;
 	for (i = 0; i < p->num; i++) {
-		struct handoff_queue *q = &p->q[i];
+		struct conn_queue *q = &p->q[i];
 		int depth, usable, l;
 
 		if (i == exclude)
@@ -197,12 +198,12 @@ static int idlest_peer(struct handoff_pool *p, int exclude, int *load)
 	return best;
 }
 
-int handoff_peek_idle_worker(struct handoff_pool *p, int exclude)
+int handoff_peek_idle_worker(struct conn_queue_pool *p, int exclude)
 {
 	return idlest_peer(p, exclude, NULL);
 }
 
-int handoff_choose_target(struct handoff_pool *p, int local_worker, int local_load)
+int handoff_choose_target(struct conn_queue_pool *p, int local_worker, int local_load)
 {
 	int peer, peer_load = 0;
 
@@ -219,11 +220,11 @@ int handoff_choose_target(struct handoff_pool *p, int local_worker, int local_lo
 	return -1;
 }
 
-int handoff_try(struct handoff_pool *p, int target, int fd)
+int handoff_try(struct conn_queue_pool *p, int target, int fd)
 {
 	if (p->policy == HANDOFF_OFF || target < 0 || target >= p->num)
 		return 0;
-	return handoff_queue_push(&p->q[target], fd);
+	return conn_queue_push(&p->q[target], fd);
 }
 
 static const char *const policy_names[] = {

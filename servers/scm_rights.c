@@ -1,12 +1,12 @@
-/* fdpass.c: the SCM_RIGHTS helpers declared in fdpass.h. */
-#include "fdpass.h"
+/* scm_rights.c: the descriptor-passing helpers declared in scm_rights.h. */
+#include "scm_rights.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-int fdpass_send(int chan, int fd, const void *payload, size_t len)
+int scm_rights_send(int chan, int fd, const void *payload, size_t len)
 {
 	union {
 		struct cmsghdr align;
@@ -79,17 +79,17 @@ static int recv_one(int chan, void *payload, size_t cap, size_t *len, int flags)
 	return fd;
 }
 
-int fdpass_recv(int chan, void *payload, size_t cap, size_t *len)
+int scm_rights_recv(int chan, void *payload, size_t cap, size_t *len)
 {
 	return recv_one(chan, payload, cap, len, 0);
 }
 
-int fdpass_peek(int chan, void *payload, size_t cap, size_t *len)
+int scm_rights_peek(int chan, void *payload, size_t cap, size_t *len)
 {
 	return recv_one(chan, payload, cap, len, MSG_PEEK);
 }
 
-int fdpass_drop(int chan)
+int scm_rights_drop(int chan)
 {
 	struct msghdr msg = { 0 }; /* no control buffer: the kernel puts the datagram's descriptor itself */
 	ssize_t n;
