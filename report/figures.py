@@ -137,11 +137,12 @@ def read_rows(path: Path, read: Callable[[Path], list]) -> list:
 
 def read_meta(run_dir: Path) -> Optional[Meta]:
     """The run's meta.json through the report's reader (without its check that
-    "stamp" names the directory: a copy of a run draws under any name), or None
-    when the run has no meta.json: the figures then take every order from the rows."""
+    "stamp" names the directory: a copy of a run draws under any name, nor its
+    need of the arms' facts: no figure reads them), or None when the run has
+    no meta.json: the figures then take every order from the rows."""
     if not (run_dir / "meta.json").exists():
         return None
-    return _as_figures_input(common.read_meta, run_dir, False)
+    return _as_figures_input(common.read_meta, run_dir, False, False)
 
 
 def busiest_share(counts: tuple) -> Optional[float]:
