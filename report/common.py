@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from acceptlab.paths import module_cmd
-from acceptlab.results_io import (InputError, RowError, decode_utf8, json_kind, parse_json, read_bytes, read_jsonl,
-                                  shown)
+from acceptlab.results_io import (InputError, RowError, arm_key, decode_utf8, json_kind, parse_json, read_bytes,
+                                  read_jsonl, shown)
 from acceptlab.stats import mean_interval
 
 SPLIT_RE = re.compile(r"^[0-9]+(/[0-9]+)*$")
@@ -48,6 +48,12 @@ def get_str(obj: dict, key: str, where: tuple = ()) -> str:
     if not isinstance(value, str) or not value.strip():
         raise RowError(f'"{key}" must be a non-empty string, got {json_kind(value)}', where + (key,))
     return value
+
+
+def get_arm(obj: dict, where: tuple = ()) -> str:
+    """The row's arm: "arm", or "variant" in a row written before the rows
+    said arm (acceptlab/results_io.py's arm_key); an error names the key."""
+    return get_str(obj, arm_key(obj), where)
 
 
 def get_bool(obj: dict, key: str, where: tuple = ()) -> bool:

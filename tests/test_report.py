@@ -330,6 +330,34 @@ def test_renaming_an_arm_in_the_table_changes_no_rendered_run(run):
         assert EXPECTED.read_text().startswith(proc.stdout)
 
 
+def test_rows_that_name_their_arm_render_as_rows_that_said_variant(results, tmp_path):
+    """Rows name their measured configuration "arm"; rows written before
+    said "variant" (acceptlab/results_io.py's arm_of reads either). The
+    fixture's rows with every "variant" renamed "arm" render the same
+    report, byte for byte."""
+    renamed = 0
+    for path in sorted((results / STAMP).glob("*.jsonl")):
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        for row in rows:
+            if "variant" in row:
+                row["arm"] = row.pop("variant")
+                renamed += 1
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert renamed > 100
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
+
+
+def test_a_row_without_its_arm_names_the_key(results, tmp_path):
+    """A row that names no arm (neither "arm" nor an older row's "variant")
+    is its file and line, naming "arm"."""
+    edit_jsonl_line(results / STAMP / "reload.jsonl", 1,
+                    lambda l: json.dumps({k: v for k, v in json.loads(l).items() if k != "variant"}) + "\n")
+    assert_input_error(run_in(tmp_path), tmp_path,
+                       f'report: results/linux/{STAMP}/reload.jsonl:1: missing required key "arm"')
+
+
 # ---------------------------------------------------------------- usage
 
 

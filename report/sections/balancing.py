@@ -16,8 +16,8 @@ from typing import Optional
 
 from acceptlab import balance
 from acceptlab.results_io import InputError, RowError
-from report.common import (SEED_000, Meta, Shape, Study, cell_text, get, get_counter, get_failure, get_int, get_split,
-                           get_str, number, ordered, plural, row_reader)
+from report.common import (SEED_000, Meta, Shape, Study, cell_text, get, get_arm, get_counter, get_failure, get_int,
+                           get_split, get_str, number, ordered, plural, row_reader)
 
 # The probe's error counters, in the order the report lists them; any other
 # counter a newer probe adds follows, alphabetically.
@@ -70,7 +70,7 @@ def parse_balancing_row(obj: dict, line: int, with_workers: bool = True):
     """A round (Round) or a step that failed (FailedStep). with_workers: the row
     must say its worker count (balancing rows do; the peers' rounds are read
     without it)."""
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     shape = get_str(obj, "shape")
     if "error" in obj:
         error, rnd = get_failure(obj)

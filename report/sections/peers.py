@@ -87,7 +87,7 @@ def parse_peers_row(obj: dict, line: int):
     if software is not None and not isinstance(software, str):
         raise RowError(f'"software" must be a string or null, got {json_kind(software)}')
     if kind == "round":
-        return PeerRound(line, peer, software, parse_balancing_row(dict(obj, variant=peer), line, with_workers=False))
+        return PeerRound(line, peer, software, parse_balancing_row(dict(obj, arm=peer), line, with_workers=False))
     if kind in ("unavailable", "error"):
         return PeerMissing(line, peer, kind, software, get_str(obj, "reason" if kind == "unavailable" else "error"))
     if kind == "logcheck":

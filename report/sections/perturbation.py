@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Optional
 
 from acceptlab.results_io import InputError, RowError
-from report.common import (Meta, Study, cell_text, get_bool, get_counter, get_int, get_opt_int, get_split, get_str,
-                           is_int, ordered, plural, row_reader)
+from report.common import (Meta, Study, cell_text, get_arm, get_bool, get_counter, get_int, get_opt_int, get_split,
+                           get_str, is_int, ordered, plural, row_reader)
 
 
 # The campaign's perturbations, in its order, with the table's column heads.
@@ -59,7 +59,7 @@ class PerturbedFailed:
 
 
 def parse_perturbation_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     if "error" in obj:
         workers = obj.get("workers")
         if workers is not None and (not is_int(workers) or workers < 1):

@@ -19,8 +19,8 @@ from typing import Optional
 
 from acceptlab import balance
 from acceptlab.results_io import RowError
-from report.common import (Meta, Study, cell_text, get, get_bool, get_counter, get_int, get_opt_int, get_split, get_str,
-                           ordered, plural, row_reader)
+from report.common import (Meta, Study, cell_text, get, get_arm, get_bool, get_counter, get_int, get_opt_int,
+                           get_split, get_str, ordered, plural, row_reader)
 from report.sections.timeline import TimelineConn, story
 
 
@@ -334,7 +334,7 @@ class StopWinner:
 
 def parse_placement_row(obj: dict, line: int):
     placement = get_str(obj, "placement")
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     workers = get_int(obj, "workers", 1) if "workers" in obj else None
     if "error" in obj:
         shape = obj.get("shape")

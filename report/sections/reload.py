@@ -4,7 +4,7 @@ replaced on SIGHUP, per variant, and which arms must lose no request."""
 from dataclasses import dataclass
 
 from acceptlab.results_io import RowError, json_kind
-from report.common import Failed, Meta, Study, failed_notes, get, get_bool, get_int, get_str, is_int, plural, row_reader
+from report.common import Failed, Meta, Study, failed_notes, get, get_arm, get_bool, get_int, is_int, plural, row_reader
 
 
 RELOAD_LOADS = (("keepalive", "keep-alive"), ("close", "Connection: close"))
@@ -28,7 +28,7 @@ class ReloadTrial:
 
 
 def parse_reload_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     migrate, spawn = get_bool(obj, "migrate"), get_bool(obj, "spawn")
     if "error" in obj:
         return Failed(line, (variant, migrate, spawn), str(obj["error"]))

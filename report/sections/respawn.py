@@ -4,7 +4,7 @@ replaces a SIGKILLed worker, per variant, with and without tcp_migrate_req."""
 from dataclasses import dataclass
 from typing import Optional
 
-from report.common import (Failed, Meta, Study, failed_notes, get_bool, get_int, get_number, get_opt_int, get_str,
+from report.common import (Failed, Meta, Study, failed_notes, get_arm, get_bool, get_int, get_number, get_opt_int,
                            is_int, plural, row_reader)
 
 
@@ -24,7 +24,7 @@ class RespawnTrial:
 
 
 def parse_respawn_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     migrate = get_bool(obj, "migrate")
     if "error" in obj:
         trial = obj.get("trial")

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from acceptlab.results_io import RowError
-from report.common import (Meta, Study, cell_text, get, get_int, get_number, get_opt_int, get_str, is_int, ms_text,
-                           ordered, plural, row_reader)
+from report.common import (Meta, Study, cell_text, get, get_arm, get_int, get_number, get_opt_int, get_str, is_int,
+                           ms_text, ordered, plural, row_reader)
 
 UNPINNED = "unpinned"  # rows from before rows said their placement ran with nothing pinned
 
@@ -59,7 +59,7 @@ def parse_placement_fields(obj: dict) -> tuple:
 
 
 def parse_timeline_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     placement, label, cpus, probe_cpu = parse_placement_fields(obj)
     if "error" in obj:
         return TimelineFailed(line, variant, placement, str(obj["error"]))

@@ -8,8 +8,8 @@ from typing import Optional
 
 from acceptlab.results_io import RowError, json_kind
 from acceptlab.stats import NOT_RESOLVED, Z975, judge
-from report.common import (Failed, Meta, Study, cell_text, get, get_bool, get_int, get_number, get_str, interval_text,
-                           is_int, number, ordered, placement_text, plural, row_reader)
+from report.common import (Failed, Meta, Study, cell_text, get, get_arm, get_bool, get_int, get_number, get_str,
+                           interval_text, is_int, number, ordered, placement_text, plural, row_reader)
 from report.sections.wrk import COST_MODES, verdict_text
 
 
@@ -48,7 +48,7 @@ def cpu_counts(obj: dict, key: str) -> tuple:
 
 
 def parse_trace_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     shape = get_str(obj, "shape")
     mode = get_str(obj, "mode")
     connections = get_int(obj, "connections", 0)
