@@ -9,9 +9,9 @@ read_meta, each section's row reader under report/sections/), so the figures
 accept exactly the rows the report does; a run without meta.json is drawn in
 the rows' own order.
 
-    balancing_shares.svg   balancing.jsonl   busiest worker's share, per variant and round
+    balancing_shares.svg   balancing.jsonl   busiest worker's share, per arm and round
     balancing_workers.svg  balancing.jsonl   the same at the run's other worker counts, a panel per count
-    placement_heatmap.svg  placement.jsonl   median busiest share per placement x variant
+    placement_heatmap.svg  placement.jsonl   median busiest share per placement x arm
     cost_bars.svg          cost.jsonl        median req/s per arm and worker count
     payoff_latency.svg     payoff.jsonl      latency CDFs (raw/payoff-*.wrk.txt, else p50/p99), a panel
                                              per connection count and worker count

@@ -109,8 +109,8 @@ def test_run_option_overrides_canonical(results, tmp_path):
     assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
 
 
-def test_variants_not_in_parameters_follow_alphabetically(results, tmp_path):
-    """Variants meta.json does not list come after the listed ones, alphabetically,
+def test_arms_not_in_parameters_follow_alphabetically(results, tmp_path):
+    """Arms meta.json does not list come after the listed ones, alphabetically,
     whatever their order in the file; a shape they did not run reads "not run"."""
     row = json.loads((results / STAMP / "balancing.jsonl").read_text().splitlines()[9])
     with open(results / STAMP / "balancing.jsonl", "a") as f:
@@ -120,7 +120,7 @@ def test_variants_not_in_parameters_follow_alphabetically(results, tmp_path):
     report = (tmp_path / "linux.md").read_text()
     balancing = report.split("## Balancing")[1].split("**What this shows.**")[0]
     names = [line.split(" | ")[0][2:] for line in balancing.splitlines() if line.startswith("| ")]
-    assert names == ["variant", "bare", "bare-threads", "exclusive", "lt", "lt-yield", "handoff", "alpha", "zeta"]
+    assert names == ["arm", "bare", "bare-threads", "exclusive", "lt", "lt-yield", "handoff", "alpha", "zeta"]
     assert "| alpha | process | 31/1 | not run | not run | 0/1 |" in balancing
 
 
@@ -433,7 +433,7 @@ def test_peers_rows_follow_meta_order_and_missing_peers_are_listed(results, tmp_
     and a peer that did not start are listed with their reasons, not as rows."""
     assert run_in(tmp_path).returncode == 0
     peers = section((tmp_path / "linux.md").read_text(), "## Peers")
-    table = peers.split("### Our variants for comparison")[0]
+    table = peers.split("### Our arms for comparison")[0]
     names = [line.split(" | ")[0][2:] for line in table.splitlines() if line.startswith("| ")]
     assert names == ["peer", "nginx-default", "nginx-multi-accept", "haproxy-mq-on", "haproxy-mq-off", "node-rr"]
     assert "- haproxy-mq-fair (haproxy/2.6.12-1+deb12u4): unavailable: haproxy/2.6.12-1+deb12u4 rejects" in peers

@@ -78,7 +78,7 @@ def render_reload(meta: Meta, rows: list) -> list:
            "and exits when none is left. Failed: wrk's connect, read, write and timeout errors plus non-2xx "
            "answers. \"+ migrate\" sets net.ipv4.tcp_migrate_req=1 in the namespace (`--reuseport-migrate`); "
            "spawned workers are fork+exec of the server (`--spawn-workers`), so a reload starts new code.", "",
-           "| variant | reloads | workers replaced | keep-alive requests | close requests | failed | "
+           "| arm | reloads | workers replaced | keep-alive requests | close requests | failed | "
            "errors | reload ms | must lose none |",
            "|---|---|---|---|---|---|---|---|---|"]
     for t in trials:

@@ -58,7 +58,7 @@ def render_respawn(meta: Meta, rows: list) -> list:
               if counted else "")
            + "Rebind: from the reap to the replacement serving, as the supervisor logs it. One cell entry per "
            "trial.", "",
-           "| variant | reset / connections | " + ("queued at its own listener | " if counted else "")
+           "| arm | reset / connections | " + ("queued at its own listener | " if counted else "")
            + "answered | rebind ms |", "|---|---|" + ("---|" if counted else "") + "---|---|"]
     for key in arms:
         mine = sorted((t for t in trials if (t.variant, t.migrate) == key), key=lambda t: t.trial)
