@@ -259,11 +259,11 @@ def balancing_rounds(paths, variants, shape, mode="process", workers=2):
             if row.get("error") is not None or "split" not in row:
                 continue
             how = row.get("how")
-            server = (row.get("variant"), row.get("workers", 2), row.get("mode", "process"), how,
+            server = (results_io.arm_of(row), row.get("workers", 2), row.get("mode", "process"), how,
                       row.get("shape") if how != "back-to-back" else None)
             before = last.get(server)
             last[server] = f"{row.get('shape')} round {row.get('round')}"
-            if row.get("variant") not in variants or row.get("shape") != shape:
+            if results_io.arm_of(row) not in variants or row.get("shape") != shape:
                 continue
             if row.get("mode", "process") != mode or row.get("workers", workers) != workers:
                 continue

@@ -245,6 +245,9 @@ def meta_for(stamp, args):
         "root": is_root(),
         "machine": machine_facts(),
         "parameters": parameters,
+        # Every arm's facts as the table has them now (the studies pick arms
+        # beyond --variants): the report renders the run from these alone.
+        "arms": arms.meta_facts(arms.names()),
         "tools": {
             "gcc": (run_text(["gcc", "--version"]).splitlines() or ["unknown"])[0],
             "python": platform.python_version(),

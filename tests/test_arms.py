@@ -207,3 +207,33 @@ def test_the_guide_names_exactly_the_places_a_variant_is_added():
     with open(DOC) as f:
         problems = check_guide(f.read())
     assert not problems, "docs/adding-a-variant.md: " + "; ".join(problems)
+
+
+# ---------------------------------------------------------------- the facts a run records (meta.json "arms")
+
+
+def test_meta_facts_say_what_the_table_says():
+    """meta_facts gives each arm's server, partners, claims and study places
+    as the table has them, so the report reads the same from a run's
+    meta.json as it read from the table when the run was measured."""
+    facts = arms.meta_facts(arms.names())
+    assert list(facts) == arms.names()
+    for a in arms.TABLE:
+        f = facts[a.name]
+        assert (f["variant"], f["mode"], f["options"], f["env"]) == (a.variant, a.mode, list(a.options), dict(a.env))
+        assert {p: f[p] for p in arms.FACT_PARTNERS} == {p: getattr(a, p) for p in arms.FACT_PARTNERS}
+        assert {c: f[c] for c in arms.FACT_FLAGS} == {c: getattr(a, c) for c in arms.FACT_FLAGS}
+    assert [f["order"] for f in facts.values()] == list(range(len(arms.TABLE)))
+    for word in arms.study_words():
+        placed = sorted((f["in_study"][word], name) for name, f in facts.items() if word in f["in_study"])
+        assert [name for _, name in placed] == arms.in_study(word), word
+    assert json.loads(json.dumps(facts)) == facts, "meta_facts must be plain JSON"
+
+
+def test_meta_facts_bring_every_partner_along():
+    """An arm's facts come with those of every arm it names (its knob-off,
+    reference, process-mode and same-mechanism arms, and theirs)."""
+    facts = arms.meta_facts(["fdpass-threads"])
+    assert set(facts) == {"fdpass-threads", "fdpass", "fdpass-off", "fdpass-off-threads", "bare"}
+    for name, f in facts.items():
+        assert all(f[p] in facts for p in arms.FACT_PARTNERS if f[p]), name

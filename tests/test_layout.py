@@ -15,6 +15,8 @@
 - probes/harness/ is split by job and imports one way: lifecycle imports no
   other harness module, and no harness module imports a study or the
   campaign.
+- The report imports no arms table (acceptlab.arms): it reads each arm's
+  facts from the run's own meta.json.
 Each check also runs on planted bad text, so it is known to fail.
 """
 
@@ -184,6 +186,37 @@ def test_the_harness_imports_one_way():
                                      if not p.endswith(("lifecycle.py", "__init__.py"))])
     bad += upward_imports(harness, ["probes.studies", "probes.campaign", "ci", "report"])
     assert not bad, "; ".join(bad)
+
+
+# The report renders a run from the run's own meta.json ("arms": the facts
+# the campaign recorded), never from today's arms table, so that renaming an
+# arm later does not change how an old run reads.
+ARMS_TABLE = ("acceptlab.arms", "probes", "ci")  # the table, and the folders that import it
+
+
+def test_the_report_imports_no_arms_table():
+    """No module under report/ imports acceptlab.arms (nor probes or ci, which
+    do); imported, the report's entry points leave acceptlab.arms unloaded."""
+    bad = upward_imports(python_files(["report"]), ARMS_TABLE)
+    assert not bad, "the report reads each arm's facts from the run's meta.json (report/common.py): " + "; ".join(bad)
+    code = ("import sys, pkgutil, importlib, report, report.sections\n"
+            "for pkg in (report, report.sections):\n"
+            "    for m in pkgutil.iter_modules(pkg.__path__):\n"
+            "        importlib.import_module(pkg.__name__ + '.' + m.name)\n"
+            "print(' '.join(sorted(m for m in sys.modules if m == 'acceptlab.arms' or m.startswith(('probes', 'ci')))))")
+    res = subprocess.run([PYTHON, "-c", code], cwd=ROOT, env=clean_env(), capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr[-500:]
+    assert res.stdout.strip() == "", "importing report/ loads %s" % res.stdout.strip()
+
+
+@pytest.mark.parametrize("text", ["from acceptlab import arms\n", "from acceptlab.arms import names\n",
+                                  "import acceptlab.arms as table\n", "from probes import campaign\n"])
+def test_the_check_finds_a_planted_arms_import(tmp_path, text):
+    planted = tmp_path / "section.py"
+    planted.write_text("from acceptlab import balance, stats\nfrom report.common import Meta\n")
+    assert upward_imports([str(planted)], ARMS_TABLE) == []
+    planted.write_text("from acceptlab import balance, stats\n" + text)
+    assert upward_imports([str(planted)], ARMS_TABLE)
 
 
 # ---- no sys.path, no import by path ----------------------------------------------
