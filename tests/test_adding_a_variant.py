@@ -25,6 +25,7 @@ row's fields and defaults (acceptlab/arms.py's Arm), the variant's members
 table uses.
 """
 
+import ast
 import os
 import re
 import shutil
@@ -35,6 +36,7 @@ from dataclasses import MISSING, fields
 import pytest
 
 from acceptlab import arms
+from probes import campaign
 from tests.conftest import PYTHON, ROOT, SERVER
 
 DOC = os.path.join(ROOT, "docs", "adding-a-variant.md")
@@ -134,32 +136,62 @@ def code(cell):
     return re.findall(r"`([^`]+)`", cell)
 
 
-def test_the_field_table_is_the_arm_row():
-    """Every field of acceptlab/arms.py's Arm is in the guide's table, and
-    nothing else: the two positional ones "required", each default the one
-    the dataclass gives (an arm given the guide's default equals one given
-    nothing), the two properties "derived"."""
-    rows = {code(r[0])[0]: r[1] for r in table_rows(read_doc(), "| field | default |")}
+def field_table_problems(text):
+    """What is wrong with the guide's table of the arm row's fields:
+    [message, ...], empty when it names every field of acceptlab/arms.py's
+    Arm and nothing else, the two positional ones "required", each default
+    the dataclass's (an arm given the guide's default equals one given
+    nothing), the properties "derived"."""
+    rows = {code(r[0])[0]: r[1] for r in table_rows(text, "| field | default |") if code(r[0])}
     declared = {f.name: f for f in fields(arms.Arm)}
     derived = {n for n, v in vars(arms.Arm).items() if isinstance(v, property)}
-    assert set(rows) == set(declared) | derived, (
-        "the guide's field table names %s; acceptlab/arms.py's Arm has %s"
-        % (sorted(set(rows) - set(declared) - derived) or "nothing more",
-           sorted(set(declared) | derived - set(rows)) or "nothing more"))
+    problems = ["it has no row for %s" % n for n in sorted((set(declared) | derived) - set(rows))]
+    problems += ["it has a row for %s, which Arm does not have" % n
+                 for n in sorted(set(rows) - set(declared) - derived)]
     bare = arms.Arm("x", "y")
     for name, default in rows.items():
         if name in derived:
-            assert default == "derived", "%s is a property of Arm: its default cell says %r" % (name, default)
+            if default != "derived":
+                problems.append("%s is a property of Arm: its default cell says %r, not derived" % (name, default))
             continue
-        f = declared[name]
+        f = declared.get(name)
+        if f is None:
+            continue
         if f.default is MISSING and f.default_factory is MISSING:
-            assert default == "required", "%s has no default in Arm; the guide says %r" % (name, default)
+            if default != "required":
+                problems.append("%s has no default in Arm; the guide says %r" % (name, default))
             continue
         literal = code(default)
-        assert len(literal) == 1, "%s: its default cell %r is not one `literal`" % (name, default)
-        given = arms.Arm("x", "y", **{name: eval(literal[0], {})})  # noqa: S307 (a literal from our own doc)
-        assert getattr(given, name) == getattr(bare, name), (
-            "%s: the guide's default %s is not Arm's (%r)" % (name, literal[0], getattr(bare, name)))
+        if len(literal) != 1:
+            problems.append("%s: its default cell %r is not one `literal`" % (name, default))
+            continue
+        try:
+            given = arms.Arm("x", "y", **{name: ast.literal_eval(literal[0])})
+        except (ValueError, SyntaxError) as e:
+            problems.append("%s: its default %s is no Python literal (%s)" % (name, literal[0], e))
+            continue
+        if getattr(given, name) != getattr(bare, name):
+            problems.append("%s: the guide's default %s is not Arm's (%r)" % (name, literal[0], getattr(bare, name)))
+    return problems
+
+
+def test_the_field_table_is_the_arm_row():
+    problems = field_table_problems(read_doc())
+    assert not problems, "docs/adding-a-variant.md's table of the arm row: " + "; ".join(problems)
+
+
+def test_the_field_table_check_fails_on_a_wrong_table():
+    """The check itself: a row left out, a field Arm lacks, a wrong default
+    and a positional field given a default are each named."""
+    text = read_doc()
+    wrong = re.sub(r"^\| `place` \|.*\n", "", text, flags=re.M)
+    wrong = wrong.replace("| `needs_root` | `False` |", "| `needs_root` | `True` |")
+    wrong = wrong.replace("| `variant` | required |", "| `variant` | `None` |")
+    wrong = wrong.replace("| `mode` | derived |", "| `mode` | derived |\n| `weight` | `1` | x | y |")
+    problems = " | ".join(field_table_problems(wrong))
+    for must in ("no row for place", "a row for weight", "needs_root: the guide's default True",
+                 "variant has no default"):
+        assert must in problems, (must, problems)
 
 
 def struct_members(header_text, struct):
@@ -195,7 +227,6 @@ def test_the_member_table_is_struct_accept_variant():
 def test_the_words_table_has_every_study_word():
     """Every study word acceptlab/arms.py uses is in the guide's table of
     words, and every word there names a study the campaign runs."""
-    from probes import campaign
     listed = {w for r in table_rows(read_doc(), "| word |") for w in code(r[0])}
     missing = sorted(set(arms.study_words()) - listed)
     assert not missing, "study words in acceptlab/arms.py that the guide's table leaves out: %s" % missing
