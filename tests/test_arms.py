@@ -24,9 +24,11 @@ from probes.studies import faults, mutex_delay, placement, trace_overhead
 from tests.conftest import ROOT, SERVER
 
 DOC = os.path.join(ROOT, "docs", "adding-a-variant.md")
-# Where a variant is added: its C file, the C registry, the arms table and
-# the README's variants table. Nothing else may need a hand edit.
-PLACES = {"servers/variants/<name>.c", "servers/variants.c", "acceptlab/arms.py", "README.md"}
+# Where a variant is added: its C file, the C registry, the arms table, and
+# the two documents whose variants tables carry it (README.md; docs/server.md,
+# which also says what its table row leaves out). Nothing else may need an
+# edit; the tables themselves are rendered (ci/server_tables.py).
+PLACES = {"servers/variants/<name>.c", "servers/variants.c", "acceptlab/arms.py", "README.md", "docs/server.md"}
 FIELDS = {f.name for f in fields(arms.Arm)} | {"mode", "server_args"}
 
 
@@ -190,7 +192,8 @@ def test_the_guide_check_fails_on_a_wrong_guide():
     place, adds one, or names a field the table does not have fails, naming it."""
     right = ("# Adding a variant\n\nTouch these:\n\n- `servers/variants/<name>.c`: the accept path\n"
              "- `servers/variants.c`: register it\n- `acceptlab/arms.py`: its rows; set `knob_off`,\n"
-             "  `needs_root=True` and `studies` as they apply\n- `README.md`: the variants table\n\n"
+             "  `needs_root=True` and `studies` as they apply\n- `README.md`: the variants table\n"
+             "- `docs/server.md`: its table row and notes\n\n"
              "Nothing else:\n\n- `tests/conftest.py` reads the table\n")
     assert check_guide(right) == []
     wrong = right.replace("- `servers/variants.c`: register it\n", "- `tests/conftest.py`: a list\n")
