@@ -12,26 +12,16 @@ from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.servers import worker_exits
 from probes.peers import peers
 
-BENCH_SECONDS = 2            # wrk -d per run in the campaign (make bench: 6, --bench-seconds);
-                             # 2 s keeps the whole campaign within 10 minutes
-BENCH_QUICK_SECONDS = 2
-BENCH_ROUNDS = 2             # rounds of the wrk studies in the campaign (make bench: 3)
 CLOSE_GAP_S = 1.5            # pause after every Connection: close run
 
 
-def bench_seconds(args):
-    if getattr(args, "bench_seconds", None):
-        return args.bench_seconds
-    return BENCH_QUICK_SECONDS if args.quick else BENCH_SECONDS
-
-
-def close_gap(args, gap=CLOSE_GAP_S):
+def close_gap(plan, gap=CLOSE_GAP_S):
     """The pause after a Connection: close run (gap: the study's own; the
     default is CLOSE_GAP_S); a test's --bench-seconds shortens it too (never
     longer than the runs it follows)."""
-    if getattr(args, "bench_seconds", None):
-        return min(gap, args.bench_seconds)
-    return min(gap, 1) if args.quick else gap
+    if plan.bench_seconds:
+        return min(gap, plan.bench_seconds)
+    return min(gap, 1) if plan.quick else gap
 
 
 def rotated(cells, rnd, rounds):
@@ -160,32 +150,31 @@ def netns_trial(option, arm, prefix, flags, timeout):
 
 # ---- make bench's stopping rule ------------------------------------------------
 
-def stopping_rule(args):
+def stopping_rule(plan):
     """meta.json's "stopping" for a study that repeats rounds: fixed rounds, or
     (--bench-within) rounds until every ratio's 95 % interval is within
     +-within of its mean, at least min_rounds and at most max_rounds."""
-    within = getattr(args, "bench_within", None)
-    if not within:
+    if not plan.bench_within:
         return {"rule": "fixed rounds"}
     return {"rule": "rounds until every CPU ratio's 95 % interval is within +-within of its mean",
-            "within": within, "max_rounds": args.bench_max_rounds}
+            "within": plan.bench_within, "max_rounds": plan.bench_max_rounds}
 
 
-def final_state(args, series, within, rounds_run, max_rounds):
+def final_state(plan, series, within, rounds_run, max_rounds):
     """The stopping rule's verdict once a study is done; with fixed rounds
     (no --bench-within) there is no cap to reach: "cap_hit" is None and the
     ratios' "converged" says which came within +-within."""
     state = keep_going(series, within, rounds_run, max_rounds)[1]
-    if not getattr(args, "bench_within", None):
+    if not plan.bench_within:
         state["cap_hit"] = None
     return state
 
 
-def stopping_record(args, state):
+def stopping_record(plan, state):
     """What a finished row records of the rule it ran under: the rule, the
     rounds its study ran, and whether the cap was reached."""
-    return dict(stopping_rule(args), rounds_run=state["rounds_run"],
-                cap_reached=bool(getattr(args, "bench_within", None)) and state["rounds_run"] >= state["max_rounds"])
+    return dict(stopping_rule(plan), rounds_run=state["rounds_run"],
+                cap_reached=bool(plan.bench_within) and state["rounds_run"] >= state["max_rounds"])
 
 
 def verdict(series, within):

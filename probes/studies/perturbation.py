@@ -54,10 +54,14 @@ PERTURBATION_STOP_S = 0.3
 PERTURBATION_PAUSE_AT = "asked"
 
 
-def meta(args):
+def arms_of(plan):
+    return [a for a in arms.in_study("quick:perturbation" if plan.quick else "perturbation") if a in plan.arms]
+
+
+def meta(plan):
     return {"perturbation": {
-        "arms": arms.in_study("quick:perturbation" if args.quick else "perturbation"),
-        "workers": QUICK_PERTURBATION_WORKERS if args.quick else PERTURBATION_WORKERS,
+        "arms": arms.in_study("quick:perturbation" if plan.quick else "perturbation"),
+        "workers": QUICK_PERTURBATION_WORKERS if plan.quick else PERTURBATION_WORKERS,
         "connections_per_worker": PERTURBATION_PER_WORKER,
         "perturbations": [{"name": n, "runs": [{"shape": sh, "rounds": r} for sh, r in runs]}
                           for n, runs in PERTURBATIONS],
@@ -191,9 +195,9 @@ def tracer_why(trace, ready):
     return [per.get(i, {"won": 0, "wakeups": 0}) for i in range(len(ready["workers"]))]
 
 
-def steps(args, raw_dir):
-    chosen = [a for a in arms.in_study("quick:perturbation" if args.quick else "perturbation") if a in args.arms]
-    for workers in (QUICK_PERTURBATION_WORKERS if args.quick else PERTURBATION_WORKERS):
+def steps(plan, raw_dir):
+    chosen = arms_of(plan)
+    for workers in (QUICK_PERTURBATION_WORKERS if plan.quick else PERTURBATION_WORKERS):
         for arm in chosen:
             def step(arm=arm, workers=workers):
                 prefix = os.path.join(raw_dir, "perturbation-%s-w%d" % (arm, workers))

@@ -26,8 +26,12 @@ RELOAD_WAIT_S = 10                 # a reload must finish within this
 RELOAD_PATH = "/pid"
 
 
-def meta(args):
-    return {"reload": {"arms": [{"arm": a, "migrate": m, "spawn": sp} for a, m, sp in arms.reload_cases(args.quick)],
+def arms_of(plan):
+    return list(dict.fromkeys(a for a, _, _ in arms.reload_cases(plan.quick) if a in plan.arms))
+
+
+def meta(plan):
+    return {"reload": {"arms": [{"arm": a, "migrate": m, "spawn": sp} for a, m, sp in arms.reload_cases(plan.quick)],
                        "workers": 2, "seconds": RELOAD_SECONDS, "sighup_at_s": RELOAD_AT_S,
                        "path": RELOAD_PATH, "keepalive_connections": RELOAD_KEEPALIVE_CONNECTIONS,
                        "close_connections": RELOAD_CLOSE_CONNECTIONS,
@@ -96,9 +100,9 @@ def label(arm, migrate, spawn):
     return arm + (" +migrate" if migrate else "") + (" +spawn" if spawn else "")
 
 
-def steps(args, raw_dir):
-    for arm, migrate, spawn in arms.reload_cases(args.quick):
-        if arm not in args.arms:
+def steps(plan, raw_dir):
+    for arm, migrate, spawn in arms.reload_cases(plan.quick):
+        if arm not in plan.arms:
             continue
 
         def step(arm=arm, migrate=migrate, spawn=spawn):

@@ -24,9 +24,13 @@ RESPAWN_CONNECTIONS = 32
 RESPAWN_KILL_AFTER_S = 0.5  # the burst is connected and asking by then
 
 
-def meta(args):
+def arms_of(plan):
+    return list(dict.fromkeys(a for a, _ in arms.respawn_cases() if a in plan.arms))
+
+
+def meta(plan):
     return {"respawn": {"arms": [{"arm": a, "migrate": m} for a, m in arms.respawn_cases()],
-                        "connections": RESPAWN_CONNECTIONS, "trials": args.rounds,
+                        "connections": RESPAWN_CONNECTIONS, "trials": plan.rounds,
                         "kill_after_s": RESPAWN_KILL_AFTER_S}}
 
 
@@ -81,11 +85,11 @@ def trial(arm, migrate, raw_prefix):
             "queued_at_victim": queued_own, "queued_elsewhere": queued_other}
 
 
-def steps(args, raw_dir):
+def steps(plan, raw_dir):
     for arm, migrate in arms.respawn_cases():
-        if arm not in args.arms:
+        if arm not in plan.arms:
             continue
-        for trial_no in range(1, args.rounds + 1):
+        for trial_no in range(1, plan.rounds + 1):
             def step(arm=arm, migrate=migrate, trial_no=trial_no):
                 prefix = os.path.join(raw_dir, "respawn-%s%s-%d" % (arm, "-migrate" if migrate else "", trial_no))
                 row = netns_trial("--respawn-trial", arm, prefix, ["--migrate"] if migrate else [],
