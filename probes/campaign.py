@@ -405,12 +405,6 @@ def parse_args():
     ap.add_argument("--no-trace", action="store_true",
                     help="do not run bin/acceptlab-trace beside the balancing rounds and the peers "
                          "(it runs when root)")
-    ap.add_argument("--respawn-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
-    ap.add_argument("--reload-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
-    ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--spawn", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
-    ap.add_argument("--netns-trial", metavar="SPEC", help=argparse.SUPPRESS)  # internal: one run of a study (JSON)
     ap.add_argument("--plan", action="store_true",
                     help="print the steps the campaign would run (study and label, in order) and exit")
     # wrk's -d for cost and payoff (tests use 1; the close gap is capped at it)
@@ -433,32 +427,6 @@ def parse_args():
                     help="the cap on rounds with --bench-within (default %d); the report names the ratios "
                          "that did not converge when it is reached" % BENCH_MAX_ROUNDS)
     return ap.parse_args()
-
-
-def run_trial(args):
-    """--respawn-trial / --reload-trial / --netns-trial: one trial, inside
-    `unshare -n` (loopback brought up first); prints its row (a netns trial:
-    a study's run, its rows and progress text, or the error it ran into)."""
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    try:
-        if args.netns_trial:
-            try:
-                spec = json.loads(args.netns_trial)
-            except ValueError as e:
-                die("--netns-trial: not JSON: %s" % e)
-            if spec.get("study") not in ("cost", "trace_overhead"):
-                die("--netns-trial: study %r has no netns trial" % spec.get("study"))
-            row = STUDY[spec["study"]].trial(spec)
-        elif args.respawn_trial:
-            row = STUDY["respawn"].trial(args.respawn_trial, args.migrate, args.raw_prefix)
-        else:
-            row = STUDY["reload"].trial(args.reload_trial, args.migrate, args.spawn, args.raw_prefix)
-        print(json.dumps(row, sort_keys=True))
-    except StepFailed as e:
-        die(str(e), 1)
-    finally:
-        stop_all()
-    return 0
 
 
 def names_list(text, option, valid, also=()):
@@ -544,8 +512,6 @@ def plan_from(args, stamp="<stamp>"):
 def main():
     args = parse_args()
     handle_signals()  # SIGINT, SIGTERM: unwind (every step's clean-up), then stop_all
-    if args.respawn_trial or args.reload_trial or args.netns_trial:
-        return run_trial(args)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     plan = plan_from(args, stamp)
     if args.plan:

@@ -1,14 +1,15 @@
-"""Helpers more than one study uses: the wrk studies' durations, rounds and
-order, what a server served, the rows a study fills in once it is done, and
-a trial in a network namespace of its own."""
+"""Helpers more than one study uses: the wrk studies' order and close gap,
+what a server served, the rows a study fills in once it is done, make
+bench's stopping rule, and a run or trial in a network namespace of its own
+(probes/harness/netns.py)."""
 
 import json
 import os
 import subprocess
 
-from acceptlab.paths import module_cmd
 from acceptlab.stats import mean_interval
 from probes.harness.lifecycle import StepFailed, is_root
+from probes.harness.netns import run_in_netns
 from probes.harness.servers import worker_exits
 from probes.peers import peers
 
@@ -103,49 +104,35 @@ def rewrite_rows(path, fill):
     os.replace(tmp, path)
 
 
-def in_own_netns(study, spec, timeout, local):
-    """One run of a study in a network namespace of its own, as root
-    (`unshare -n`, then `-m probes.campaign --netns-trial`, which calls the study's
-    trial(spec)): every run starts with an empty TIME_WAIT table, where in
-    one namespace the Connection: close runs' TIME_WAIT sockets (the server
-    closes first, so they are the server's) pile up to
-    net.ipv4.tcp_max_tw_buckets within minutes and a run's CPU per request
-    moves with how full the table is. Without root, local() makes the run
-    here. Returns (rows, progress text); every row carries "netns"."""
+def in_own_netns(run, timeout, what="the run"):
+    """run() -> (rows, progress text) in a network namespace of its own, as
+    root (probes/harness/netns.py: a forked child, no relaunch): every run
+    starts with an empty TIME_WAIT table, where in one namespace the
+    Connection: close runs' TIME_WAIT sockets (the server closes first, so
+    they are the server's) pile up to net.ipv4.tcp_max_tw_buckets within
+    minutes and a run's CPU per request moves with how full the table is.
+    Without root the run is made here, in the campaign's namespace. Every
+    row carries "netns": whether it was made in a namespace of its own."""
     if not is_root():
-        rows, text = local()
-        for r in rows:
-            r["netns"] = False
-        return rows, text
-    cmd = ["unshare", "-n", *module_cmd("probes.campaign", "--netns-trial",
-                                        json.dumps(dict(spec, study=study), sort_keys=True))]
-    try:
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise StepFailed("the run in its own network namespace did not finish within %d s" % timeout)
-    if res.returncode != 0:
-        raise StepFailed("the run in its own network namespace exited %d: %s"
-                         % (res.returncode, res.stderr.strip()[-300:]))
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    if "error" in out:
-        raise StepFailed(out["error"])
-    for r in out["rows"]:
-        r["netns"] = True
-    return out["rows"], out["text"]
+        rows, text = run()
+        inside = False
+    else:
+        rows, text = run_in_netns(run, timeout, what=what)
+        inside = True
+    for r in rows:
+        r["netns"] = inside
+    return rows, text
 
 
-def netns_trial(option, arm, prefix, flags, timeout):
-    """Runs one trial (-m probes.campaign --respawn-trial / --reload-trial ARM) in a
-    network namespace of its own: every trial gets the same clean stack, a
-    per-namespace sysctl it sets stays there, and no trial inherits
-    another's TIME_WAIT sockets. Returns the trial's row."""
+def netns_trial(trial, timeout, what="the trial"):
+    """trial() -> its row, in a network namespace of its own (as
+    in_own_netns): every trial gets the same clean stack, a per-namespace
+    sysctl it sets (the server's --reuseport-migrate sets
+    net.ipv4.tcp_migrate_req) stays there, and no trial inherits another's
+    TIME_WAIT sockets. Without root it is skipped (StepFailed)."""
     if not is_root():
         raise StepFailed("skipped: needs root (a network namespace of its own)")
-    cmd = ["unshare", "-n", *module_cmd("probes.campaign", option, arm, "--raw-prefix", prefix, *flags)]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if res.returncode != 0:
-        raise StepFailed("trial exited %d: %s" % (res.returncode, res.stderr.strip()[-300:]))
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_in_netns(trial, timeout, what=what)
 
 
 # ---- make bench's stopping rule ------------------------------------------------

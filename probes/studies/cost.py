@@ -32,11 +32,9 @@ import time
 
 from acceptlab import arms
 from probes.harness.cpu import CpuMeter, cpu_fields, pin_tree
-from probes.harness.lifecycle import StepFailed
 from probes.harness.servers import ServerRun, accepted_of, handoffs_of, loop_fields, peer_running
 from probes.harness.wrk import WRK_THREADS, WRK_TIMEOUT_S, need_wrk, run_wrk
 from probes.peers import peers
-from probes.plan import Plan
 from probes.studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl,
                                    rewrite_rows, rotated, served_split, stopping_record, stopping_rule,
                                    time_wait_counts)
@@ -242,22 +240,9 @@ def cells(plan):
 def isolated_run(plan, raw_dir, arm, workers, mode, rnd, order, warm=False):
     """cost_run in a network namespace of its own, as root (common.in_own_netns:
     every run starts with an empty TIME_WAIT table)."""
-    spec = {"raw_dir": raw_dir, "arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
-            "warm": warm, "cost_seconds": plan.cost_seconds, "bench_seconds": plan.bench_seconds}
-    return in_own_netns(NAME, spec, cost_seconds(plan, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
-                        lambda: cost_run(plan, raw_dir, arm, workers, mode, rnd, order, warm))
-
-
-def trial(spec):
-    """-m probes.campaign --netns-trial SPEC, inside `unshare -n` (loopback up): one
-    cost run; {"rows", "text"}, or {"error"} for a run that could not be made."""
-    plan = Plan(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"])
-    try:
-        rows, text = cost_run(plan, spec["raw_dir"], spec["arm"], spec["workers"], spec["mode"], spec["round"],
-                              spec["order"], spec["warm"])
-    except StepFailed as e:
-        return {"error": str(e)}
-    return {"rows": rows, "text": text}
+    return in_own_netns(lambda: cost_run(plan, raw_dir, arm, workers, mode, rnd, order, warm),
+                        cost_seconds(plan, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
+                        "cost's %s run of %s" % (mode, arm))
 
 
 def round_steps(plan, raw_dir, rnd):

@@ -1,11 +1,11 @@
 """reload: every worker replaced (SIGHUP, once per RELOAD_AT_S) under a
 continuous keep-alive load and a Connection: close load at once; wrk counts
 every failed request -> reload.jsonl (one line per trial). Each trial runs
-in a network namespace of its own (-m probes.campaign --reload-trial). The shared
-listener never closes, and fdpass's leaver forwards what reaches it: both
-must lose nothing (arms.py: reload_loses_none). reuseport's old listener
-closes with its worker, and what is queued there is reset unless
-tcp_migrate_req moves it."""
+in a network namespace of its own (common.netns_trial: trial() in a forked
+child). The shared listener never closes, and fdpass's leaver forwards what
+reaches it: both must lose nothing (arms.py: reload_loses_none). reuseport's
+old listener closes with its worker, and what is queued there is reset
+unless tcp_migrate_req moves it."""
 
 import os
 import signal
@@ -37,7 +37,7 @@ def meta(plan):
                        "close_connections": RELOAD_CLOSE_CONNECTIONS,
                        "load": "wrk -t1 keep-alive and wrk -t1 -H 'Connection: close' at once; failed = "
                                "wrk's connect + read + write + timeout errors + non-2xx answers",
-                       "netns": "each trial in a network namespace of its own (unshare -n)"}}
+                       "netns": "each trial in a network namespace of its own (a forked child, unshare(CLONE_NEWNET))"}}
 
 
 def wait_reloaded(proc, generation):
@@ -108,9 +108,8 @@ def steps(plan, raw_dir):
         def step(arm=arm, migrate=migrate, spawn=spawn):
             prefix = os.path.join(raw_dir, "reload-%s%s%s" % (arm, "-migrate" if migrate else "",
                                                               "-spawn" if spawn else ""))
-            row = netns_trial("--reload-trial", arm, prefix,
-                              (["--migrate"] if migrate else []) + (["--spawn"] if spawn else []),
-                              RELOAD_SECONDS + 2 * RELOAD_WAIT_S + 60)
+            row = netns_trial(lambda: trial(arm, migrate, spawn, prefix), RELOAD_SECONDS + 2 * RELOAD_WAIT_S + 60,
+                              "the reload trial of %s" % label(arm, migrate, spawn))
             return [row], "%d reloads, %d failed of %d requests" % (
                 row["reloads"], row["failed"], row["keepalive"]["requests"] + row["close"]["requests"])
         yield "%-17s reload" % label(arm, migrate, spawn), step, {"variant": arm, "migrate": migrate, "spawn": spawn}

@@ -3,9 +3,9 @@ many connections are reset, and how long until the replacement serves ->
 respawn.jsonl (one line per trial), with what waited in the accept queues
 just before the kill (queued_at_victim: at the listeners only the killed
 worker held; queued_elsewhere: at the others, a shared listener among
-them). Each trial runs in a network namespace of its own (-m probes.campaign
---respawn-trial); the shared listener is the contrast: no listener of the
-victim's own."""
+them). Each trial runs in a network namespace of its own (common.netns_trial:
+trial() in a forked child); the shared listener is the contrast: no listener
+of the victim's own."""
 
 import os
 import re
@@ -92,8 +92,8 @@ def steps(plan, raw_dir):
         for trial_no in range(1, plan.rounds + 1):
             def step(arm=arm, migrate=migrate, trial_no=trial_no):
                 prefix = os.path.join(raw_dir, "respawn-%s%s-%d" % (arm, "-migrate" if migrate else "", trial_no))
-                row = netns_trial("--respawn-trial", arm, prefix, ["--migrate"] if migrate else [],
-                                  PROBE_TIMEOUT_S + 30)
+                row = netns_trial(lambda: trial(arm, migrate, prefix), PROBE_TIMEOUT_S + 30,
+                                  "the respawn trial of %s" % arm)
                 row["trial"] = trial_no
                 return [row], "%d of %d reset, rebind %s ms" % (row["reset"], row["connections"], row["rebind_ms"])
             label = "%-17s %s trial %d" % (arm + (" +migrate" if migrate else ""), "respawn", trial_no)

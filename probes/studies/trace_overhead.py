@@ -15,7 +15,6 @@ from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.servers import ServerRun, accepted_of, loop_fields
 from probes.harness.tracer import Tracer
 from probes.harness.wrk import WRK_TIMEOUT_S, need_wrk, run_wrk
-from probes.plan import Plan
 from probes.studies.common import final_state, in_own_netns, keep_going, rewrite_rows, stopping_record, stopping_rule
 from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, cost_close_gap, cost_rounds,
                                  cost_seconds, max_rounds, pinned, placement_meta, warm_up, within)
@@ -75,17 +74,6 @@ def overhead_run(plan, raw_dir, traced, mode, rnd):
     return [row], "%.0f req/s, %.2f CPU us/req" % (out["requests_per_s"], out["cpu_us_per_request"] or 0)
 
 
-def trial(spec):
-    """-m probes.campaign --netns-trial SPEC, inside `unshare -n` (loopback up): one
-    run; {"rows", "text"}, or {"error"} for a run that could not be made."""
-    plan = Plan(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"])
-    try:
-        rows, text = overhead_run(plan, spec["raw_dir"], spec["traced"], spec["mode"], spec["round"])
-    except StepFailed as e:
-        return {"error": str(e)}
-    return {"rows": rows, "text": text}
-
-
 def round_steps(plan, raw_dir, rnd):
     """One round: untraced and traced (their order alternating by round), per
     mode; each run in a network namespace of its own as root, as cost's."""
@@ -95,11 +83,10 @@ def round_steps(plan, raw_dir, rnd):
             def step(traced=traced, mode=mode, rnd=rnd):
                 if traced and not is_root():
                     raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
-                spec = {"raw_dir": raw_dir, "traced": traced, "mode": mode, "round": rnd,
-                        "cost_seconds": plan.cost_seconds, "bench_seconds": plan.bench_seconds}
                 try:
-                    return in_own_netns(NAME, spec, cost_seconds(plan, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
-                                        lambda: overhead_run(plan, raw_dir, traced, mode, rnd))
+                    return in_own_netns(lambda: overhead_run(plan, raw_dir, traced, mode, rnd),
+                                        cost_seconds(plan, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
+                                        "trace_overhead's %s run" % mode)
                 finally:
                     if mode == "close":
                         time.sleep(cost_close_gap(plan))
