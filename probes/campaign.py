@@ -388,11 +388,13 @@ def parse_args():
                          "the shapes back-to-back on one server"
                     % (",".join(map(str, STUDY["balancing"].BALANCING_WORKERS)),
                        ",".join(map(str, STUDY["payoff"].PAYOFF_QUICK_WORKERS))))
-    ap.add_argument("--variants", help="comma-separated arms (default: all; with --quick: %s)" % ",".join(QUICK_ARMS))
+    ap.add_argument("--arms", help="comma-separated arms of acceptlab/arms.py (default: every arm but those "
+                                   "cost runs alone; with --quick: %s)" % ",".join(QUICK_ARMS))
+    ap.add_argument("--variants", nargs="?", const="", help=argparse.SUPPRESS)  # the old name: exit 2, saying so
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
     ap.add_argument("--bench-arms",
                     help="arms the wrk and burst studies (%s) run, or 'all' (make bench): "
-                         "payoff every arm in --variants, burst %s, cost %s (and bare and fdpass at 1 worker "
+                         "payoff every arm in --arms, burst %s, cost %s (and bare and fdpass at 1 worker "
                          "too) (default: cost %s; payoff %s; burst %s); the anchor %s runs in cost and burst "
                          "only, by default, with 'all' or when named"
                     % (", ".join(BENCH_STUDIES), ",".join(burst.default_arms(False)), ",".join(cost.bench_arms()),
@@ -470,12 +472,14 @@ def plan_from(args, stamp="<stamp>"):
     option checked (exit 2 with a line naming a bad one), the studies, arms
     and rounds resolved. What each study resolves for itself (worker counts,
     the wrk studies' rounds, the peers, its arms) the plan holds as given."""
+    if args.variants is not None:
+        die("--variants was renamed --arms")
     if args.platform is None:
         die("--platform: required; the supported platform is linux")
     if args.platform != "linux":
         die("--platform %s: not supported; the supported platform is linux" % args.platform)
-    chosen = names_list(args.variants, "--variants", arms.names()) if args.variants is not None else \
-        (QUICK_ARMS if args.quick else arms.default_variants())
+    chosen = names_list(args.arms, "--arms", arms.names()) if args.arms is not None else \
+        (QUICK_ARMS if args.quick else arms.default_arms())
     bench_all = args.bench_arms == "all"
     bench_arms = None
     if args.bench_arms is not None and not bench_all:

@@ -60,7 +60,7 @@ def quick_bench(tmp_path_factory):
     results = tmp_path_factory.mktemp("bench")
     before = (pids_running(SERVER), pids_running(os.path.realpath(WRK)))
     res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
-                          "--variants", "bare,lt", "--bench-arms", "bare,lt", "--bench-seconds", "1", "--results-dir", str(results),
+                          "--arms", "bare,lt", "--bench-arms", "bare,lt", "--bench-seconds", "1", "--results-dir", str(results),
                           "--no-canonical"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     return res, results, before
 
@@ -187,7 +187,7 @@ def test_missing_wrk_is_a_recorded_skip(tmp_path):
     payoff step is an error row "skipped: wrk not installed", the campaign exits 0,
     and no server is started for nothing."""
     env = dict(os.environ, ACCEPTLAB_TEST_WRK=str(tmp_path / "no-such-wrk"))
-    cmd = [*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--variants", "bare",
+    cmd = [*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--arms", "bare",
            "--bench-arms", "all", "--results-dir", str(tmp_path / "r"), "--no-canonical"]
     planned = len(subprocess.run(cmd + ["--plan"], cwd=ROOT, capture_output=True, text=True,
                                  timeout=60).stdout.splitlines())
