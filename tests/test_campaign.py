@@ -33,7 +33,7 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
     assert meta["platform"] == "linux" and meta["cpus"] == os.cpu_count()
     assert meta["parameters"]["variants"] == ["bare", "lt"]
     rows = [json.loads(l) for l in (run / "balancing.jsonl").read_text().splitlines()]
-    assert [(r["variant"], r["shape"]) for r in rows] == [
+    assert [(r["arm"], r["shape"]) for r in rows] == [
         (v, s) for v in ("bare", "lt") for s in ("burst", "ramp", "keepalive")]
     for r in rows:
         assert "error" not in r, r
@@ -44,7 +44,7 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
         # acceptor serves, so its accepts won per worker equal the probe's
         # connections per worker, step by step.
         trace = [json.loads(l) for l in (run / "trace.jsonl").read_text().splitlines()]
-        assert [(t["variant"], t["shape"]) for t in trace] == [(r["variant"], r["shape"]) for r in rows]
+        assert [(t["arm"], t["shape"]) for t in trace] == [(r["arm"], r["shape"]) for r in rows]
         for t in trace:
             assert t["cross_check"]["expect_equal"] and t["cross_check"]["equal"], t["cross_check"]
             assert sum(t["cross_check"]["tracer_won"].values()) == 32, t["cross_check"]

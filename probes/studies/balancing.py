@@ -135,7 +135,7 @@ def trace_row(arm, shape, ready, rows, trace):
     check["equal"] = check["tracer_won"] == check["probe_connections"]
     check["expect_equal"] = not arms.get(arm).acceptor_is_not_owner
     summary = next((o for o in trace if o.get("type") == "summary"), {})
-    return {"variant": arm, "shape": shape["name"], "mode": ready.get("mode", "process"),
+    return {"arm": arm, "shape": shape["name"], "mode": ready.get("mode", "process"),
             "rounds": len(rows), "connections": sum(r["connections"] for r in rows),
             "duration_s": summary.get("duration_s"), "workers": sorted(workers, key=lambda w: (w["index"] is None, w["index"] or 0, w["tid"])),
             "cross_check": check}
@@ -151,7 +151,7 @@ def traced(arm):
 
 
 def row_of(arm, ready, how, r):
-    return dict({"variant": arm, "mode": ready.get("mode", "process"), "workers": len(ready["workers"]),
+    return dict({"arm": arm, "mode": ready.get("mode", "process"), "workers": len(ready["workers"]),
                  "how": how}, **r)
 
 
@@ -186,7 +186,7 @@ def fresh_steps(plan, raw_dir):
                                          "DIFFERS")
                 return rows, split_text(rows) + note
             label = "%-17s %s" % (arm, shape_label(shape))
-            yield label, step, {"variant": arm, "workers": plan.workers, "how": "fresh", "shape": shape["name"],
+            yield label, step, {"arm": arm, "workers": plan.workers, "how": "fresh", "shape": shape["name"],
                                 "round": None}
 
 
@@ -208,7 +208,7 @@ def wide_steps(plan, raw_dir, workers):
                         texts.append("%s %s" % (shape["name"], split_text(got)))
             except StepFailed as e:
                 done = {r["shape"] for r in rows}
-                raise StepFailed(str(e), rows + [{"variant": arm, "workers": workers, "how": "back-to-back",
+                raise StepFailed(str(e), rows + [{"arm": arm, "workers": workers, "how": "back-to-back",
                                                   "shape": s["name"], "round": None, "error": str(e)}
                                                  for s in SHAPE_FORMS if s["name"] not in done])
             moved = handoffs_of(proc)
@@ -217,7 +217,7 @@ def wide_steps(plan, raw_dir, workers):
                     r["step_handoffs"] = moved
             return rows, "; ".join(texts)
         yield ("%-17s %dw back-to-back" % (arm, workers), step,
-               {"variant": arm, "workers": workers, "how": "back-to-back", "shape": SHAPE_FORMS[0]["name"],
+               {"arm": arm, "workers": workers, "how": "back-to-back", "shape": SHAPE_FORMS[0]["name"],
                 "round": None})
 
 

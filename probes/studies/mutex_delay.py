@@ -32,7 +32,7 @@ def steps(plan, raw_dir):
             server_args = arms.server_args(MUTEX_ARM) + ["--accept-mutex-delay", str(delay)]
             with ServerRun(server_args, plan.workers, prefix) as (proc, ready, path):
                 rounds = run_probe(prefix, probe_cmd(ready["port"], shape, plan.rounds, path), plan.rounds)
-            rows = [dict({"variant": MUTEX_ARM, "delay_ms": delay}, **r) for r in rounds]
+            rows = [dict({"arm": MUTEX_ARM, "delay_ms": delay}, **r) for r in rounds]
             return rows, "%s, first byte p99 %s us" % (split_text(rows),
                                                         " ".join(str(r["first_byte_us"]["p99"]) for r in rows))
-        yield "%-17s delay %d ms" % (MUTEX_ARM, delay), step, {"variant": MUTEX_ARM, "delay_ms": delay, "round": None}
+        yield "%-17s delay %d ms" % (MUTEX_ARM, delay), step, {"arm": MUTEX_ARM, "delay_ms": delay, "round": None}

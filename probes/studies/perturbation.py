@@ -211,7 +211,7 @@ def steps(plan, raw_dir):
                             continue  # the report shows "-" for it
                         rows += perturbation_one(prefix, proc, ready, path, workers, name, runs)
                 for r in rows:
-                    r.update({"variant": arm, "workers": workers, "mode": ready.get("mode", "process"),
+                    r.update({"arm": arm, "workers": workers, "mode": ready.get("mode", "process"),
                               "target_held": arms.get(arm).claims_balance})
                 bad = [r for r in rows if not r["within_target"]]
                 samples = [s for r in rows for s in r.get("counter_samples", [])]
@@ -225,7 +225,7 @@ def steps(plan, raw_dir):
                             at, len(mine), "/".join(str(h) for h in sorted({s["held"] for s in mine})),
                             max(s["error"] for s in mine))
                 return rows, text
-            yield "%-14s %dw" % (arm, workers), step, {"variant": arm, "workers": workers, "perturbation": None}
+            yield "%-14s %dw" % (arm, workers), step, {"arm": arm, "workers": workers, "perturbation": None}
 
 
 def perturbation_one(prefix, proc, ready, path, workers, name, runs):

@@ -222,7 +222,7 @@ def stop_winner_row(p, arm, proc, rc, stop):
     events = server_events(proc)
     before_stop = events[:next((i for i, e in enumerate(events) if e.get("event") == "stopping"), len(events))]
     crash = [e for e in before_stop if e.get("event") in ("reaped", "respawned", "gave_up")]
-    stop.update({"placement": p["name"], "label": p["label"], "variant": arm, "shape": "stop_winner",
+    stop.update({"placement": p["name"], "label": p["label"], "arm": arm, "shape": "stop_winner",
                  "exit": rc, "crash_or_respawn": len(crash), "held": stop["held"] and rc == 0 and not crash})
     return stop
 
@@ -233,7 +233,7 @@ def steps(plan, raw_dir):
     for p in placements():
         for arm in chosen:
             yield ("%-18s %-17s" % (p["name"], arm), placement_step(raw_dir, p, arm, 2, PLACEMENT_SHAPES, runs),
-                   {"placement": p["name"], "variant": arm, "workers": 2})
+                   {"placement": p["name"], "arm": arm, "workers": 2})
     if plan.quick:
         return
     wide = [a for a in arms.in_study("placement:workers") if a in plan.arms]
@@ -242,7 +242,7 @@ def steps(plan, raw_dir):
             for arm in wide:
                 yield ("%-18s %-17s %dw" % (p["name"], arm, workers),
                        placement_step(raw_dir, p, arm, workers, wide_shapes(workers), 1),
-                       {"placement": p["name"], "variant": arm, "workers": workers})
+                       {"placement": p["name"], "arm": arm, "workers": workers})
 
 
 def placement_step(raw_dir, p, arm, workers, shapes, runs):
@@ -269,7 +269,7 @@ def placement_step(raw_dir, p, arm, workers, shapes, runs):
                     stop = stop_winner_run(prefix, ready, path, host, wrap, pin)
             rc = stop_server(proc) if proc.poll() is None else proc.returncode
         for r in rows:
-            r.update({"placement": p["name"], "label": p["label"], "variant": arm,
+            r.update({"placement": p["name"], "label": p["label"], "arm": arm,
                       "mode": ready.get("mode", "process"), "workers": workers}, **pinning(p, ready))
         if stop_winner:
             rows.append(dict(stop_winner_row(p, arm, proc, rc, stop), workers=workers, **pinning(p, ready)))

@@ -87,7 +87,7 @@ def trial(arm, migrate, spawn, raw_prefix):
         if problem:
             raise StepFailed(problem)
         replaced = [e for e in server_events(proc) if e.get("event") == "replaced"]
-    row = {"variant": arm, "migrate": migrate, "spawn": spawn, "reloads": len(done),
+    row = {"arm": arm, "migrate": migrate, "spawn": spawn, "reloads": len(done),
            "replaced": len(replaced), "reload_ms": [round(e["ms"], 1) for e in done],
            "seconds": RELOAD_SECONDS, "failed": 0}
     for mode, res in out.items():
@@ -112,4 +112,4 @@ def steps(plan, raw_dir):
                               "the reload trial of %s" % label(arm, migrate, spawn))
             return [row], "%d reloads, %d failed of %d requests" % (
                 row["reloads"], row["failed"], row["keepalive"]["requests"] + row["close"]["requests"])
-        yield "%-17s reload" % label(arm, migrate, spawn), step, {"variant": arm, "migrate": migrate, "spawn": spawn}
+        yield "%-17s reload" % label(arm, migrate, spawn), step, {"arm": arm, "migrate": migrate, "spawn": spawn}

@@ -77,7 +77,7 @@ def trial(arm, migrate, raw_prefix):
         (rnd,) = probe_rounds(res, 1)
         respawned = wait_event(proc, "respawned", 5)
     errors = rnd["errors"]
-    return {"variant": arm, "migrate": migrate, "connections": rnd["connections"],
+    return {"arm": arm, "migrate": migrate, "connections": rnd["connections"],
             "answered": rnd["answered"], "reset": errors["reset"] + errors["eof"],
             "timeout": errors["timeout"], "other_errors": sum(errors.values()) - errors["reset"]
             - errors["eof"] - errors["timeout"], "counts": rnd["counts"],
@@ -97,4 +97,4 @@ def steps(plan, raw_dir):
                 row["trial"] = trial_no
                 return [row], "%d of %d reset, rebind %s ms" % (row["reset"], row["connections"], row["rebind_ms"])
             label = "%-17s %s trial %d" % (arm + (" +migrate" if migrate else ""), "respawn", trial_no)
-            yield label, step, {"variant": arm, "migrate": migrate, "trial": trial_no}
+            yield label, step, {"arm": arm, "migrate": migrate, "trial": trial_no}

@@ -77,8 +77,8 @@ def steps(plan, raw_dir):
                     busy.join(timeout=10)
             if any(l.startswith("error") for l in log) or not log:
                 raise StepFailed("the busy client failed: %s" % (log[-1] if log else "no answer"))
-            rows = [dict({"variant": arm, "sleep_ms": SLOWVIEW_SLEEP_MS, "busy_worker": busy_worker(log, ready)}, **r)
+            rows = [dict({"arm": arm, "sleep_ms": SLOWVIEW_SLEEP_MS, "busy_worker": busy_worker(log, ready)}, **r)
                     for r in rounds]
             return rows, "%s, first byte p99 %s us" % (split_text(rows),
                                                         " ".join(str(r["first_byte_us"]["p99"]) for r in rows))
-        yield "%-17s slow view %d ms" % (arm, SLOWVIEW_SLEEP_MS), step, {"variant": arm, "round": None}
+        yield "%-17s slow view %d ms" % (arm, SLOWVIEW_SLEEP_MS), step, {"arm": arm, "round": None}

@@ -57,7 +57,7 @@ def conn_rows(arm, ready, trace, p):
         for w in conn["woken"]:
             w["index"] = index_of.get(w["tid"])
         conn["eagain_index"] = [index_of.get(t) for t in conn["eagain"]]
-        rows.append({"variant": arm, "mode": ready.get("mode", "process"), "placement": p["name"],
+        rows.append({"arm": arm, "mode": ready.get("mode", "process"), "placement": p["name"],
                      "label": p["label"], "worker_cpus": cpus, "probe_cpu": p.get("probe_cpu"), "conn": conn})
     return rows
 
@@ -88,8 +88,8 @@ def timeline_step(plan, raw_dir, arm, p):
 def steps(plan, raw_dir):
     for arm in arms_of(plan):
         yield "%-17s oneshot 8 --timeline" % arm, timeline_step(plan, raw_dir, arm, UNPINNED), \
-            {"variant": arm, "placement": UNPINNED["name"]}
+            {"arm": arm, "placement": UNPINNED["name"]}
         if arm == TIMELINE_PLACED_ARM and plan.workers == 2:  # the placements pin 2 workers
             for p in placed():
                 yield ("%-17s oneshot 8 --timeline, %s" % (arm, p["name"]), timeline_step(plan, raw_dir, arm, p),
-                       {"variant": arm, "placement": p["name"]})
+                       {"arm": arm, "placement": p["name"]})
