@@ -51,7 +51,6 @@ class Plan:
     results_dir: str = RESULTS_DIR           # --results-dir
     stamp: str = "<stamp>"                   # the run's UTC stamp: its directory's name
     canonical: bool = True                   # point CANONICAL at the run (not --no-canonical)
-    measured_arms: Tuple[str, ...] = ()      # every arm of the table some chosen study runs
 
     @property
     def run_dir(self):

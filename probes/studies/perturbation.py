@@ -1,5 +1,5 @@
 """perturbation: the balancers outside the quiet lab. The perturbation arms
-(the balancing variants and their knob-off arms) at each of
+(the arms that claim balance and their knob-off arms) at each of
 PERTURBATION_WORKERS, each on ONE server whose rounds follow each other with
 no pause, under one perturbation after another (PERTURBATIONS: fresh,
 back-to-back, CPU hogs, a SYN flood, the tracer, a stopped worker); rounds
