@@ -10,7 +10,7 @@ rows here (see docs/adding-a-variant.md); no other list names it.
 
 An arm's fields:
 
-  name                    the arm's name in --variants, the rows and the report
+  name                    the arm's name in the campaign's --arms, the rows and the report
   variant                 the server's --variant
   options                 server options after the variant (its knobs); one that
                           holds "--threads" runs in threads mode, and the harness
@@ -39,7 +39,7 @@ An arm's fields:
                           "stall" (accepting stalls, as nginx's token holder does)
   measurement_only        an arm nobody serves with (a knob-off arm, the note's policy
                           as written): the soak leaves it out
-  default                 in --variants' default; an arm that is not runs in the cost
+  default                 in --arms' default; an arm that is not runs in the cost
                           study alone, beside any chosen arm of its variant
   studies                 the studies that include it, besides balancing (which runs
                           every chosen arm), as words:
@@ -220,8 +220,8 @@ def in_study(word):
     return _ordered([a for a in TABLE if word in a.studies], _base(word))
 
 
-def default_variants():
-    """--variants' default: every arm but those that run in the cost study alone."""
+def default_arms():
+    """The campaign's --arms default: every arm but those that run in the cost study alone."""
     return where(default=True)
 
 

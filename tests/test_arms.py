@@ -118,7 +118,7 @@ def test_every_study_query_returns_known_arms():
     queries.update({"respawn cases": [a for a, _ in arms.respawn_cases()],
                     "reload cases": [a for a, _, _ in arms.reload_cases()],
                     "quick reload cases": [a for a, _, _ in arms.reload_cases(quick=True)],
-                    "claiming balance": arms.claiming_balance(), "default variants": arms.default_variants(),
+                    "claiming balance": arms.claiming_balance(), "default arms": arms.default_arms(),
                     "quick": campaign.QUICK_ARMS,
                     "named by a study": [mutex_delay.MUTEX_ARM, faults.FAULTS_ARM, placement.STOP_WINNER_ARM,
                                          trace_overhead.TRACE_OVERHEAD_ARM]})

@@ -17,6 +17,9 @@
   campaign.
 - The report imports no arms table (acceptlab.arms): it reads each arm's
   facts from the run's own meta.json.
+- No study reads a command line (argparse) or imports or runs the campaign:
+  the campaign hands each one plan (probes/plan.py), and a study's trial in
+  a network namespace of its own runs in-process (probes/harness/netns.py).
 Each check also runs on planted bad text, so it is known to fail.
 """
 
@@ -217,6 +220,35 @@ def test_the_check_finds_a_planted_arms_import(tmp_path, text):
     assert upward_imports([str(planted)], ARMS_TABLE) == []
     planted.write_text("from acceptlab import balance, stats\n" + text)
     assert upward_imports([str(planted)], ARMS_TABLE)
+def study_problems(text, name="<text>"):
+    """What a study must not do: read or build a command line (argparse: the
+    campaign builds one plan, probes/plan.py), or import or run the campaign
+    (a study never calls back up into its driver)."""
+    mods = imported_modules(text)
+    bad = ["%s imports %s" % (name, m) for m in ("argparse", "probes.campaign")
+           if any(i == m or i.startswith(m + ".") for i in mods)]
+    if any(isinstance(n, ast.Constant) and n.value in ("probes.campaign", "probes/campaign.py")
+           for n in ast.walk(ast.parse(text))):
+        bad.append("%s names the campaign to run it" % name)
+    return bad
+
+
+def test_studies_take_a_plan_and_never_call_the_campaign():
+    bad = []
+    for path in python_files(["probes/studies"]):
+        with open(path) as f:
+            bad += study_problems(f.read(), rel(path))
+    assert not bad, "; ".join(bad)
+
+
+@pytest.mark.parametrize("text", [
+    "import argparse\n",
+    "from probes import campaign\n",
+    "from probes.campaign import STUDY\n",
+    "cmd = module_cmd('probes.campaign', '--netns-trial', spec)\n",
+])
+def test_the_study_check_finds_planted_problems(text):
+    assert len(study_problems(text)) == 1, study_problems(text)
 
 
 # ---- no sys.path, no import by path ----------------------------------------------

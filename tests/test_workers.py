@@ -38,7 +38,7 @@ def test_balancing_at_four_workers_slice(tmp_path):
     2:1 in every round; the report keeps the 2-worker table and adds a
     4-worker table with each round's verdict; no server outlives it."""
     before = pids_running(SERVER)
-    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--variants", "fdpass", "--studies", "balancing",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--arms", "fdpass", "--studies", "balancing",
                           "--worker-counts", "2,4", "--rounds", "1", "--results-dir", str(tmp_path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
@@ -235,7 +235,7 @@ def test_timeline_under_the_disputed_placement_slice(tmp_path):
         import pytest
         pytest.skip("needs root (the tracer loads BPF programs)")
     before = pids_running(SERVER)
-    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--variants", "bare", "--studies", "timeline",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--arms", "bare", "--studies", "timeline",
                           "--results-dir", str(tmp_path), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
