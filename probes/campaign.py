@@ -233,7 +233,7 @@ def meta_for(stamp, plan):
     commit = run_text(["git", "-C", ROOT, "rev-parse", "HEAD"]) or "unknown"
     dirty = bool(run_text(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]))
     parameters = {"workers": plan.workers, "rounds": plan.rounds, "quick": plan.quick, "studies": plan.studies,
-                  "variants": plan.arms, "arms": {a: arms.server_args(a) for a in plan.arms}}
+                  "arms_chosen": plan.arms, "arms": {a: arms.server_args(a) for a in plan.arms}}
     for name in STUDIES:
         parameters.update(STUDY[name].meta(plan))
     return {
@@ -250,7 +250,7 @@ def meta_for(stamp, plan):
         "machine": machine_facts(),
         "parameters": parameters,
         # Every arm's facts as the table has them now (the studies pick arms
-        # beyond --variants): the report renders the run from these alone.
+        # beyond --arms): the report renders the run from these alone.
         "arms": arms.meta_facts(arms.names()),
         "tools": {
             "gcc": (run_text(["gcc", "--version"]).splitlines() or ["unknown"])[0],

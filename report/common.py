@@ -250,12 +250,14 @@ def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
         if "requests" in s:
             requests = get_int(s, "requests", 1, at)
         shapes.append(Shape(name, connections, gap, requests))
-    raw_variants = get(params, "variants", where)
+    # The arms the run chose: "arms_chosen" (runs before it: "variants").
+    chosen = "arms_chosen" if "arms_chosen" in params else "variants"
+    raw_variants = get(params, chosen, where)
     if (not isinstance(raw_variants, list) or not raw_variants
             or not all(isinstance(v, str) and v.strip() for v in raw_variants)):
-        raise RowError('"variants" must be a non-empty array of names', where + ("variants",))
+        raise RowError(f'"{chosen}" must be a non-empty array of names', where + (chosen,))
     if len(set(raw_variants)) != len(raw_variants):
-        raise RowError('"variants" lists a name twice', where + ("variants",))
+        raise RowError(f'"{chosen}" lists a name twice', where + (chosen,))
 
     raw_tools = get(obj, "tools")
     if not isinstance(raw_tools, dict):
