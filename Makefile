@@ -45,7 +45,7 @@ TEST_BINS := build/test_http build/test_response build/server-asan build/test_co
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test test-stress gate measure report bench soak fuzz clean check-platform
+.PHONY: all deps test test-stress gate measure report bench soak fuzz clean check-platform install deb
 
 all: deps $(BINS)
 
@@ -201,6 +201,38 @@ bench: all
 .PHONY: peers
 peers: all
 	$(Q)$(PYTHON) -m probes.peers.peers measure --out results/peers/$$(date -u +%Y%m%dT%H%M%SZ)
+
+# Installing where servers run. `make install PREFIX=/usr/local [DESTDIR=]`
+# installs the programs a user runs on a server host, each with a man page
+# made from its own --help (help2man), so the page cannot drift from the
+# program. `make deb` builds the same as a Debian package,
+# build/deb/acceptlab-tools_VERSION_ARCH.deb (ci/deb.sh), which depends on
+# shared libraries only: no compiler, header or Python on the host.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_PROGRAMS := acceptlab-trace acceptlab-probe acceptlab-server
+VERSION := $(shell git log -1 --date=format:%Y%m%d --format=0.0~git%cd.%h 2>/dev/null || echo 0.0~unknown)
+MAN_PAGES := $(patsubst %,build/man/%.1,$(INSTALL_PROGRAMS))
+man_name_acceptlab-diagnose := which worker of a running server gets each connection, why, and what to change
+man_name_acceptlab-trace := why each worker of a server won its connections (eBPF)
+man_name_acceptlab-probe := ask which worker of a server answers each connection
+man_name_acceptlab-server := the server harness: N workers behind one port, one accept variant
+
+build/man/%.1: bin/% docs/man/see-also.h2m | build
+	@mkdir -p build/man
+	@echo "  MAN     $@"
+	$(Q)help2man --no-info --no-discard-stderr --version-string=$(VERSION) -n "$(man_name_$*)" \
+		--include=docs/man/see-also.h2m -o $@ bin/$*
+
+install: $(addprefix bin/,$(INSTALL_PROGRAMS)) $(MAN_PAGES)
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	$(Q)install -m 755 $(addprefix bin/,$(INSTALL_PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
+	$(Q)install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	@echo "install: $(INSTALL_PROGRAMS) and their man pages under $(DESTDIR)$(PREFIX)"
+
+deb: $(addprefix bin/,$(INSTALL_PROGRAMS)) $(MAN_PAGES)
+	$(Q)mkdir -p build/deb
+	$(Q)VERSION='$(VERSION)' PROGRAMS='$(INSTALL_PROGRAMS)' sh ci/deb.sh build/deb
 
 clean:
 	rm -rf bin build

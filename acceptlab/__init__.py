@@ -15,8 +15,9 @@ stats`). Its modules:
                Lines readers and the errors that name FILE:LINE
   paths        the repository's top, the Python we run, and the command
                that runs one of our entry points as a module
-"""
 
-from acceptlab import arms, balance, paths, results_io, stats, wrk_output
+Importing the package imports none of its modules: each user imports the
+ones it reads (the report reads no arms table, and never loads it).
+"""
 
 __all__ = ["arms", "balance", "paths", "results_io", "stats", "wrk_output"]

@@ -10,7 +10,7 @@ rows here (see docs/adding-a-variant.md); no other list names it.
 
 An arm's fields:
 
-  name                    the arm's name in --variants, the rows and the report
+  name                    the arm's name in the campaign's --arms, the rows and the report
   variant                 the server's --variant
   options                 server options after the variant (its knobs); one that
                           holds "--threads" runs in threads mode, and the harness
@@ -39,7 +39,7 @@ An arm's fields:
                           "stall" (accepting stalls, as nginx's token holder does)
   measurement_only        an arm nobody serves with (a knob-off arm, the note's policy
                           as written): the soak leaves it out
-  default                 in --variants' default; an arm that is not runs in the cost
+  default                 in --arms' default; an arm that is not runs in the cost
                           study alone, beside any chosen arm of its variant
   studies                 the studies that include it, besides balancing (which runs
                           every chosen arm), as words:
@@ -220,8 +220,8 @@ def in_study(word):
     return _ordered([a for a in TABLE if word in a.studies], _base(word))
 
 
-def default_variants():
-    """--variants' default: every arm but those that run in the cost study alone."""
+def default_arms():
+    """The campaign's --arms default: every arm but those that run in the cost study alone."""
     return where(default=True)
 
 
@@ -283,3 +283,44 @@ def balancing_wide():
     threads-only balancers (handoff), in the table's order."""
     return [a.name for a in TABLE if a.default and not a.measurement_only
             and (a.mode == "process" or (a.claims_balance and not a.process_arm))]
+
+
+# What a run records of each arm in its meta.json ("arms"), so that the report
+# renders the run from the run alone: renaming or re-pairing an arm here later
+# does not change how an old run reads. report/common.py reads these (the
+# report never imports this table); keep the two in step.
+FACT_PARTNERS = ("knob_off", "reference", "process_arm", "same_mechanism")
+FACT_FLAGS = ("claims_balance", "acceptor_is_not_owner", "reload_loses_none")
+
+
+def meta_facts(names):
+    """{arm: its facts} for meta.json's "arms": each arm of names, and every
+    arm one of them names as a partner (so each partner is there too):
+
+      order                   its place in this table (the report's order
+                              of the arms where no study orders them)
+      variant, mode, options, env
+                              the server that made it (the worker count aside)
+      knob_off, reference, process_arm, same_mechanism
+                              its partners (an arm's name, or null)
+      claims_balance, acceptor_is_not_owner, reload_loses_none
+                              what it claims (true or false)
+      in_study                {word: its place among the arms with that study
+                              word}, for every study word it has
+    """
+    wanted, todo = set(), list(names)
+    while todo:
+        arm = get(todo.pop())
+        if arm.name not in wanted:
+            wanted.add(arm.name)
+            todo += [getattr(arm, p) for p in FACT_PARTNERS if getattr(arm, p)]
+    facts = {}
+    for a in TABLE:
+        if a.name not in wanted:
+            continue
+        facts[a.name] = {"order": _INDEX[a.name], "variant": a.variant, "mode": a.mode,
+                         "options": list(a.options), "env": dict(a.env),
+                         **{p: getattr(a, p) for p in FACT_PARTNERS},
+                         **{f: getattr(a, f) for f in FACT_FLAGS},
+                         "in_study": {w: in_study(w).index(a.name) for w in sorted(a.studies)}}
+    return facts

@@ -1,7 +1,8 @@
 """results_io.py: reading a measured run's files, shared by report.py, its
 sections and figures.py (and quicklook.py through figures.py), and by
 models/skew.py: one set of errors naming FILE:LINE, one strict JSON reader (no
-NaN or Infinity), one JSON Lines reader. Each program prefixes the error with
+NaN or Infinity), one JSON Lines reader, and arm_of: a row's arm, named
+"arm" (or "variant" in rows written before the rows said arm). Each program prefixes the error with
 its own name (InputError.render); one with messages of its own (skew.py) words
 them from InputError.reason.
 """
@@ -127,6 +128,26 @@ def read_jsonl(path: Path, parse_row: Callable[[dict, int], object]) -> list:
         except RowError as e:
             raise InputError(path, lineno, e.message) from None
     return rows
+
+
+# A row names the measured configuration it belongs to, its arm
+# (acceptlab/arms.py), by "arm". Rows written before the studies said so name
+# it "variant", the word now kept for the server's C accept variant: every
+# reader takes the arm through arm_of (or arm_key, to name the key in an
+# error), so an older run reads as it did.
+ARM_KEYS = ("arm", "variant")
+
+
+def arm_key(row: dict) -> str:
+    """The key a row names its arm by: "arm", or "variant" in a row written
+    before the rows said arm ("arm" when it has neither)."""
+    return next((k for k in ARM_KEYS if k in row), ARM_KEYS[0])
+
+
+def arm_of(row: dict):
+    """The row's arm: row["arm"], or row["variant"] in an older row; None
+    when it has neither."""
+    return row.get("arm", row.get("variant"))
 
 
 def write_atomic(path: Path, data: bytes) -> None:

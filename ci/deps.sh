@@ -6,7 +6,7 @@
 set -eu
 
 PACKAGES="gcc make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev wrk gnuplot-nox \
-python3 python3-matplotlib python3-pytest python3-numpy iproute2 procps bpftrace linux-perf nginx libnginx-mod-http-perl haproxy nodejs stress-ng"
+python3 python3-matplotlib python3-pytest python3-numpy iproute2 procps bpftrace linux-perf nginx libnginx-mod-http-perl haproxy nodejs stress-ng help2man dpkg-dev"
 
 missing=""
 for p in $PACKAGES; do

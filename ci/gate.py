@@ -254,18 +254,22 @@ def run_faults(selection=None, root=None):
 def main():
     ap = argparse.ArgumentParser(description="The CI gate: the variants that claim balance held to their "
                                              "target (the design notes' 2:1 beside it), the fault invariants.")
-    ap.add_argument("--variants", default=",".join(BALANCING_SET),
-                    help="variants to hold to the target (default: %(default)s)")
+    ap.add_argument("--arms", default=",".join(BALANCING_SET),
+                    help="arms to hold to the target (default: %(default)s)")
+    ap.add_argument("--variants", nargs="?", const="", help=argparse.SUPPRESS)  # the old name: exit 2, saying so
     ap.add_argument("--workers", default=",".join(map(str, WORKERS)),
                     help="worker counts, comma-separated (default %(default)s): every count back-to-back and "
                          "beside hogs; " + str(FRESH_WORKERS) + " also on a fresh server per shape, with the knob-off arms")
     ap.add_argument("--no-faults", action="store_true", help="skip the fault invariants")
     ap.add_argument("--no-knob-off", action="store_true", help="skip the knob-off arm's figures")
     args = ap.parse_args()
-    variants = [v for v in args.variants.split(",") if v]
+    if args.variants is not None:
+        print("gate: --variants was renamed --arms", file=sys.stderr)
+        return 2
+    variants = [v for v in args.arms.split(",") if v]
     unknown = [v for v in variants if v not in arms.names()]
     if unknown or not variants:
-        print("gate: --variants %s: unknown" % (",".join(unknown) or "(empty)"), file=sys.stderr)
+        print("gate: --arms %s: unknown" % (",".join(unknown) or "(empty)"), file=sys.stderr)
         return 2
     try:
         counts = worker_counts(args.workers)

@@ -80,6 +80,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,7 +90,8 @@
 #define MAX_PROCESSES 64
 #define MAX_CONNECTIONS 1000
 #define REPLY_TIMEOUT_MS 2000  /* a child must answer (registered / accepted) within this */
-#define IDLE_SETTLE_MS 2       /* an "idle" report this old means the child sleeps in epoll_wait */
+#define IDLE_SETTLE_MS 2       /* an "idle" report at least this old, and ... */
+#define ASLEEP_WAIT_MS 2000    /* ... every child settled by /proc's account, awaited this long */
 #define LATE_WAKE_MS 5         /* after the last connection, wait this long for stray wakes */
 
 enum report_kind { R_REGISTERED, R_IDLE, R_WOKEN, R_ACCEPTED, R_EAGAIN, R_ERROR };
@@ -520,6 +522,40 @@ static int open_listener(int port)
 	return fd;
 }
 
+/* Where pid is now, by /proc/PID/syscall, which names the call only for a
+ * task that is off its CPU, blocked in it ("running" otherwise, preempted
+ * ones too): IN_EPOLL asleep in epoll_wait (on the epoll's wait queue),
+ * BLOCKED_ELSEWHERE asleep in another call (a --busy-ms sleep, a write of a
+ * report), RUNNING on a CPU or waiting for one, or UNKNOWN when /proc cannot
+ * say (no such file, or no permission). */
+enum where_now { UNKNOWN = -1, RUNNING = 0, IN_EPOLL = 1, BLOCKED_ELSEWHERE = 2 };
+
+static enum where_now where_now(pid_t pid)
+{
+	char path[64], buf[128];
+	long nr;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return UNKNOWN;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return UNKNOWN;
+	}
+	fclose(f);
+	if (sscanf(buf, "%ld", &nr) != 1)
+		return RUNNING;
+	if (nr == SYS_epoll_wait || nr == SYS_epoll_pwait
+#ifdef SYS_epoll_pwait2
+	    || nr == SYS_epoll_pwait2
+#endif
+	)
+		return IN_EPOLL;
+	return BLOCKED_ELSEWHERE;
+}
+
 /* The exclusive rule: the first child in registration order that is idle, or -1. */
 static int rule_winner(void)
 {
@@ -842,6 +878,30 @@ int main(int argc, char **argv)
 			if (settle <= now_ns())
 				break;
 			if (read_report(report_pipe[0], &r, settle))
+				apply_report(&r, k - 1);
+		}
+		/* ... and no child may be between states: each asleep, in epoll_wait
+		 * exactly when its last report said "idle" (a report is sent just
+		 * before the call, so a child preempted in between is not on the wait
+		 * queue yet, and one asleep there may have its report still in the
+		 * pipe), or in another call. A child on a CPU or waiting for one
+		 * could enter epoll_wait while the connection arrives and take it
+		 * without being woken; on a busy machine that window is long, so the
+		 * connection waits until every child has settled. */
+		for (int64_t give_up = now_ns() + ASLEEP_WAIT_MS * 1000000LL;;) {
+			int unsettled = 0;
+
+			for (int i = 0; i < n_children; i++) {
+				enum where_now w = where_now(children[i].pid);
+				if (w == RUNNING || (w == IN_EPOLL) != !!children[i].idle)
+					unsettled += w != UNKNOWN;
+			}
+			if (!unsettled)
+				break;
+			if (now_ns() > give_up)
+				fail("connection %d: %d child(ren) not settled (asleep in epoll_wait as their "
+				     "reports say, or in another call) after %d ms", k + 1, unsettled, ASLEEP_WAIT_MS);
+			if (read_report(report_pipe[0], &r, now_ns() + 200000LL))
 				apply_report(&r, k - 1);
 		}
 		if (opt.eventfd_trigger)

@@ -16,6 +16,7 @@ import math
 import random
 
 from acceptlab import balance
+from acceptlab.results_io import arm_of
 from models.skew_io import InputError
 from models.spread import rank_envelope, split_text
 
@@ -139,9 +140,11 @@ def _hist_from(obj, where):
 def load_latencies(path, variant="bare", shape=None, mode="process", cap=MAX_LATENCY_US):
     """Reads a latency file, any of:
       - bin/acceptlab-trace --json: {"type":"worker","tid":..,"wake_to_accept_us_log2":{..}} lines;
-      - a campaign's trace.jsonl: {"variant":..,"shape":..,"mode":..,"workers":[{.., "index":i,
-        "wake_to_accept_us_log2":{..}}, ..]} rows (the variant, shape and mode are then filtered:
-        `variant`, `shape` if given and present, falling back to every shape, and `mode`);
+      - a campaign's trace.jsonl: {"arm":..,"shape":..,"mode":..,"workers":[{.., "index":i,
+        "wake_to_accept_us_log2":{..}}, ..]} rows ("variant" for the arm in rows written before
+        the rows said arm: acceptlab/results_io.py's arm_of); the arm, shape and mode are then
+        filtered: `variant` (the arm), `shape` if given and present, falling back to every
+        shape, and `mode`;
       - bin/exclusive-model --json output (each connection's per-child wake_us);
       - one number (µs) per line.
     Other JSON lines are skipped; '#' starts a comment. Samples from `cap` µs
@@ -151,7 +154,7 @@ def load_latencies(path, variant="bare", shape=None, mode="process", cap=MAX_LAT
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}")
     pooled_samples, worker_samples = [], collections.defaultdict(list)
-    entries = []  # (where, worker object, variant, shape, mode)
+    entries = []  # (where, worker object, arm, shape, mode)
     dropped = 0
     with f:
         for lineno, line in enumerate(f, 1):
@@ -173,13 +176,13 @@ def load_latencies(path, variant="bare", shape=None, mode="process", cap=MAX_LAT
             elif not isinstance(obj, dict):
                 raise InputError(f"{where}: neither a JSON object nor a number")
             elif obj.get("type") == "worker" and "wake_to_accept_us_log2" in obj:
-                entries.append((where, obj, obj.get("variant"), obj.get("shape"), obj.get("mode")))
+                entries.append((where, obj, arm_of(obj), obj.get("shape"), obj.get("mode")))
             elif isinstance(obj.get("workers"), list) and any(
                     isinstance(w, dict) and "wake_to_accept_us_log2" in w for w in obj["workers"]):
                 for w in obj["workers"]:
                     if not isinstance(w, dict) or "wake_to_accept_us_log2" not in w:
                         raise InputError(f"{where}: a worker without 'wake_to_accept_us_log2'")
-                    entries.append((where, w, obj.get("variant"), obj.get("shape"), obj.get("mode")))
+                    entries.append((where, w, arm_of(obj), obj.get("shape"), obj.get("mode")))
             elif obj.get("type") == "connection" and isinstance(obj.get("wake_us"), list):
                 for i, v in enumerate(obj["wake_us"]):
                     if v is None:

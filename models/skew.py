@@ -259,11 +259,11 @@ def balancing_rounds(paths, variants, shape, mode="process", workers=2):
             if row.get("error") is not None or "split" not in row:
                 continue
             how = row.get("how")
-            server = (row.get("variant"), row.get("workers", 2), row.get("mode", "process"), how,
+            server = (results_io.arm_of(row), row.get("workers", 2), row.get("mode", "process"), how,
                       row.get("shape") if how != "back-to-back" else None)
             before = last.get(server)
             last[server] = f"{row.get('shape')} round {row.get('round')}"
-            if row.get("variant") not in variants or row.get("shape") != shape:
+            if results_io.arm_of(row) not in variants or row.get("shape") != shape:
                 continue
             if row.get("mode", "process") != mode or row.get("workers", workers) != workers:
                 continue
@@ -774,8 +774,8 @@ def add_race_args(p, sweep=True):
                         "output, or one µs value a line")
     p.add_argument("--latency-us", type=latency_list, metavar="LIST",
                    help="latency samples in µs, comma-separated (instead of --latencies)")
-    p.add_argument("--trace-variant", default="bare",
-                   help="with a trace whose lines name their variant, use this one's (default bare)")
+    p.add_argument("--trace-arm", dest="trace_variant", default="bare",
+                   help="with a trace whose lines name their arm, use this one's (default bare)")
     p.add_argument("--cpus", type=int_in(1, 1024), default=2, help="CPUs the workers share (default 2)")
     p.add_argument("--rounds", type=int_in(1, 1000000), default=None,
                    help="simulated rounds (default 2000; with --sweep, 60 per cell)")
@@ -843,8 +843,8 @@ def build_parser():
     p.add_argument("--balancing", action="append", required=True, metavar="FILE",
                    help="a campaign's balancing.jsonl (repeat to pool runs)")
     p.add_argument("--trace", metavar="FILE", help="the tracer's trace.jsonl (wake-to-accept histograms)")
-    p.add_argument("--variants", type=lambda s: tuple(s.split(",")), default=("bare",),
-                   help="measured variants that are the bare race (default bare; fdpass-off is one too)")
+    p.add_argument("--arms", dest="variants", type=lambda s: tuple(s.split(",")), default=("bare",),
+                   help="measured arms that are the bare race (default bare; fdpass-off is one too)")
     add_race_args(p, sweep=False)
     p.set_defaults(func=cmd_validate)
 

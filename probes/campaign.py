@@ -92,6 +92,7 @@ if __name__ == "__main__" and not __package__:  # run by path: the packages it i
     sys.exit(2)
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
@@ -108,6 +109,7 @@ from probes.harness.servers import SERVER
 from probes.harness.tracer import TRACER
 from probes.harness.wrk import WRK, WRK_THREADS
 from probes.peers import peers
+from probes.plan import BENCH_MAX_ROUNDS, BENCH_QUICK_SECONDS, BENCH_ROUNDS, BENCH_SECONDS, RESULTS_DIR, Plan
 from probes.studies import (balancing, burst, common, cost, faults, models, mutex_delay, payoff, perturbation,
                             placement, profile, reload, respawn, slowview, timeline, trace_overhead)
 from probes.studies import peers as peers_study
@@ -119,6 +121,10 @@ STUDY = {m.NAME: m for m in (balancing, perturbation, timeline, placement, model
 STUDIES = list(STUDY)
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)
+# The studies whose arms --bench-arms chooses, and the names it accepts
+# beyond the table's (the studies' anchors: servers nobody here wrote).
+BENCH_STUDIES = [n for n in STUDIES if getattr(STUDY[n], "TAKES_BENCH_ARMS", False)]
+ANCHORS = list(dict.fromkeys(a for m in STUDY.values() for a in getattr(m, "ANCHOR_ARMS", {})))
 
 # The docstring's durations, counts and paths, from the studies' constants.
 __doc__ = (__doc__ or "") % {
@@ -142,8 +148,8 @@ __doc__ = (__doc__ or "") % {
     "reload_wrk": "-d%ds" % STUDY["reload"].RELOAD_SECONDS,
     "profile_workers": STUDY["profile"].PROFILE_WORKERS, "profile_hz": STUDY["profile"].PROFILE_HZ,
     "profile_seconds": STUDY["profile"].PROFILE_SECONDS, "stat_seconds": STUDY["profile"].STAT_SECONDS,
-    "bench_seconds": common.BENCH_SECONDS, "bench_quick_seconds": common.BENCH_QUICK_SECONDS,
-    "bench_rounds": common.BENCH_ROUNDS,
+    "bench_seconds": BENCH_SECONDS, "bench_quick_seconds": BENCH_QUICK_SECONDS,
+    "bench_rounds": BENCH_ROUNDS,
     "cost_seconds": "%(keepalive)d s keep-alive and %(close)d s Connection: close" % STUDY["cost"].COST_SECONDS, "cost_rounds": STUDY["cost"].COST_ROUNDS,
 }
 
@@ -211,27 +217,25 @@ def machine_facts():
     }
 
 
-def peer_software(args):
-    """The peers' software versions, when the run starts any of them."""
-    names = list(args.peers) if "peers" in args.studies else []
-    if "cost" in args.studies:
-        names += [STUDY["cost"].ANCHOR_ARMS[a] for a in args.cost_arms if a in STUDY["cost"].ANCHOR_ARMS]
-    if "burst" in args.studies:
-        names += [STUDY["burst"].ANCHOR_ARMS[a] for a in args.burst_arms if a in STUDY["burst"].ANCHOR_ARMS]
+def peer_software(plan):
+    """The peers' software versions, when the run starts any of them (the
+    configurations each study's peer_configs(plan) names)."""
+    names = [n for study in plan.studies if hasattr(STUDY[study], "peer_configs")
+             for n in STUDY[study].peer_configs(plan)]
     found = {}
     for software in dict.fromkeys(peers.CONFIGS[n][0] for n in names):
         found[software] = peers.software_version(software) or "not installed"
     return found
 
 
-def meta_for(stamp, args):
+def meta_for(stamp, plan):
     """meta.json: the machine, the tools, and every study's parameters."""
     commit = run_text(["git", "-C", ROOT, "rev-parse", "HEAD"]) or "unknown"
     dirty = bool(run_text(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]))
-    parameters = {"workers": args.workers, "rounds": args.rounds, "quick": args.quick, "studies": args.studies,
-                  "variants": args.arms, "arms": {a: arms.server_args(a) for a in args.arms}}
+    parameters = {"workers": plan.workers, "rounds": plan.rounds, "quick": plan.quick, "studies": plan.studies,
+                  "arms_chosen": plan.arms, "arms": {a: arms.server_args(a) for a in plan.arms}}
     for name in STUDIES:
-        parameters.update(STUDY[name].meta(args))
+        parameters.update(STUDY[name].meta(plan))
     return {
         "stamp": stamp,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -245,6 +249,9 @@ def meta_for(stamp, args):
         "root": is_root(),
         "machine": machine_facts(),
         "parameters": parameters,
+        # Every arm's facts as the table has them now (the studies pick arms
+        # beyond --arms): the report renders the run from these alone.
+        "arms": arms.meta_facts(arms.names()),
         "tools": {
             "gcc": (run_text(["gcc", "--version"]).splitlines() or ["unknown"])[0],
             "python": platform.python_version(),
@@ -252,21 +259,21 @@ def meta_for(stamp, args):
             "clang": (run_text(["clang", "--version"]).splitlines() or ["unknown"])[0],
             "bpftool": (run_text(["bpftool", "version"]).splitlines() or ["unknown"])[0],
             "libbpf": dpkg_version("libbpf-dev"),
-            **({"wrk": wrk_version()} if {"cost", "payoff", "profile"} & set(args.studies) else {}),
+            **({"wrk": wrk_version()} if {"cost", "payoff", "profile"} & set(plan.studies) else {}),
             **({"perf": STUDY["profile"].perf_version(STUDY["profile"].perf_path()) if STUDY["profile"].perf_path()
-                else "not installed"} if "profile" in args.studies else {}),
-            **peer_software(args),
+                else "not installed"} if "profile" in plan.studies else {}),
+            **peer_software(plan),
         },
     }
 
 
 # ---- running the steps -------------------------------------------------------
 
-def plan_steps(args, raw_dir):
+def plan_steps(plan, raw_dir):
     """Every step the campaign runs, in order: [(study, label, function,
     error row keys), ...]."""
-    return [(study, label, fn, err_keys) for study in args.studies
-            for label, fn, err_keys in STUDY[study].steps(args, raw_dir)]
+    return [(study, label, fn, err_keys) for study in plan.studies
+            for label, fn, err_keys in STUDY[study].steps(plan, raw_dir)]
 
 
 def skipped_for_root(label, root):
@@ -275,46 +282,46 @@ def skipped_for_root(label, root):
     return not root and any(a in label.split() for a in NEEDS_ROOT)
 
 
-def print_plan(args):
+def print_plan(plan):
     """--plan: one line per step the campaign would run (study and label, in
     order), and which of them are skipped when not root. ACCEPTLAB_TEST_PLAN_AS_USER=1
     shows the plan as a user who is not root would get it."""
     root = is_root() and not os.environ.get("ACCEPTLAB_TEST_PLAN_AS_USER")
-    for study, label, _, _ in plan_steps(args, os.path.join(args.results_dir, "<stamp>", "raw")):
+    for study, label, _, _ in plan_steps(plan, os.path.join(plan.run_dir, "raw")):
         print("%-11s %s%s" % (study, label, "   (skipped: needs root)" if skipped_for_root(label, root) else ""))
 
 
-def more_steps(args, study, rows, raw_dir):
+def more_steps(plan, study, rows, raw_dir):
     """A study that repeats rounds until a stopping rule holds (make bench's
-    --bench-within) has more(args, rows_so_far, raw_dir, next_round) ->
+    --bench-within) has more(plan, rows_so_far, raw_dir, next_round) ->
     (another round's steps or [], the rule's state); called once the study's
     planned steps have run and again after every round it adds. Returns
     [(study, label, function, error row keys), ...]."""
     if not hasattr(STUDY[study], "more"):
         return []
     next_round = max([r.get("round") or 0 for r in rows] + [0]) + 1
-    steps, state = STUDY[study].more(args, rows, raw_dir, next_round)
-    if getattr(args, "bench_within", None):
+    steps, state = STUDY[study].more(plan, rows, raw_dir, next_round)
+    if plan.bench_within:
         print("campaign: %s%s" % (common.progress_text(study, state),
                                   "; round %d follows" % next_round if steps else
                                   "; cap reached" if state.get("cap_hit") else "; done"), flush=True)
     return [(study, label, fn, err_keys) for label, fn, err_keys in steps]
 
 
-def run_steps(args, run_dir, raw_dir):
+def run_steps(plan, raw_dir):
     """Runs every study's steps with progress lines; returns the failures.
     Whatever a failed step left running is stopped before the next. A study
     with more() may add rounds once its planned steps are done (the step
     count in the progress lines grows then)."""
-    plan = plan_steps(args, raw_dir)
-    files = {study: open(os.path.join(run_dir, study + ".jsonl"), "w") for study in args.studies}
-    rows_of = {study: [] for study in args.studies}
+    todo = plan_steps(plan, raw_dir)
+    files = {study: open(os.path.join(plan.run_dir, study + ".jsonl"), "w") for study in plan.studies}
+    rows_of = {study: [] for study in plan.studies}
     t0 = time.monotonic()
     failures = 0
     i = 0
     try:
-        while i < len(plan):
-            study, label, fn, err_keys = plan[i]
+        while i < len(todo):
+            study, label, fn, err_keys = todo[i]
             i += 1
             if skipped_for_root(label, is_root()):
                 result = "SKIPPED: needs root (loads a BPF program)"
@@ -334,27 +341,27 @@ def run_steps(args, run_dir, raw_dir):
             rows_of[study] += rows
             elapsed = time.monotonic() - t0
             print("[%3d/%d] %-11s %-32s %s   (%.0fs elapsed, ETA %.0fs)"
-                  % (i, len(plan), study, label, result, elapsed, elapsed / i * (len(plan) - i)), flush=True)
-            if i == len(plan) or plan[i][0] != study:  # the study's last step so far
-                plan[i:i] = more_steps(args, study, rows_of[study], raw_dir)
+                  % (i, len(todo), study, label, result, elapsed, elapsed / i * (len(todo) - i)), flush=True)
+            if i == len(todo) or todo[i][0] != study:  # the study's last step so far
+                todo[i:i] = more_steps(plan, study, rows_of[study], raw_dir)
     finally:
         for f in files.values():
             f.close()
-    return failures, len(plan)
+    return failures, len(todo)
 
 
-def record_outcomes(args, run_dir):
-    """For the studies with a stopping rule (outcome(path, args)): its verdict
+def record_outcomes(plan):
+    """For the studies with a stopping rule (outcome(path, plan)): its verdict
     over the finished rows (rounds run, each ratio's interval, whether it
     converged, the cap when hit) into meta.json's parameters.<study>.stopping."""
-    path = os.path.join(run_dir, "meta.json")
+    path = os.path.join(plan.run_dir, "meta.json")
     with open(path) as f:
         meta = json.load(f)
-    for study in args.studies:
+    for study in plan.studies:
         if hasattr(STUDY[study], "outcome"):
-            state = STUDY[study].outcome(os.path.join(run_dir, study + ".jsonl"), args)
+            state = STUDY[study].outcome(os.path.join(plan.run_dir, study + ".jsonl"), plan)
             meta["parameters"].setdefault(study, {}).setdefault("stopping", {})["outcome"] = state
-            if state.get("cap_hit") and getattr(args, "bench_within", None):
+            if state.get("cap_hit") and plan.bench_within:
                 print("campaign: %s: the cap of %d rounds was reached; not within +-%g %%: %s" % (
                     study, state["max_rounds"], state["within"] * 100,
                     "; ".join("%s +-%s" % (n, v["half_width"]) for n, v in sorted(state["cap_hit"].items()))),
@@ -368,7 +375,7 @@ def record_outcomes(args, run_dir):
 # ---- the command line --------------------------------------------------------
 
 def parse_args():
-    cost, payoff = STUDY["cost"], STUDY["payoff"]
+    cost, payoff, burst = STUDY["cost"], STUDY["payoff"], STUDY["burst"]
     ap = argparse.ArgumentParser(description="Run the acceptlab campaign and write results/linux/<stamp>/.")
     ap.add_argument("--platform", help="only 'linux' is supported (required)")
     ap.add_argument("--quick", action="store_true", help="one round per cell (a smoke run)")
@@ -384,39 +391,35 @@ def parse_args():
                          "the shapes back-to-back on one server"
                     % (",".join(map(str, STUDY["balancing"].BALANCING_WORKERS)),
                        ",".join(map(str, STUDY["payoff"].PAYOFF_QUICK_WORKERS))))
-    ap.add_argument("--variants", help="comma-separated arms (default: all; with --quick: %s)" % ",".join(QUICK_ARMS))
+    ap.add_argument("--arms", help="comma-separated arms of acceptlab/arms.py (default: every arm but those "
+                                   "cost runs alone; with --quick: %s)" % ",".join(QUICK_ARMS))
+    ap.add_argument("--variants", nargs="?", const="", help=argparse.SUPPRESS)  # the old name: exit 2, saying so
     ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
     ap.add_argument("--bench-arms",
-                    help="arms the wrk and burst studies (cost, payoff, burst) run, or 'all' (make bench): "
-                         "payoff every arm in --variants, burst %s, cost %s (and bare and fdpass at 1 worker "
+                    help="arms the wrk and burst studies (%s) run, or 'all' (make bench): "
+                         "payoff every arm in --arms, burst %s, cost %s (and bare and fdpass at 1 worker "
                          "too) (default: cost %s; payoff %s; burst %s); the anchor %s runs in cost and burst "
                          "only, by default, with 'all' or when named"
-                    % (",".join(STUDY["burst"].default_arms(False)), ",".join(cost.bench_arms()),
+                    % (", ".join(BENCH_STUDIES), ",".join(burst.default_arms(False)), ",".join(cost.bench_arms()),
                        ",".join(cost.default_arms(False)), ",".join(payoff.default_arms(False)),
-                       ",".join(STUDY["burst"].default_arms(False)), ",".join(cost.ANCHOR_ARMS)))
+                       ",".join(burst.default_arms(False)), ",".join(ANCHORS)))
     ap.add_argument("--peers", help="comma-separated peer configurations for the peers study (default: all: %s; "
                                     "with --quick: %s)" % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS)))
-    ap.add_argument("--results-dir", default=os.path.join(ROOT, "results", "linux"))
+    ap.add_argument("--results-dir", default=RESULTS_DIR)
     ap.add_argument("--no-canonical", action="store_true", help="do not point CANONICAL at this run")
     ap.add_argument("--no-trace", action="store_true",
                     help="do not run bin/acceptlab-trace beside the balancing rounds and the peers "
                          "(it runs when root)")
-    ap.add_argument("--respawn-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
-    ap.add_argument("--reload-trial", metavar="ARM", help=argparse.SUPPRESS)  # internal: one trial
-    ap.add_argument("--migrate", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--spawn", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--raw-prefix", help=argparse.SUPPRESS)
-    ap.add_argument("--netns-trial", metavar="SPEC", help=argparse.SUPPRESS)  # internal: one run of a study (JSON)
     ap.add_argument("--plan", action="store_true",
                     help="print the steps the campaign would run (study and label, in order) and exit")
     # wrk's -d for cost and payoff (tests use 1; the close gap is capped at it)
     ap.add_argument("--bench-rounds", type=int, metavar="N",
                     help="rounds of the wrk studies (cost, payoff, trace_overhead) (default %d, 1 with --quick; "
-                         "make bench: 3)" % common.BENCH_ROUNDS)
+                         "make bench: 3)" % BENCH_ROUNDS)
     ap.add_argument("--bench-seconds", type=int, metavar="S",
                     help="wrk duration per payoff run (default %d, %d with --quick; make bench: 6), and per "
                          "cost and trace_overhead run unless --cost-seconds is given"
-                    % (common.BENCH_SECONDS, common.BENCH_QUICK_SECONDS))
+                    % (BENCH_SECONDS, BENCH_QUICK_SECONDS))
     ap.add_argument("--cost-seconds", type=int, metavar="S",
                     help="wrk duration per cost and trace_overhead run (default: --bench-seconds if given, "
                          "else %d s keep-alive and %d s Connection: close; make bench: 2)"
@@ -425,36 +428,10 @@ def parse_args():
                     help="repeat the rounds of cost and trace_overhead until every CPU ratio's 95 %% interval "
                          "is within +-F of its mean (make bench: 0.02), at least --bench-rounds and at most "
                          "--bench-max-rounds rounds (default: the fixed rounds only)")
-    ap.add_argument("--bench-max-rounds", type=int, metavar="N", default=20,
-                    help="the cap on rounds with --bench-within (default 20); the report names the ratios "
-                         "that did not converge when it is reached")
+    ap.add_argument("--bench-max-rounds", type=int, metavar="N", default=BENCH_MAX_ROUNDS,
+                    help="the cap on rounds with --bench-within (default %d); the report names the ratios "
+                         "that did not converge when it is reached" % BENCH_MAX_ROUNDS)
     return ap.parse_args()
-
-
-def run_trial(args):
-    """--respawn-trial / --reload-trial / --netns-trial: one trial, inside
-    `unshare -n` (loopback brought up first); prints its row (a netns trial:
-    a study's run, its rows and progress text, or the error it ran into)."""
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    try:
-        if args.netns_trial:
-            try:
-                spec = json.loads(args.netns_trial)
-            except ValueError as e:
-                die("--netns-trial: not JSON: %s" % e)
-            if spec.get("study") not in ("cost", "trace_overhead"):
-                die("--netns-trial: study %r has no netns trial" % spec.get("study"))
-            row = STUDY[spec["study"]].trial(spec)
-        elif args.respawn_trial:
-            row = STUDY["respawn"].trial(args.respawn_trial, args.migrate, args.raw_prefix)
-        else:
-            row = STUDY["reload"].trial(args.reload_trial, args.migrate, args.spawn, args.raw_prefix)
-        print(json.dumps(row, sort_keys=True))
-    except StepFailed as e:
-        die(str(e), 1)
-    finally:
-        stop_all()
-    return 0
 
 
 def names_list(text, option, valid, also=()):
@@ -467,135 +444,126 @@ def names_list(text, option, valid, also=()):
     return named
 
 
-def choose(args):
-    """Resolves the options into the studies, arms, rounds and peers to run
-    (exit 2 with a line naming a bad one)."""
-    cost, payoff = STUDY["cost"], STUDY["payoff"]
+def in_range(value, option, low, high, what=None):
+    """value when it is within low..high (None passes); else exit 2."""
+    if value is not None and not low <= value <= high:
+        die("%s %s: expected %s" % (option, value, what or "%s..%s" % (low, high)))
+    return value
+
+
+def tracer_wanted(args, studies):
+    """(the tracer beside the balancing rounds, the tracer beside the peers,
+    what the campaign says about them, or a reason it cannot run): the
+    tracer runs as root unless --no-trace."""
+    said, trace, peers_trace = [], False, False
+    if "balancing" in studies and not args.no_trace:
+        if not is_root():
+            said.append("not root: the balancing rounds run without the tracer (trace.jsonl is not written)")
+        elif not os.access(TRACER, os.X_OK):
+            return False, False, ["%s is missing: run make first (or --no-trace)" % TRACER], True
+        else:
+            trace = True
+    if "peers" in studies:
+        peers_trace, why_not = peers.tracing(args.no_trace)
+        if why_not:
+            said.append("the peers run without the tracer: %s" % why_not)
+    return trace, peers_trace, said, False
+
+
+def plan_from(args, stamp="<stamp>"):
+    """The campaign's Plan from the command line: the platform checked, every
+    option checked (exit 2 with a line naming a bad one), the studies, arms
+    and rounds resolved. What each study resolves for itself (worker counts,
+    the wrk studies' rounds, the peers, its arms) the plan holds as given."""
+    if args.variants is not None:
+        die("--variants was renamed --arms")
     if args.platform is None:
         die("--platform: required; the supported platform is linux")
     if args.platform != "linux":
         die("--platform %s: not supported; the supported platform is linux" % args.platform)
-    if args.variants is None:
-        args.variants = ",".join(QUICK_ARMS if args.quick else arms.default_variants())
-    args.arms = names_list(args.variants, "--variants", arms.names())
-    args.bench_all = args.bench_arms == "all"
-    burst = STUDY["burst"]
-    if args.bench_all:
-        chosen_variants = {arms.get(b).variant for b in args.arms}
-        args.cost_arms = [a for a in cost.bench_arms() if a in args.arms or a in cost.ANCHOR_ARMS
-                          or (not arms.get(a).default and arms.get(a).variant in chosen_variants)]
-        args.payoff_arms = list(args.arms)
-        args.burst_arms = [a for a in burst.default_arms(False) if a in args.arms or a in burst.ANCHOR_ARMS]
-    elif args.bench_arms is None:
-        chosen_variants = {arms.get(b).variant for b in args.arms}
-        args.cost_arms = [a for a in cost.default_arms(args.quick)
-                          if a in args.arms or a in cost.ANCHOR_ARMS
-                          or (not arms.get(a).default and arms.get(a).variant in chosen_variants)]
-        args.payoff_arms = [a for a in payoff.default_arms(args.quick) if a in args.arms]
-        args.burst_arms = [a for a in burst.default_arms(args.quick) if a in args.arms or a in burst.ANCHOR_ARMS]
-    else:
-        named = names_list(args.bench_arms, "--bench-arms", arms.names() + list(cost.ANCHOR_ARMS), also=["all"])
-        args.cost_arms = [a for a in named if a in args.arms or a in cost.ANCHOR_ARMS]
-        args.payoff_arms = [a for a in named if a in args.arms]
-        args.burst_arms = [a for a in named if a in args.arms or a in burst.ANCHOR_ARMS]
-    if args.peers is None:
-        args.peers = list(STUDY["peers"].QUICK_PEERS if args.quick else peers.PEERS)
-    else:
-        args.peers = names_list(args.peers, "--peers", list(peers.PEERS))
-    args.studies = names_list(args.studies, "--studies", STUDIES)
-    if args.rounds is None:
-        args.rounds = 1 if args.quick else 3
-    if not 1 <= args.rounds <= 100:
-        die("--rounds %d: expected 1..100" % args.rounds)
-    args.cost_rounds = args.bench_rounds  # None: cost's own default (studies/cost.py)
-    if args.bench_rounds is None:
-        args.bench_rounds = 1 if args.quick else common.BENCH_ROUNDS
-    if not 1 <= args.bench_rounds <= 100:
-        die("--bench-rounds %d: expected 1..100" % args.bench_rounds)
+    chosen = names_list(args.arms, "--arms", arms.names()) if args.arms is not None else \
+        (QUICK_ARMS if args.quick else arms.default_arms())
+    bench_all = args.bench_arms == "all"
+    bench_arms = None
+    if args.bench_arms is not None and not bench_all:
+        bench_arms = names_list(args.bench_arms, "--bench-arms", arms.names() + ANCHORS, also=["all"])
+    rounds = in_range(args.rounds if args.rounds is not None else (1 if args.quick else 3), "--rounds", 1, 100)
+    in_range(args.bench_rounds, "--bench-rounds", 1, 100)
     if args.bench_within is not None and not 0 < args.bench_within < 1:
         die("--bench-within %g: expected a fraction between 0 and 1 (0.02: +-2 %%)" % args.bench_within)
-    if not 1 <= args.bench_max_rounds <= 1000:
-        die("--bench-max-rounds %d: expected 1..1000" % args.bench_max_rounds)
-    if args.bench_within is not None and args.bench_max_rounds < max(args.bench_rounds, args.cost_rounds or 0):
-        die("--bench-max-rounds %d: fewer than --bench-rounds %d" % (args.bench_max_rounds, args.bench_rounds))
-    if args.cost_seconds is not None and not 1 <= args.cost_seconds <= 600:
-        die("--cost-seconds %d: expected 1..600" % args.cost_seconds)
-    if not 1 <= args.workers <= 64:
-        die("--workers %d: expected 1..64" % args.workers)
+    in_range(args.bench_max_rounds, "--bench-max-rounds", 1, 1000)
+    in_range(args.cost_seconds, "--cost-seconds", 1, 600)
+    in_range(args.bench_seconds, "--bench-seconds", 1, 600)
+    in_range(args.workers, "--workers", 1, 64)
+    worker_counts = None
     if args.worker_counts is not None:
         try:
-            args.worker_counts = STUDY["balancing"].worker_counts(args.worker_counts)
+            worker_counts = tuple(STUDY["balancing"].worker_counts(args.worker_counts))
         except ValueError as e:
             die("--worker-counts %s: %s" % (args.worker_counts, e))
-    if args.worker_counts:
-        args.balancing_workers = list(args.worker_counts)
-    else:
-        args.balancing_workers = [args.workers] if args.quick else list(STUDY["balancing"].BALANCING_WORKERS)
-    if args.bench_seconds is not None and not 1 <= args.bench_seconds <= 600:
-        die("--bench-seconds %d: expected 1..600" % args.bench_seconds)
+    studies = names_list(args.studies, "--studies", STUDIES)
+    trace, peers_trace, _, _ = tracer_wanted(args, studies)
+    plan = Plan(platform=args.platform, quick=args.quick, rounds=rounds, workers=args.workers,
+                worker_counts=worker_counts, arms=tuple(chosen), studies=tuple(studies),
+                peers=tuple(names_list(args.peers, "--peers", list(peers.PEERS))) if args.peers is not None else None,
+                bench_arms=tuple(bench_arms) if bench_arms is not None else None, bench_all=bench_all,
+                bench_rounds=args.bench_rounds, bench_seconds=args.bench_seconds, cost_seconds=args.cost_seconds,
+                bench_within=args.bench_within, bench_max_rounds=args.bench_max_rounds, trace=trace,
+                peers_trace=peers_trace, results_dir=args.results_dir, stamp=stamp,
+                canonical=not args.no_canonical)
+    if plan.bench_within is not None and plan.bench_max_rounds < max(plan.wrk_rounds, plan.bench_rounds or 0):
+        die("--bench-max-rounds %d: fewer than --bench-rounds %d" % (plan.bench_max_rounds, plan.wrk_rounds))
+    return plan
 
 
 def main():
     args = parse_args()
     handle_signals()  # SIGINT, SIGTERM: unwind (every step's clean-up), then stop_all
-    if args.respawn_trial or args.reload_trial or args.netns_trial:
-        return run_trial(args)
-    choose(args)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    plan = plan_from(args, stamp)
     if args.plan:
-        print_plan(args)
+        print_plan(dataclasses.replace(plan, stamp="<stamp>"))
         return 0
     for exe in (SERVER, PROBE):
         if not os.access(exe, os.X_OK):
             die("%s is missing: run make first" % exe)
     if not is_root():
-        print("campaign: not root: skipping what needs it (reuseport-bpf, the respawn study's network "
-              "namespaces); those steps are recorded as skipped; the perturbation study leaves out the SYN "
-              "flood, the tracer and the stopped worker, and fdpass and handoff count their load in user "
-              "space", flush=True)
+        print("campaign: not root: skipping what needs it (reuseport-bpf, the respawn and reload studies' "
+              "network namespaces); those steps are recorded as skipped; cost and trace_overhead run in this "
+              "namespace; the perturbation study leaves out the SYN flood, the tracer and the stopped worker, "
+              "and fdpass and handoff count their load in user space", flush=True)
+    _, _, said, fatal = tracer_wanted(args, plan.studies)
+    if fatal:
+        die(said[0])
+    for line in said:
+        print("campaign: " + line, flush=True)
 
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    args.trace = False
-    if "balancing" in args.studies and not args.no_trace:
-        if not is_root():
-            print("campaign: not root: the balancing rounds run without the tracer (trace.jsonl is not "
-                  "written)", flush=True)
-        elif not os.access(TRACER, os.X_OK):
-            die("%s is missing: run make first (or --no-trace)" % TRACER)
-        else:
-            args.trace = True
-    args.peers_trace = False
-    if "peers" in args.studies:
-        args.peers_trace, why_not = peers.tracing(args.no_trace)
-        if why_not:
-            print("campaign: the peers run without the tracer: %s" % why_not, flush=True)
-    run_dir = os.path.join(args.results_dir, stamp)
-    args.trace_path = os.path.join(run_dir, "trace.jsonl")
-    raw_dir = os.path.join(run_dir, "raw")
+    raw_dir = os.path.join(plan.run_dir, "raw")
     os.makedirs(raw_dir, exist_ok=True)
-    with open(os.path.join(run_dir, "meta.json"), "w") as f:
-        json.dump(meta_for(stamp, args), f, indent=2, sort_keys=True)
+    with open(os.path.join(plan.run_dir, "meta.json"), "w") as f:
+        json.dump(meta_for(stamp, plan), f, indent=2, sort_keys=True)
         f.write("\n")
 
     print("campaign: run %s: studies %s; %d arms, %d rounds, %d workers -> %s"
-          % (stamp, ", ".join(args.studies), len(args.arms), args.rounds, args.workers, run_dir), flush=True)
+          % (stamp, ", ".join(plan.studies), len(plan.arms), plan.rounds, plan.workers, plan.run_dir), flush=True)
     t0 = time.monotonic()
     try:
-        failures, steps = run_steps(args, run_dir, raw_dir)
+        failures, steps = run_steps(plan, raw_dir)
     except KeyboardInterrupt:
         stop_all()
-        die("interrupted; partial results in %s" % run_dir, 130)
+        die("interrupted; partial results in %s" % plan.run_dir, 130)
     finally:
         stop_all()
-        for study in args.studies:
+        for study in plan.studies:
             if hasattr(STUDY[study], "finish"):
-                STUDY[study].finish(os.path.join(run_dir, study + ".jsonl"))
-        record_outcomes(args, run_dir)
+                STUDY[study].finish(os.path.join(plan.run_dir, study + ".jsonl"))
+        record_outcomes(plan)
 
-    if not args.no_canonical:
-        with open(os.path.join(args.results_dir, "CANONICAL"), "w") as f:
+    if plan.canonical:
+        with open(os.path.join(plan.results_dir, "CANONICAL"), "w") as f:
             f.write(stamp + "\n")
     print("campaign: done in %.0fs, %d of %d steps failed or skipped; results in %s"
-          % (time.monotonic() - t0, failures, steps, run_dir))
+          % (time.monotonic() - t0, failures, steps, plan.run_dir))
     return 0
 
 

@@ -4,7 +4,10 @@ of a run's meta.json (report.py, figures.py and quicklook.py all read it here).
 - the field getters a row reader checks its rows with: each raises RowError
   naming the key (acceptlab/results_io.py adds FILE:LINE);
 - meta.json: Meta and its parts (the shapes, how wrk ran the cost and payoff
-  studies, how the peers study ran), read by read_meta;
+  studies, how the peers study ran, the facts of each arm the run recorded),
+  read by read_meta. The report reads an arm's partners and claims from the
+  run's own meta.json ("arms", ArmFacts), never from today's table
+  (acceptlab/arms.py), so an old run reads the same after an arm is renamed;
 - formatting helpers for markdown cells and numbers (interval_text: a mean
   and its 95 % interval, from acceptlab/stats.py);
 - Study: one results file and the section made from it (report.py lists them
@@ -18,7 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
-from acceptlab.results_io import InputError, RowError, decode_utf8, json_kind, parse_json, read_bytes, read_jsonl
+from acceptlab.paths import module_cmd
+from acceptlab.results_io import (InputError, RowError, arm_key, decode_utf8, json_kind, parse_json, read_bytes,
+                                  read_jsonl, shown)
 from acceptlab.stats import mean_interval
 
 SPLIT_RE = re.compile(r"^[0-9]+(/[0-9]+)*$")
@@ -43,6 +48,12 @@ def get_str(obj: dict, key: str, where: tuple = ()) -> str:
     if not isinstance(value, str) or not value.strip():
         raise RowError(f'"{key}" must be a non-empty string, got {json_kind(value)}', where + (key,))
     return value
+
+
+def get_arm(obj: dict, where: tuple = ()) -> str:
+    """The row's arm: "arm", or "variant" in a row written before the rows
+    said arm (acceptlab/results_io.py's arm_key); an error names the key."""
+    return get_str(obj, arm_key(obj), where)
 
 
 def get_bool(obj: dict, key: str, where: tuple = ()) -> bool:
@@ -190,6 +201,7 @@ class Meta:
     payoff: Optional["BenchParams"] = None  # parameters.payoff
     peers: Optional["PeersParams"] = None   # parameters.peers: how the peers study ran
     burst: Optional["BurstParams"] = None   # parameters.burst: how the burst study ran
+    arm_facts: Optional["ArmFacts"] = None  # "arms": each arm's facts as the run recorded them
 
 
 def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
@@ -238,12 +250,14 @@ def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
         if "requests" in s:
             requests = get_int(s, "requests", 1, at)
         shapes.append(Shape(name, connections, gap, requests))
-    raw_variants = get(params, "variants", where)
+    # The arms the run chose: "arms_chosen" (runs before it: "variants").
+    chosen = "arms_chosen" if "arms_chosen" in params else "variants"
+    raw_variants = get(params, chosen, where)
     if (not isinstance(raw_variants, list) or not raw_variants
             or not all(isinstance(v, str) and v.strip() for v in raw_variants)):
-        raise RowError('"variants" must be a non-empty array of names', where + ("variants",))
+        raise RowError(f'"{chosen}" must be a non-empty array of names', where + (chosen,))
     if len(set(raw_variants)) != len(raw_variants):
-        raise RowError('"variants" lists a name twice', where + ("variants",))
+        raise RowError(f'"{chosen}" lists a name twice', where + (chosen,))
 
     raw_tools = get(obj, "tools")
     if not isinstance(raw_tools, dict):
@@ -256,7 +270,7 @@ def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
     return Meta(stamp, date, commit, dirty, kernel, cpu_model, cpus, workers, rounds,
                 tuple(shapes), tuple(raw_variants), tools,
                 parse_bench_params(params, "cost", where), parse_bench_params(params, "payoff", where),
-                parse_peers_params(params, where), parse_burst_params(params, where))
+                parse_peers_params(params, where), parse_burst_params(params, where), parse_arm_facts(obj))
 
 
 def locate(text: str, key_path: tuple) -> int:
@@ -275,9 +289,14 @@ def locate(text: str, key_path: tuple) -> int:
     return text.count("\n", 0, line_pos) + 1
 
 
-def read_meta(run_dir: Path, check_stamp: bool = True) -> Meta:
+ADD_ARM_FACTS = " ".join(module_cmd("ci.add_arm_facts"))  # what a run measured without the facts needs
+
+
+def read_meta(run_dir: Path, check_stamp: bool = True, need_arm_facts: bool = True) -> Meta:
     """run_dir/meta.json; check_stamp: its "stamp" must be the directory's name
-    (the figures draw a copy of a run under any name, so they do not check)."""
+    (the figures draw a copy of a run under any name, so they do not check);
+    need_arm_facts: a run without "arms" is an error that says how to add them
+    (the figures read no arm facts, so they do without)."""
     path = run_dir / "meta.json"
     text = decode_utf8(path, read_bytes(path))
     try:
@@ -287,9 +306,14 @@ def read_meta(run_dir: Path, check_stamp: bool = True) -> Meta:
     except ValueError as e:
         raise InputError(path, 1, f"invalid JSON: {e}") from None
     try:
-        return parse_meta_obj(obj, run_dir.name if check_stamp else None)
+        meta = parse_meta_obj(obj, run_dir.name if check_stamp else None)
     except RowError as e:
         raise InputError(path, locate(text, e.key_path), e.message) from None
+    if need_arm_facts and meta.arm_facts is None:
+        raise InputError(path, None, f"run {meta.stamp} has no arm facts (\"arms\": it was measured before "
+                         "meta.json recorded them); add them from the arms table, once, with "
+                         f"{ADD_ARM_FACTS} {shown(run_dir)}")
+    return meta
 
 
 @dataclass(frozen=True)
@@ -507,6 +531,114 @@ def parse_burst_params(params: dict, where: tuple) -> Optional[BurstParams]:
                    for arm, how in anchors.items())
     return BurstParams(get_str(obj, "path", at), get_int(obj, "work_us", 0, at), lists[0], lists[1],
                        get_int(obj, "bursts", 1, at), meta_number(obj, "gap_ms", at, 0), parsed)
+
+
+# ---------------------------------------------------------------- meta.json: the arms' facts
+
+
+ARM_PARTNERS = ("knob_off", "reference", "process_arm", "same_mechanism")
+ARM_CLAIMS = ("claims_balance", "acceptor_is_not_owner", "reload_loses_none")
+ARM_MODES = ("process", "threads")
+
+
+@dataclass(frozen=True)
+class ArmFact:
+    """One arm as the run recorded it (meta.json "arms", written from
+    acceptlab/arms.py's meta_facts when the run was measured)."""
+    name: str
+    order: int            # its place in the table then
+    variant: str          # the server's --variant
+    mode: str             # "process" or "threads"
+    options: tuple        # server options after the variant
+    env: tuple            # (name, value), sorted: the environment its server ran with
+    knob_off: Optional[str]        # the arm with the mechanism off, same binary
+    reference: Optional[str]       # the arm cost compares it with, when the mechanism is no knob
+    process_arm: Optional[str]     # the same variant in process mode
+    same_mechanism: Optional[str]  # the arm whose mechanism it runs in another binary or mode
+    claims_balance: bool
+    acceptor_is_not_owner: bool
+    reload_loses_none: bool
+    in_study: tuple       # (study word, its place among the arms with that word)
+
+
+@dataclass(frozen=True)
+class ArmFacts:
+    """Every arm the run recorded, and the queries the sections make of them."""
+    arms: tuple                  # ArmFact, in the table's order then
+    added: Optional[str] = None  # "arm_facts_added": how the facts came to a run measured without them
+
+    def names(self) -> list:
+        return [a.name for a in self.arms]
+
+    def get(self, name: str) -> Optional[ArmFact]:
+        return next((a for a in self.arms if a.name == name), None)
+
+    def knob_off_of(self) -> dict:
+        """{arm: its knob-off arm}."""
+        return {a.name: a.knob_off for a in self.arms if a.knob_off}
+
+    def same_mechanism_pairs(self) -> tuple:
+        """((arm, the arm whose mechanism it runs), ...), in the table's order."""
+        return tuple((a.name, a.same_mechanism) for a in self.arms if a.same_mechanism)
+
+    def where(self, claim: str) -> set:
+        """The arms that make this claim (one of ARM_CLAIMS)."""
+        return {a.name for a in self.arms if getattr(a, claim)}
+
+    def in_study(self, word: str) -> list:
+        """The arms with this study word, in the study's order."""
+        placed = [(dict(a.in_study)[word], a.name) for a in self.arms if word in dict(a.in_study)]
+        return [name for _, name in sorted(placed)]
+
+
+def parse_arm_facts(obj: dict) -> Optional[ArmFacts]:
+    """meta.json's "arms" (None when the run has none), each arm's facts
+    checked and every partner it names among them."""
+    added = obj.get("arm_facts_added")
+    if added is not None and (not isinstance(added, str) or not added.strip()):
+        raise RowError(f'"arm_facts_added" must say how the facts were added, got {json_kind(added)}',
+                       ("arm_facts_added",))
+    if "arms" not in obj:
+        if added is not None:
+            raise RowError('"arm_facts_added" is there but "arms" is not', ("arm_facts_added",))
+        return None
+    raw = obj["arms"]
+    if not isinstance(raw, dict) or not raw:
+        raise RowError(f'"arms" must be an object of arm -> its facts, got {json_kind(raw)}', ("arms",))
+    facts = []
+    for name, f in raw.items():
+        at = ("arms", name)
+        if not isinstance(f, dict):
+            raise RowError(f'"arms" entry "{name}" must be an object, got {json_kind(f)}', at)
+        mode = get_str(f, "mode", at)
+        if mode not in ARM_MODES:
+            raise RowError(f'"arms" entry "{name}" "mode" must be process or threads, got {json.dumps(mode)}',
+                           at + ("mode",))
+        options, env = get(f, "options", at), get(f, "env", at)
+        if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+            raise RowError(f'"arms" entry "{name}" "options" must be an array of strings', at + ("options",))
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise RowError(f'"arms" entry "{name}" "env" must be an object of name -> string', at + ("env",))
+        partners = []
+        for key in ARM_PARTNERS:
+            value = get(f, key, at)
+            if value is not None and (not isinstance(value, str) or value not in raw):
+                raise RowError(f'"arms" entry "{name}" "{key}" must be null or an arm "arms" holds, '
+                               f"got {json.dumps(value)}", at + (key,))
+            partners.append(value)
+        places = get(f, "in_study", at)
+        if not isinstance(places, dict) or not all(is_int(n) and n >= 0 for n in places.values()):
+            raise RowError(f'"arms" entry "{name}" "in_study" must be an object of study word -> integer >= 0',
+                           at + ("in_study",))
+        facts.append(ArmFact(name, get_int(f, "order", 0, at), get_str(f, "variant", at), mode, tuple(options),
+                             tuple(sorted(env.items())), *partners, *(get_bool(f, k, at) for k in ARM_CLAIMS),
+                             tuple(sorted(places.items()))))
+    orders = [a.order for a in facts]
+    if len(set(orders)) != len(orders):
+        twice = next(a for a in facts if orders.count(a.order) > 1)
+        raise RowError(f'"arms" entry "{twice.name}": "order" {twice.order} is another arm\'s too',
+                       ("arms", twice.name, "order"))
+    return ArmFacts(tuple(sorted(facts, key=lambda a: a.order)), added)
 
 
 # ---------------------------------------------------------------- studies

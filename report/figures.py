@@ -9,9 +9,9 @@ read_meta, each section's row reader under report/sections/), so the figures
 accept exactly the rows the report does; a run without meta.json is drawn in
 the rows' own order.
 
-    balancing_shares.svg   balancing.jsonl   busiest worker's share, per variant and round
+    balancing_shares.svg   balancing.jsonl   busiest worker's share, per arm and round
     balancing_workers.svg  balancing.jsonl   the same at the run's other worker counts, a panel per count
-    placement_heatmap.svg  placement.jsonl   median busiest share per placement x variant
+    placement_heatmap.svg  placement.jsonl   median busiest share per placement x arm
     cost_bars.svg          cost.jsonl        median req/s per arm and worker count
     payoff_latency.svg     payoff.jsonl      latency CDFs (raw/payoff-*.wrk.txt, else p50/p99), a panel
                                              per connection count and worker count
@@ -137,11 +137,12 @@ def read_rows(path: Path, read: Callable[[Path], list]) -> list:
 
 def read_meta(run_dir: Path) -> Optional[Meta]:
     """The run's meta.json through the report's reader (without its check that
-    "stamp" names the directory: a copy of a run draws under any name), or None
-    when the run has no meta.json: the figures then take every order from the rows."""
+    "stamp" names the directory: a copy of a run draws under any name, nor its
+    need of the arms' facts: no figure reads them), or None when the run has
+    no meta.json: the figures then take every order from the rows."""
     if not (run_dir / "meta.json").exists():
         return None
-    return _as_figures_input(common.read_meta, run_dir, False)
+    return _as_figures_input(common.read_meta, run_dir, False, False)
 
 
 def busiest_share(counts: tuple) -> Optional[float]:

@@ -106,7 +106,7 @@ def render_header(meta: Meta, studies: list) -> list:
         f"- Kernel: {code(meta.kernel)}",
         f"- CPU: {' '.join(meta.cpu_model.split())} x {meta.cpus}",
         f"- Parameters: {plural(meta.workers, 'worker')}, {plural(meta.rounds, 'round')} per shape; "
-        f"shapes {shapes}; variants {', '.join(meta.variants)}",
+        f"shapes {shapes}; arms {', '.join(meta.variants)}",
         f"- Tools: {tools}",
         "",
     ]
@@ -160,11 +160,11 @@ def run_name(value: str) -> str:
 
 
 FIGURE_CAPTIONS = {
-    "balancing_shares.svg": "Balancing: the busiest worker's share of each round, per variant and shape; "
+    "balancing_shares.svg": "Balancing: the busiest worker's share of each round, per arm and shape; "
                             "the band is within 2:1",
     "balancing_workers.svg": "Balancing at more workers: the busiest worker's share of each round, a panel per "
                              "worker count; the band is within 2:1",
-    "placement_heatmap.svg": "Placement: the busiest worker's median share per placement and variant, with "
+    "placement_heatmap.svg": "Placement: the busiest worker's median share per placement and arm, with "
                              "the rounds in which both workers answered",
     "cost_bars.svg": "Cost: median req/s per arm and worker count (bars: min to max over the rounds)",
     "payoff_latency.svg": "Payoff: latency distribution (wrk's percentiles) per arm, at each connection count "

@@ -297,9 +297,9 @@ static void usage(FILE *f)
 }
 
 /* --list-variants: one JSON line per variant, for tools that keep their
- * own table of what to run (probes/arms.py checks itself against it) and
- * the variants tables of README.md and docs/server.md (ci/server_tables.py
- * renders them from the mechanism). */
+ * own table of what to run (tests/test_arms.py holds acceptlab/arms.py to
+ * it) and the variants tables of README.md and docs/server.md
+ * (ci/server_tables.py renders them from the mechanism). */
 static void list_variants(void)
 {
 	for (int i = 0; accept_variants[i]; i++) {

@@ -24,9 +24,11 @@ from probes.studies import faults, mutex_delay, placement, trace_overhead
 from tests.conftest import ROOT, SERVER
 
 DOC = os.path.join(ROOT, "docs", "adding-a-variant.md")
-# Where a variant is added: its C file, the C registry, the arms table and
-# the README's variants table. Nothing else may need a hand edit.
-PLACES = {"servers/variants/<name>.c", "servers/variants.c", "acceptlab/arms.py", "README.md"}
+# Where a variant is added: its C file, the C registry, the arms table, and
+# the two documents whose variants tables carry it (README.md; docs/server.md,
+# which also says what its table row leaves out). Nothing else may need an
+# edit; the tables themselves are rendered (ci/server_tables.py).
+PLACES = {"servers/variants/<name>.c", "servers/variants.c", "acceptlab/arms.py", "README.md", "docs/server.md"}
 FIELDS = {f.name for f in fields(arms.Arm)} | {"mode", "server_args"}
 
 
@@ -116,7 +118,7 @@ def test_every_study_query_returns_known_arms():
     queries.update({"respawn cases": [a for a, _ in arms.respawn_cases()],
                     "reload cases": [a for a, _, _ in arms.reload_cases()],
                     "quick reload cases": [a for a, _, _ in arms.reload_cases(quick=True)],
-                    "claiming balance": arms.claiming_balance(), "default variants": arms.default_variants(),
+                    "claiming balance": arms.claiming_balance(), "default arms": arms.default_arms(),
                     "quick": campaign.QUICK_ARMS,
                     "named by a study": [mutex_delay.MUTEX_ARM, faults.FAULTS_ARM, placement.STOP_WINNER_ARM,
                                          trace_overhead.TRACE_OVERHEAD_ARM]})
@@ -190,7 +192,8 @@ def test_the_guide_check_fails_on_a_wrong_guide():
     place, adds one, or names a field the table does not have fails, naming it."""
     right = ("# Adding a variant\n\nTouch these:\n\n- `servers/variants/<name>.c`: the accept path\n"
              "- `servers/variants.c`: register it\n- `acceptlab/arms.py`: its rows; set `knob_off`,\n"
-             "  `needs_root=True` and `studies` as they apply\n- `README.md`: the variants table\n\n"
+             "  `needs_root=True` and `studies` as they apply\n- `README.md`: the variants table\n"
+             "- `docs/server.md`: its table row and notes\n\n"
              "Nothing else:\n\n- `tests/conftest.py` reads the table\n")
     assert check_guide(right) == []
     wrong = right.replace("- `servers/variants.c`: register it\n", "- `tests/conftest.py`: a list\n")
@@ -207,3 +210,33 @@ def test_the_guide_names_exactly_the_places_a_variant_is_added():
     with open(DOC) as f:
         problems = check_guide(f.read())
     assert not problems, "docs/adding-a-variant.md: " + "; ".join(problems)
+
+
+# ---------------------------------------------------------------- the facts a run records (meta.json "arms")
+
+
+def test_meta_facts_say_what_the_table_says():
+    """meta_facts gives each arm's server, partners, claims and study places
+    as the table has them, so the report reads the same from a run's
+    meta.json as it read from the table when the run was measured."""
+    facts = arms.meta_facts(arms.names())
+    assert list(facts) == arms.names()
+    for a in arms.TABLE:
+        f = facts[a.name]
+        assert (f["variant"], f["mode"], f["options"], f["env"]) == (a.variant, a.mode, list(a.options), dict(a.env))
+        assert {p: f[p] for p in arms.FACT_PARTNERS} == {p: getattr(a, p) for p in arms.FACT_PARTNERS}
+        assert {c: f[c] for c in arms.FACT_FLAGS} == {c: getattr(a, c) for c in arms.FACT_FLAGS}
+    assert [f["order"] for f in facts.values()] == list(range(len(arms.TABLE)))
+    for word in arms.study_words():
+        placed = sorted((f["in_study"][word], name) for name, f in facts.items() if word in f["in_study"])
+        assert [name for _, name in placed] == arms.in_study(word), word
+    assert json.loads(json.dumps(facts)) == facts, "meta_facts must be plain JSON"
+
+
+def test_meta_facts_bring_every_partner_along():
+    """An arm's facts come with those of every arm it names (its knob-off,
+    reference, process-mode and same-mechanism arms, and theirs)."""
+    facts = arms.meta_facts(["fdpass-threads"])
+    assert set(facts) == {"fdpass-threads", "fdpass", "fdpass-off", "fdpass-off-threads", "bare"}
+    for name, f in facts.items():
+        assert all(f[p] in facts for p in arms.FACT_PARTNERS if f[p]), name

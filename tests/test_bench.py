@@ -25,6 +25,7 @@ from acceptlab import wrk_output
 from acceptlab.paths import module_cmd
 from probes.harness.cpu import CpuMeter, cpu_fields, pin_tree, process_tree
 from probes.harness.servers import ServerRun
+from probes.plan import Plan
 from probes.studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
 from report.sections import cost_why
 from report.sections.wrk import WrkRun
@@ -59,7 +60,7 @@ def quick_bench(tmp_path_factory):
     results = tmp_path_factory.mktemp("bench")
     before = (pids_running(SERVER), pids_running(os.path.realpath(WRK)))
     res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick",
-                          "--variants", "bare,lt", "--bench-arms", "bare,lt", "--bench-seconds", "1", "--results-dir", str(results),
+                          "--arms", "bare,lt", "--bench-arms", "bare,lt", "--bench-seconds", "1", "--results-dir", str(results),
                           "--no-canonical"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     return res, results, before
 
@@ -186,7 +187,7 @@ def test_missing_wrk_is_a_recorded_skip(tmp_path):
     payoff step is an error row "skipped: wrk not installed", the campaign exits 0,
     and no server is started for nothing."""
     env = dict(os.environ, ACCEPTLAB_TEST_WRK=str(tmp_path / "no-such-wrk"))
-    cmd = [*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--variants", "bare",
+    cmd = [*CAMPAIGN, "--platform", "linux", "--studies", "cost,payoff", "--quick", "--arms", "bare",
            "--bench-arms", "all", "--results-dir", str(tmp_path / "r"), "--no-canonical"]
     planned = len(subprocess.run(cmd + ["--plan"], cwd=ROOT, capture_output=True, text=True,
                                  timeout=60).stdout.splitlines())
@@ -292,10 +293,10 @@ def cost_rows(fdpass_cpu, bare_cpu=10.0, mode="keepalive"):
     return rows
 
 
-def bench_args(**kw):
-    import argparse
-    return argparse.Namespace(**dict(dict(quick=False, bench_within=0.02, bench_max_rounds=20, cost_rounds=3,
-                                          cost_arms=["bare", "fdpass"], bench_all=False, bench_seconds=1), **kw))
+def bench_plan(**kw):
+    """make bench's plan over bare and fdpass (cost runs those two arms)."""
+    return Plan(**dict(dict(arms=("bare", "fdpass"), bench_arms=("bare", "fdpass"), bench_within=0.02,
+                            bench_max_rounds=20, bench_rounds=3, bench_seconds=1), **kw))
 
 
 def test_stopping_rule_stops_when_every_ratio_is_within():
@@ -310,7 +311,7 @@ def test_stopping_rule_stops_when_every_ratio_is_within():
     assert not go and state["converged"] and state["cap_hit"] is None
     ratio = state["ratios"]["fdpass / bare, 2w, keepalive"]
     assert ratio["converged"] and ratio["rounds"] == 3 and abs(ratio["half_width"] - 0.0025) < 0.0001, ratio
-    steps, _ = cost_study.more(bench_args(), cost_rows([10.0, 10.01, 9.99]), "/nonexistent", 4)
+    steps, _ = cost_study.more(bench_plan(), cost_rows([10.0, 10.01, 9.99]), "/nonexistent", 4)
     assert steps == []
 
 
@@ -322,14 +323,14 @@ def test_stopping_rule_continues_while_a_ratio_is_wide():
     rows = cost_rows([9.0, 11.0, 10.0])
     go, state = common.keep_going(cost_study.cpu_series(rows), 0.02, 3, 20)
     assert go and not state["converged"] and state["cap_hit"] is None
-    steps, _ = cost_study.more(bench_args(), rows, "/nonexistent", 4)
+    steps, _ = cost_study.more(bench_plan(), rows, "/nonexistent", 4)
     labels = [label for label, _, _ in steps]
     assert len(labels) == 4 and all(label.endswith("r4") for label in labels), labels
     assert {keys["round"] for _, _, keys in steps} == {4}
     go, state = common.keep_going(cost_study.cpu_series(cost_rows([10.0])), 0.02, 1, 20)
     assert go and state["ratios"]["fdpass / bare, 2w, keepalive"]["half_width"] is None
     # without --bench-within (the campaign) the rounds are fixed: no more steps
-    assert cost_study.more(bench_args(bench_within=None), rows, "/nonexistent", 4)[0] == []
+    assert cost_study.more(bench_plan(bench_within=None), rows, "/nonexistent", 4)[0] == []
 
 
 def test_stopping_rule_stops_at_the_cap_and_reports_it():
@@ -345,12 +346,12 @@ def test_stopping_rule_stops_at_the_cap_and_reports_it():
     assert abs(state["cap_hit"]["fdpass / bare, 2w, keepalive"]["half_width"] - 0.2484) < 0.001
     assert abs(state["cap_hit"]["fdpass / bare, 2w, keepalive"]["relative"] - 0.2484) < 0.001
     assert state["ratios"]["fdpass / bare, 2w, close"]["converged"]
-    assert cost_study.more(bench_args(bench_max_rounds=3), rows, "/nonexistent", 4)[0] == []
+    assert cost_study.more(bench_plan(bench_max_rounds=3), rows, "/nonexistent", 4)[0] == []
     trace_rows = [{"traced": t, "mode": "keepalive", "round": n, "requests_per_s": 1000.0, "cpu_us_per_request": c}
                   for n, (off, on) in enumerate([(10.0, 10.5), (10.0, 10.1)], 1) for t, c in ((False, off), (True, on))]
     series = trace_overhead.cpu_series(trace_rows)
     assert series == {"traced / untraced, keepalive": [1.05, 1.01]}
-    steps, state = trace_overhead.more(bench_args(bench_max_rounds=2), trace_rows, "/nonexistent", 3)
+    steps, state = trace_overhead.more(bench_plan(bench_max_rounds=2), trace_rows, "/nonexistent", 3)
     assert steps == [] and set(state["cap_hit"]) == {"traced / untraced, keepalive"}
 
 

@@ -18,12 +18,12 @@ def server_pids():
 
 
 def test_quick_campaign_writes_results_and_report(tmp_path):
-    """A one-round campaign over two variants writes meta.json, one
-    balancing row per variant x shape with counts that add up to the shape's
+    """A one-round campaign over two arms writes meta.json, one
+    balancing row per arm x shape with counts that add up to the shape's
     connections, raw tool output, points CANONICAL at the run, the report
     renders from it, and no server outlives the campaign."""
     before = server_pids()
-    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare,lt", "--studies", "balancing",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--quick", "--arms", "bare,lt", "--studies", "balancing",
                           "--results-dir", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "[  6/6]" in res.stdout, "no progress lines: %s" % res.stdout
@@ -33,18 +33,18 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
     assert meta["platform"] == "linux" and meta["cpus"] == os.cpu_count()
     assert meta["parameters"]["variants"] == ["bare", "lt"]
     rows = [json.loads(l) for l in (run / "balancing.jsonl").read_text().splitlines()]
-    assert [(r["variant"], r["shape"]) for r in rows] == [
+    assert [(r["arm"], r["shape"]) for r in rows] == [
         (v, s) for v in ("bare", "lt") for s in ("burst", "ramp", "keepalive")]
     for r in rows:
         assert "error" not in r, r
         assert sum(r["counts"].values()) + r["unanswered"] == r["connections"] == 32
         assert len(r["counts"]) == 2, "both workers listed (zeros included): %r" % r
     if os.geteuid() == 0:
-        # The tracer ran beside every step: for these race variants the
+        # The tracer ran beside every step: for these race arms the
         # acceptor serves, so its accepts won per worker equal the probe's
         # connections per worker, step by step.
         trace = [json.loads(l) for l in (run / "trace.jsonl").read_text().splitlines()]
-        assert [(t["variant"], t["shape"]) for t in trace] == [(r["variant"], r["shape"]) for r in rows]
+        assert [(t["arm"], t["shape"]) for t in trace] == [(r["arm"], r["shape"]) for r in rows]
         for t in trace:
             assert t["cross_check"]["expect_equal"] and t["cross_check"]["equal"], t["cross_check"]
             assert sum(t["cross_check"]["tracer_won"].values()) == 32, t["cross_check"]
@@ -68,7 +68,7 @@ def test_campaign_records_a_failed_step_and_goes_on(tmp_path):
     env = dict(os.environ, ACCEPTLAB_TEST_SERVER=str(fake / "acceptlab-server"))
     (fake / "acceptlab-server").write_text("#!/bin/sh\necho 'cannot start: test' >&2\nexit 3\n")
     os.chmod(fake / "acceptlab-server", 0o755)
-    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--quick", "--variants", "bare",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--quick", "--arms", "bare",
                           "--studies", "balancing", "--results-dir", str(tmp_path / "r")], cwd=ROOT,
                          capture_output=True, text=True, timeout=120, env=env)
     assert res.returncode == 0, res.stderr
@@ -84,7 +84,7 @@ def test_plan_lists_the_steps_and_measures_nothing(tmp_path):
     campaign would run them, and exits 0 without measuring or writing
     results; shown as to a user who is not root, the steps of an arm that
     loads BPF say they would be skipped."""
-    cmd = [*CAMPAIGN, "--platform", "linux", "--plan", "--quick", "--variants", "bare,reuseport-bpf",
+    cmd = [*CAMPAIGN, "--platform", "linux", "--plan", "--quick", "--arms", "bare,reuseport-bpf",
            "--studies", "balancing,respawn", "--results-dir", str(tmp_path / "r")]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=30,
                          env={k: v for k, v in os.environ.items() if k != "ACCEPTLAB_TEST_PLAN_AS_USER"})
@@ -98,6 +98,16 @@ def test_plan_lists_the_steps_and_measures_nothing(tmp_path):
     skipped = [l for l in user.stdout.splitlines() if l.endswith("   (skipped: needs root)")]
     assert skipped == [l + "   (skipped: needs root)" for l in lines if "reuseport-bpf" in l.split()], user.stdout
     assert len(skipped) == 5, user.stdout
+
+
+def test_the_old_variants_flag_says_it_was_renamed():
+    """--variants chose arms, not the server's --variant: it is --arms now,
+    and the old name exits 2 with one line saying so."""
+    for old in (["--variants", "bare"], ["--variants"], ["--variants=bare,lt"]):
+        res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--plan", *old], cwd=ROOT, capture_output=True,
+                             text=True, timeout=30)
+        assert res.returncode == 2 and res.stdout == "", (old, res.stdout)
+        assert res.stderr.strip().splitlines() == ["campaign: --variants was renamed --arms"], (old, res.stderr)
 
 
 def test_measure_rejects_other_platforms():
@@ -120,7 +130,7 @@ def test_interrupt_leaves_nothing_running(tmp_path):
     import time
     before = server_pids()
     proc = subprocess.Popen([*CAMPAIGN, "--platform", "linux", "--quick", "--studies", "placement",
-                             "--variants", "bare,fdpass", "--no-canonical", "--results-dir", str(tmp_path)], cwd=ROOT,
+                             "--arms", "bare,fdpass", "--no-canonical", "--results-dir", str(tmp_path)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # Steps 9-12 are the hog placements (7 placements x 2 arms, in order):
@@ -305,7 +315,7 @@ def test_burst_study_rows_and_nginx_anchor(tmp_path):
     if not _nginx():
         pytest.skip("nginx is not installed (`make deps`)")
     res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "burst", "--quick",
-                          "--variants", "bare", "--bench-arms", "bare,nginx",
+                          "--arms", "bare", "--bench-arms", "bare,nginx",
                           "--results-dir", str(tmp_path), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=180)
     assert res.returncode == 0, res.stderr

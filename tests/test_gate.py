@@ -43,7 +43,7 @@ def test_gate_fails_on_a_skewed_variant():
     exits 1, marks the rounds TARGET MISSED with 2:1 outside beside them,
     and its summary counts them as failed. It states the target it holds
     at 2 workers first."""
-    res = run_gate("--variants", "mutex", "--workers", "2", "--no-faults", "--no-knob-off")
+    res = run_gate("--arms", "mutex", "--workers", "2", "--no-faults", "--no-knob-off")
     assert res.returncode == 1, res.stdout + res.stderr
     lines = res.stdout.splitlines()
     assert ("gate: target at 2 workers: every round within 17/15 (max - min <= 2), nothing unanswered; "
@@ -60,7 +60,7 @@ def test_gate_holds_the_target_not_2to1():
     that held only 2:1 would pass those lines. (That no line of two rounds
     has both within 2:1 and one outside 17/15 has a chance of about 1e-6
     for an even hash.)"""
-    res = run_gate("--variants", "reuseport", "--workers", "2", "--no-faults", "--no-knob-off")
+    res = run_gate("--arms", "reuseport", "--workers", "2", "--no-faults", "--no-knob-off")
     assert res.returncode == 1, res.stdout + res.stderr
     rounds = [l for l in res.stdout.splitlines() if l.startswith("gate: reuseport")]
     assert len(rounds) == 9, res.stdout
@@ -74,7 +74,7 @@ def test_gate_holds_more_workers():
     16 connections per worker (burst 64), back-to-back and beside hogs,
     and mutex's token holder taking every connection (64/0/0/0) fails
     them. No fresh-server rounds at a count other than 2."""
-    res = run_gate("--variants", "mutex", "--workers", "4", "--no-faults", "--no-knob-off")
+    res = run_gate("--arms", "mutex", "--workers", "4", "--no-faults", "--no-knob-off")
     assert res.returncode == 1, res.stdout + res.stderr
     lines = res.stdout.splitlines()
     assert "gate: worker counts 4" in lines, res.stdout
@@ -144,9 +144,18 @@ def test_gate_rejects_bad_worker_counts():
 
 
 def test_gate_rejects_unknown_variant():
-    """A variant the gate does not know is a usage error: exit 2, one line."""
-    res = run_gate("--variants", "nope")
-    assert res.returncode == 2 and "--variants nope" in res.stderr
+    """An arm the gate does not know is a usage error: exit 2, one line."""
+    res = run_gate("--arms", "nope")
+    assert res.returncode == 2 and "--arms nope" in res.stderr
+
+
+def test_gate_names_the_renamed_flag():
+    """--variants chose arms; it is --arms now, and the old flag says so in
+    one line, exit 2, rather than being taken for something else."""
+    for old in (["--variants", "fdpass"], ["--variants"]):
+        res = run_gate(*old)
+        assert res.returncode == 2, res.stdout
+        assert res.stderr.strip() == "gate: --variants was renamed --arms", res.stderr
 
 
 def test_gate_fails_on_the_no_pick_build():
@@ -157,7 +166,7 @@ def test_gate_fails_on_the_no_pick_build():
     rounds (18 of them) all landing within 17/15 by the race's luck would
     need every one of them balanced; a gate that passes this build cannot
     fail."""
-    res = run_gate("--variants", "fdpass", "--workers", "2", "--no-faults", "--no-knob-off",
+    res = run_gate("--arms", "fdpass", "--workers", "2", "--no-faults", "--no-knob-off",
                    env={"ACCEPTLAB_TEST_NO_PICK": "1"})
     assert res.returncode == 1, res.stdout + res.stderr
     missed = [l for l in res.stdout.splitlines() if l.startswith("gate: fdpass") and "TARGET MISSED" in l]
@@ -209,7 +218,7 @@ def gate_on_skipping_faults(monkeypatch, tmp_path, capsys):
 
     def run(euid):
         monkeypatch.setattr(os, "geteuid", lambda: euid)
-        monkeypatch.setattr(sys, "argv", ["gate", "--variants", "fdpass", "--workers", "2", "--no-knob-off"])
+        monkeypatch.setattr(sys, "argv", ["gate", "--arms", "fdpass", "--workers", "2", "--no-knob-off"])
         rc = gate.main()
         return rc, capsys.readouterr().out
     return run

@@ -15,6 +15,11 @@
 - probes/harness/ is split by job and imports one way: lifecycle imports no
   other harness module, and no harness module imports a study or the
   campaign.
+- The report imports no arms table (acceptlab.arms): it reads each arm's
+  facts from the run's own meta.json.
+- No study reads a command line (argparse) or imports or runs the campaign:
+  the campaign hands each one plan (probes/plan.py), and a study's trial in
+  a network namespace of its own runs in-process (probes/harness/netns.py).
 Each check also runs on planted bad text, so it is known to fail.
 """
 
@@ -184,6 +189,66 @@ def test_the_harness_imports_one_way():
                                      if not p.endswith(("lifecycle.py", "__init__.py"))])
     bad += upward_imports(harness, ["probes.studies", "probes.campaign", "ci", "report"])
     assert not bad, "; ".join(bad)
+
+
+# The report renders a run from the run's own meta.json ("arms": the facts
+# the campaign recorded), never from today's arms table, so that renaming an
+# arm later does not change how an old run reads.
+ARMS_TABLE = ("acceptlab.arms", "probes", "ci")  # the table, and the folders that import it
+
+
+def test_the_report_imports_no_arms_table():
+    """No module under report/ imports acceptlab.arms (nor probes or ci, which
+    do); imported, the report's entry points leave acceptlab.arms unloaded."""
+    bad = upward_imports(python_files(["report"]), ARMS_TABLE)
+    assert not bad, "the report reads each arm's facts from the run's meta.json (report/common.py): " + "; ".join(bad)
+    code = ("import sys, pkgutil, importlib, report, report.sections\n"
+            "for pkg in (report, report.sections):\n"
+            "    for m in pkgutil.iter_modules(pkg.__path__):\n"
+            "        importlib.import_module(pkg.__name__ + '.' + m.name)\n"
+            "print(' '.join(sorted(m for m in sys.modules if m == 'acceptlab.arms' or m.startswith(('probes', 'ci')))))")
+    res = subprocess.run([PYTHON, "-c", code], cwd=ROOT, env=clean_env(), capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr[-500:]
+    assert res.stdout.strip() == "", "importing report/ loads %s" % res.stdout.strip()
+
+
+@pytest.mark.parametrize("text", ["from acceptlab import arms\n", "from acceptlab.arms import names\n",
+                                  "import acceptlab.arms as table\n", "from probes import campaign\n"])
+def test_the_check_finds_a_planted_arms_import(tmp_path, text):
+    planted = tmp_path / "section.py"
+    planted.write_text("from acceptlab import balance, stats\nfrom report.common import Meta\n")
+    assert upward_imports([str(planted)], ARMS_TABLE) == []
+    planted.write_text("from acceptlab import balance, stats\n" + text)
+    assert upward_imports([str(planted)], ARMS_TABLE)
+def study_problems(text, name="<text>"):
+    """What a study must not do: read or build a command line (argparse: the
+    campaign builds one plan, probes/plan.py), or import or run the campaign
+    (a study never calls back up into its driver)."""
+    mods = imported_modules(text)
+    bad = ["%s imports %s" % (name, m) for m in ("argparse", "probes.campaign")
+           if any(i == m or i.startswith(m + ".") for i in mods)]
+    if any(isinstance(n, ast.Constant) and n.value in ("probes.campaign", "probes/campaign.py")
+           for n in ast.walk(ast.parse(text))):
+        bad.append("%s names the campaign to run it" % name)
+    return bad
+
+
+def test_studies_take_a_plan_and_never_call_the_campaign():
+    bad = []
+    for path in python_files(["probes/studies"]):
+        with open(path) as f:
+            bad += study_problems(f.read(), rel(path))
+    assert not bad, "; ".join(bad)
+
+
+@pytest.mark.parametrize("text", [
+    "import argparse\n",
+    "from probes import campaign\n",
+    "from probes.campaign import STUDY\n",
+    "cmd = module_cmd('probes.campaign', '--netns-trial', spec)\n",
+])
+def test_the_study_check_finds_planted_problems(text):
+    assert len(study_problems(text)) == 1, study_problems(text)
 
 
 # ---- no sys.path, no import by path ----------------------------------------------

@@ -245,6 +245,24 @@ def test_trace_rows_are_filtered_by_variant_shape_and_mode():
     assert src.pooled.count == 50
 
 
+def test_rows_that_name_their_arm_read_as_rows_that_said_variant(tmp_path):
+    """Rows name their arm "arm" (older rows "variant"): the trace and
+    balancing readers take either, and find the same rounds."""
+    renamed = tmp_path / "trace.jsonl"
+    renamed.write_text("".join(line.replace('"variant":', '"arm":') + "\n"
+                               for line in (FIXTURES / "trace.jsonl").read_text().splitlines()))
+    assert '"arm":' in renamed.read_text()
+    for path in (FIXTURES / "trace.jsonl", renamed):
+        src = skew.load_latencies(str(path), "bare", "burst")
+        assert [d.count for d in src.per_worker] == [70, 60] and src.dropped == 4
+    rows = [balancing_round("bare", 4, "back-to-back", "burst", 1, "50/10/4/0"),
+            balancing_round("bare", 4, "back-to-back", "ramp", 1, "40/17/4/3")]
+    said_variant = write_balancing(tmp_path / "variant.jsonl", rows)
+    said_arm = write_balancing(tmp_path / "arm.jsonl", [dict({"arm": r.pop("variant")}, **r) for r in rows])
+    assert (skew.balancing_rounds(said_arm, ("bare",), "ramp", workers=4)
+            == skew.balancing_rounds(said_variant, ("bare",), "ramp", workers=4) != [])
+
+
 @pytest.mark.parametrize("name", sorted(GOLDEN))
 def test_golden_outputs(name):
     """Fixed inputs and seeds give the committed output, line for line (the

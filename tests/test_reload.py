@@ -16,7 +16,6 @@ meanwhile.
   leaves the old one serving (reload_failed).
 """
 
-import json
 import os
 import re
 import shutil
@@ -28,13 +27,12 @@ import time
 import pytest
 
 from acceptlab import arms  # which arms must lose nothing
-from acceptlab.paths import module_cmd
+from probes.harness.netns import run_in_netns
 from probes.harness.wrk import WRK
 from probes.studies import reload as reload_study  # the trial the campaign runs, asserted here
 from tests.conftest import (ROOT, SERVING_PROCESS, alive, get, open_pid_requests, read_response, split_answered,
                             wait_stopped)
 
-CAMPAIGN = module_cmd("probes.campaign")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace of its own)")
 
 # Every process-mode arm, forked and spawned.
@@ -214,12 +212,8 @@ def run_trial(arm, migrate=False, spawn=False, tmp_path=None):
     """The campaign's reload trial, in a network namespace of its own (its
     Connection: close load leaves tens of thousands of TIME_WAIT sockets)."""
     prefix = str(tmp_path / "reload")
-    cmd = ["unshare", "-n", *CAMPAIGN, "--reload-trial", arm, "--raw-prefix", prefix]
-    cmd += (["--migrate"] if migrate else []) + (["--spawn"] if spawn else [])
-    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
-                         timeout=reload_study.RELOAD_SECONDS + 2 * reload_study.RELOAD_WAIT_S + 60)
-    assert res.returncode == 0, res.stderr
-    row = json.loads(res.stdout.strip().splitlines()[-1])
+    row = run_in_netns(lambda: reload_study.trial(arm, migrate, spawn, prefix),
+                       reload_study.RELOAD_SECONDS + 2 * reload_study.RELOAD_WAIT_S + 60)
     print("reload %s%s%s: %d reloads, %d failed of %d keep-alive + %d close requests; errors %s; ms %s" % (
         arm, " +migrate" if migrate else "", " +spawn" if spawn else "", row["reloads"], row["failed"],
         row["keepalive"]["requests"], row["close"]["requests"],

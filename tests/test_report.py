@@ -22,7 +22,7 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from acceptlab.paths import module_cmd
+from acceptlab.paths import PYTHON, module_cmd
 from report.sections import balancing as balancing_section, placement as placement_section
 from tests.conftest import packages_env
 
@@ -109,8 +109,8 @@ def test_run_option_overrides_canonical(results, tmp_path):
     assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
 
 
-def test_variants_not_in_parameters_follow_alphabetically(results, tmp_path):
-    """Variants meta.json does not list come after the listed ones, alphabetically,
+def test_arms_not_in_parameters_follow_alphabetically(results, tmp_path):
+    """Arms meta.json does not list come after the listed ones, alphabetically,
     whatever their order in the file; a shape they did not run reads "not run"."""
     row = json.loads((results / STAMP / "balancing.jsonl").read_text().splitlines()[9])
     with open(results / STAMP / "balancing.jsonl", "a") as f:
@@ -120,7 +120,7 @@ def test_variants_not_in_parameters_follow_alphabetically(results, tmp_path):
     report = (tmp_path / "linux.md").read_text()
     balancing = report.split("## Balancing")[1].split("**What this shows.**")[0]
     names = [line.split(" | ")[0][2:] for line in balancing.splitlines() if line.startswith("| ")]
-    assert names == ["variant", "bare", "bare-threads", "exclusive", "lt", "lt-yield", "handoff", "alpha", "zeta"]
+    assert names == ["arm", "bare", "bare-threads", "exclusive", "lt", "lt-yield", "handoff", "alpha", "zeta"]
     assert "| alpha | process | 31/1 | not run | not run | 0/1 |" in balancing
 
 
@@ -234,6 +234,130 @@ def test_run_without_any_study(results, tmp_path):
                                   "timeline.jsonl, placement.jsonl"), proc.stderr
 
 
+# ---------------------------------------------------------------- the arms' facts: the run's own
+
+
+def edit_meta(results, edit):
+    """Rewrites the run's meta.json through edit(obj), laid out as the campaign writes it."""
+    meta = results / STAMP / "meta.json"
+    obj = json.loads(meta.read_text())
+    edit(obj)
+    meta.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+    return meta
+
+
+def test_a_run_without_arm_facts_is_refused_naming_the_fix(results, tmp_path):
+    """A run measured before meta.json recorded the arms' facts is one line
+    naming the command that adds them (the report reads no arms table to
+    guess them)."""
+    edit_meta(results, lambda obj: [obj.pop("arms"), obj.pop("arm_facts_added")])
+    assert_input_error(run_in(tmp_path), tmp_path,
+                       f'report: results/linux/{STAMP}/meta.json: run {STAMP} has no arm facts ("arms": it was '
+                       "measured before meta.json recorded them); add them from the arms table, once, with "
+                       f"/usr/bin/python3 -m ci.add_arm_facts results/linux/{STAMP}")
+
+
+def test_an_arm_fact_naming_an_arm_the_run_has_not_is_refused(results, tmp_path):
+    """A partner must be an arm the run's facts hold: the error names the
+    arm, the key and its line in meta.json."""
+    meta = edit_meta(results, lambda obj: obj["arms"]["fdpass"].update(knob_off="fdpass-gone"))
+    lines = meta.read_text().splitlines()
+    line = lines.index('      "knob_off": "fdpass-gone",') + 1
+    assert_input_error(run_in(tmp_path), tmp_path,
+                       f'report: results/linux/{STAMP}/meta.json:{line}: "arms" entry "fdpass" "knob_off" must be '
+                       'null or an arm "arms" holds, got "fdpass-gone"')
+
+
+def test_the_sections_read_the_runs_facts(results, tmp_path):
+    """What the run's meta.json says of its arms is what the sections say:
+    with fdpass given no knob-off arm, fdpass-off no twin and no arm that
+    must lose nothing on reload, the burst and reload sections follow."""
+    def edit(obj):
+        obj["arms"]["fdpass"]["knob_off"] = None
+        obj["arms"]["fdpass-off"]["same_mechanism"] = None
+        for facts in obj["arms"].values():
+            facts["reload_loses_none"] = False
+    edit_meta(results, edit)
+    assert run_in(tmp_path).returncode == 0
+    text, want = (tmp_path / "linux.md").read_text(), EXPECTED.read_text()
+    assert "0.33x fdpass-off's completion time" in want and "0.33x fdpass-off's" not in text
+    assert "fdpass-off runs bare's mechanism" in want and "runs bare's mechanism" not in text
+    assert "yes: held" in want and "yes: held" not in text
+    assert text.count("no (reported)") == want.count("no (reported)") + 2
+
+
+def rename_the_table(arms):
+    """Changes today's arms table (the module arms, in this process) as
+    renaming and re-pairing arms later could: fdpass-off renamed, every
+    pairing and claim dropped, the order reversed."""
+    from dataclasses import replace
+    rename = {"fdpass-off": "fdpass-share-off"}
+    arms.TABLE = [replace(a, name=rename.get(a.name, a.name), knob_off=None, reference=None, process_arm=None,
+                          same_mechanism=None, reload_loses_none=False, claims_balance=False, place={})
+                  for a in reversed(arms.TABLE)]
+    arms._BY_NAME = {a.name: a for a in arms.TABLE}
+    arms._INDEX = {a.name: i for i, a in enumerate(arms.TABLE)}
+    assert "fdpass-off" not in arms.names() and not arms.knob_off_of() and not arms.same_mechanism_pairs()
+
+
+RENDER_RENAMED = """import sys
+from pathlib import Path
+from acceptlab import arms
+from tests.test_report import rename_the_table
+rename_the_table(arms)
+from report.report import build_report
+sys.stdout.write(build_report(Path(sys.argv[1]), sys.argv[2])[0])
+"""
+
+
+@pytest.mark.parametrize("run", ["fixture", "canonical"])
+def test_renaming_an_arm_in_the_table_changes_no_rendered_run(run):
+    """A committed run renders from its own meta.json: the same text when
+    today's table is renamed and re-paired before the report is imported
+    (a section that read the table, at import or when rendering, would see
+    the change)."""
+    if run == "fixture":
+        where, stamp = FIXTURE_RESULTS, STAMP
+    else:
+        where = REPO / "results" / "linux"
+        stamp = (where / "CANONICAL").read_text().strip()
+    proc = subprocess.run([PYTHON, "-c", RENDER_RENAMED, str(where), stamp], cwd=REPO, env=packages_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    from report.report import build_report
+    assert proc.stdout == build_report(where, stamp)[0]
+    if run == "fixture":
+        assert EXPECTED.read_text().startswith(proc.stdout)
+
+
+def test_rows_that_name_their_arm_render_as_rows_that_said_variant(results, tmp_path):
+    """Rows name their measured configuration "arm"; rows written before
+    said "variant" (acceptlab/results_io.py's arm_of reads either). The
+    fixture's rows with every "variant" renamed "arm" render the same
+    report, byte for byte."""
+    renamed = 0
+    for path in sorted((results / STAMP).glob("*.jsonl")):
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        for row in rows:
+            if "variant" in row:
+                row["arm"] = row.pop("variant")
+                renamed += 1
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert renamed > 100
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
+
+
+def test_a_row_without_its_arm_names_the_key(results, tmp_path):
+    """A row that names no arm (neither "arm" nor an older row's "variant")
+    is its file and line, naming "arm"."""
+    edit_jsonl_line(results / STAMP / "reload.jsonl", 1,
+                    lambda l: json.dumps({k: v for k, v in json.loads(l).items() if k != "variant"}) + "\n")
+    assert_input_error(run_in(tmp_path), tmp_path,
+                       f'report: results/linux/{STAMP}/reload.jsonl:1: missing required key "arm"')
+
+
 # ---------------------------------------------------------------- usage
 
 
@@ -309,7 +433,7 @@ def test_peers_rows_follow_meta_order_and_missing_peers_are_listed(results, tmp_
     and a peer that did not start are listed with their reasons, not as rows."""
     assert run_in(tmp_path).returncode == 0
     peers = section((tmp_path / "linux.md").read_text(), "## Peers")
-    table = peers.split("### Our variants for comparison")[0]
+    table = peers.split("### Our arms for comparison")[0]
     names = [line.split(" | ")[0][2:] for line in table.splitlines() if line.startswith("| ")]
     assert names == ["peer", "nginx-default", "nginx-multi-accept", "haproxy-mq-on", "haproxy-mq-off", "node-rr"]
     assert "- haproxy-mq-fair (haproxy/2.6.12-1+deb12u4): unavailable: haproxy/2.6.12-1+deb12u4 rejects" in peers

@@ -3,32 +3,27 @@
 With per-worker SO_REUSEPORT listeners, the connections the kernel queued at
 a worker's own listener die with it: they are reset. With a shared listener
 nothing is queued at a worker of its own, and with net.ipv4.tcp_migrate_req=1
-the kernel moves the queue to a sibling's listener. Each trial (the
-campaign's own code, -m probes.campaign --respawn-trial) runs in a network
-namespace of its own: worker 1 SIGSTOPped, a burst of 32 connected and
-asking, the accept queues counted (sock_diag), worker 1 SIGKILLed, then the
-probe's accounting is read.
+the kernel moves the queue to a sibling's listener. Each trial (the respawn
+study's own, run as the campaign runs it: in a forked child in a network
+namespace of its own, probes/harness/netns.py): worker 1 SIGSTOPped, a
+burst of 32 connected and asking, the accept queues counted (sock_diag),
+worker 1 SIGKILLed, then the probe's accounting is read.
 """
 
-import json
 import os
 import subprocess
 
 import pytest
 
-from acceptlab.paths import module_cmd
-from tests.conftest import ROOT, SERVER
+from probes.harness.netns import run_in_netns
+from probes.studies import respawn as respawn_study  # the trial the campaign runs, asserted here
+from tests.conftest import SERVER
 
-CAMPAIGN = module_cmd("probes.campaign")
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for a network namespace of its own")
 
 
 def trial(tmp_path, variant, migrate=False):
-    cmd = ["unshare", "-n", *CAMPAIGN, "--respawn-trial", variant,
-           "--raw-prefix", str(tmp_path / variant)] + (["--migrate"] if migrate else [])
-    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_in_netns(lambda: respawn_study.trial(variant, migrate, str(tmp_path / variant)), 120)
 
 
 @needs_root

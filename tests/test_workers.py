@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 
+from acceptlab import arms
 from acceptlab.paths import module_cmd
 from models import skew
 from tests.conftest import ROOT, SERVER, pids_running
@@ -37,7 +38,7 @@ def test_balancing_at_four_workers_slice(tmp_path):
     2:1 in every round; the report keeps the 2-worker table and adds a
     4-worker table with each round's verdict; no server outlives it."""
     before = pids_running(SERVER)
-    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--variants", "fdpass", "--studies", "balancing",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--arms", "fdpass", "--studies", "balancing",
                           "--worker-counts", "2,4", "--rounds", "1", "--results-dir", str(tmp_path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
@@ -47,6 +48,7 @@ def test_balancing_at_four_workers_slice(tmp_path):
     meta = json.loads((run / "meta.json").read_text())
     assert meta["parameters"]["balancing"]["workers"] == [2, 4]
     assert meta["parameters"]["balancing"]["wide"]["arms"] == ["fdpass"]
+    assert meta["arms"] == arms.meta_facts(arms.names()), "meta.json records every arm's facts, for the report"
     rows = [json.loads(l) for l in (run / "balancing.jsonl").read_text().splitlines()]
     assert [(r["workers"], r["how"], r["shape"]) for r in rows] == [
         (2, "fresh", s) for s in ("burst", "ramp", "keepalive")] + [
@@ -66,9 +68,9 @@ def test_balancing_at_four_workers_slice(tmp_path):
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()
     main = section(text, "## Balancing")
-    assert "| variant | mode | burst 32 | ramp 32 (10 ms) | keepalive 32 x 4 | within 2:1 |" in main
+    assert "| arm | mode | burst 32 | ramp 32 (10 ms) | keepalive 32 x 4 | within 2:1 |" in main
     four = section(text, "#### 4 workers (back-to-back)")
-    assert "| variant | mode | burst 64 | ramp 64 | keepalive 64 x 4 | within 2:1 |" in four
+    assert "| arm | mode | burst 64 | ramp 64 | keepalive 64 x 4 | within 2:1 |" in four
     fdpass = next(l for l in four.splitlines() if l.startswith("| fdpass |"))
     assert fdpass.count(" ok") == 3 and fdpass.endswith("| 3/3 |"), fdpass
     assert "Every round within 2:1: fdpass." in four
@@ -233,7 +235,7 @@ def test_timeline_under_the_disputed_placement_slice(tmp_path):
         import pytest
         pytest.skip("needs root (the tracer loads BPF programs)")
     before = pids_running(SERVER)
-    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--variants", "bare", "--studies", "timeline",
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--arms", "bare", "--studies", "timeline",
                           "--results-dir", str(tmp_path), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr

@@ -92,6 +92,16 @@ def registering():
             _raise_for(signum)
 
 
+def forked():
+    """In a child just forked (probes/harness/netns.py): what the registry
+    holds is the parent's to stop, and no signal is held back; the child's
+    registry starts empty."""
+    global _held
+    _running.clear()
+    _pending.clear()
+    _held = 0
+
+
 def register(thing, stop):
     """Records that stop(thing) stops something just started; returns thing."""
     _running.append((thing, stop))

@@ -77,33 +77,39 @@ def worker_counts(text):
     return counts
 
 
-def counts_of(args):
-    return getattr(args, "balancing_workers", None) or [args.workers]
+def counts_of(plan):
+    """--worker-counts, else --workers alone with --quick, else BALANCING_WORKERS."""
+    return list(plan.worker_counts or ([plan.workers] if plan.quick else BALANCING_WORKERS))
 
 
-def wide_rounds(args):
-    return min(args.rounds, WIDE_ROUNDS)
+def arms_of(plan):
+    """Every chosen arm at --workers (those of arms.balancing_wide() at the other counts)."""
+    return list(plan.arms)
 
 
-def meta(args):
-    base = args.workers
-    others = [n for n in counts_of(args) if n != base]
+def wide_rounds(plan):
+    return min(plan.rounds, WIDE_ROUNDS)
+
+
+def meta(plan):
+    base = plan.workers
+    others = [n for n in counts_of(plan) if n != base]
     return {"shapes": shapes_for(base),
-            "balancing": {"workers": counts_of(args), "base_workers": base, "per_worker": PER_WORKER,
-                          "base": {"how": "fresh", "arms": "every chosen arm", "rounds": args.rounds,
+            "balancing": {"workers": counts_of(plan), "base_workers": base, "per_worker": PER_WORKER,
+                          "base": {"how": "fresh", "arms": "every chosen arm", "rounds": plan.rounds,
                                    "round_gap_ms": FRESH_ROUND_GAP_MS,
                                    "server": "one fresh server per arm x shape"},
                           "wide": {"how": "back-to-back", "workers": others,
-                                   "arms": [a for a in arms.balancing_wide() if a in args.arms],
-                                   "rounds": wide_rounds(args), "round_gap_ms": 0,
+                                   "arms": [a for a in arms.balancing_wide() if a in plan.arms],
+                                   "rounds": wide_rounds(plan), "round_gap_ms": 0,
                                    "server": "one server per arm x worker count, the shapes one after another",
                                    "shapes": {str(n): shapes_for(n) for n in others}}},
-            "trace": {"on": getattr(args, "trace", False),
+            "trace": {"on": plan.trace,
                       "how": "bin/acceptlab-trace --pgid <server pid> --json, attached after the server's "
                              "ready line and before the probe, stopped after it: one row per balancing step "
                              "at %d workers (fresh servers only) of a process-mode arm or an arm whose acceptor "
                              "is not always the owner (a threads arm with a process twin runs untraced)" % base,
-                      "arms": [a for a in args.arms if traced(a)],
+                      "arms": [a for a in plan.arms if traced(a)],
                       "acceptor_is_not_owner": sorted(arms.where(acceptor_is_not_owner=True))}}
 
 
@@ -129,7 +135,7 @@ def trace_row(arm, shape, ready, rows, trace):
     check["equal"] = check["tracer_won"] == check["probe_connections"]
     check["expect_equal"] = not arms.get(arm).acceptor_is_not_owner
     summary = next((o for o in trace if o.get("type") == "summary"), {})
-    return {"variant": arm, "shape": shape["name"], "mode": ready.get("mode", "process"),
+    return {"arm": arm, "shape": shape["name"], "mode": ready.get("mode", "process"),
             "rounds": len(rows), "connections": sum(r["connections"] for r in rows),
             "duration_s": summary.get("duration_s"), "workers": sorted(workers, key=lambda w: (w["index"] is None, w["index"] or 0, w["tid"])),
             "cross_check": check}
@@ -145,23 +151,23 @@ def traced(arm):
 
 
 def row_of(arm, ready, how, r):
-    return dict({"variant": arm, "mode": ready.get("mode", "process"), "workers": len(ready["workers"]),
+    return dict({"arm": arm, "mode": ready.get("mode", "process"), "workers": len(ready["workers"]),
                  "how": how}, **r)
 
 
-def fresh_steps(args, raw_dir):
+def fresh_steps(plan, raw_dir):
     """Every chosen arm x shape at --workers, one fresh server per cell."""
-    for arm in args.arms:
-        for shape in shapes_for(args.workers):
+    for arm in plan.arms:
+        for shape in shapes_for(plan.workers):
             def step(arm=arm, shape=shape):
                 prefix = os.path.join(raw_dir, "balancing-%s-%s" % (arm, shape["name"]))
                 trace = None
-                with ServerRun(arms.server_args(arm), args.workers, prefix, arms.env(arm)) as (proc, ready, path):
-                    tracer = Tracer(proc.pid, prefix) if args.trace and traced(arm) else None
+                with ServerRun(arms.server_args(arm), plan.workers, prefix, arms.env(arm)) as (proc, ready, path):
+                    tracer = Tracer(proc.pid, prefix) if plan.trace and traced(arm) else None
                     try:
-                        rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path,
+                        rounds = run_probe(prefix, probe_cmd(ready["port"], shape, plan.rounds, path,
                                                              ("--round-gap-ms", str(FRESH_ROUND_GAP_MS))),
-                                           args.rounds)
+                                           plan.rounds)
                     finally:
                         if tracer:
                             trace = tracer.stop()
@@ -173,22 +179,22 @@ def fresh_steps(args, raw_dir):
                 note = ""
                 if trace is not None:
                     row = trace_row(arm, shape, ready, rows, trace)
-                    with open(args.trace_path, "a") as f:
+                    with open(plan.trace_path, "a") as f:
                         f.write(json.dumps(row, sort_keys=True) + "\n")
                     note = "; trace " + ("agrees" if row["cross_check"]["equal"] else
                                          "differs (expected)" if not row["cross_check"]["expect_equal"] else
                                          "DIFFERS")
                 return rows, split_text(rows) + note
             label = "%-17s %s" % (arm, shape_label(shape))
-            yield label, step, {"variant": arm, "workers": args.workers, "how": "fresh", "shape": shape["name"],
+            yield label, step, {"arm": arm, "workers": plan.workers, "how": "fresh", "shape": shape["name"],
                                 "round": None}
 
 
-def wide_steps(args, raw_dir, workers):
+def wide_steps(plan, raw_dir, workers):
     """The arms users serve with at one more worker count: one server each,
     the shapes back-to-back."""
-    rounds = wide_rounds(args)
-    for arm in [a for a in arms.balancing_wide() if a in args.arms]:
+    rounds = wide_rounds(plan)
+    for arm in [a for a in arms.balancing_wide() if a in plan.arms]:
         def step(arm=arm):
             prefix = os.path.join(raw_dir, "balancing-%s-w%d" % (arm, workers))
             rows, texts = [], []
@@ -202,7 +208,7 @@ def wide_steps(args, raw_dir, workers):
                         texts.append("%s %s" % (shape["name"], split_text(got)))
             except StepFailed as e:
                 done = {r["shape"] for r in rows}
-                raise StepFailed(str(e), rows + [{"variant": arm, "workers": workers, "how": "back-to-back",
+                raise StepFailed(str(e), rows + [{"arm": arm, "workers": workers, "how": "back-to-back",
                                                   "shape": s["name"], "round": None, "error": str(e)}
                                                  for s in SHAPE_FORMS if s["name"] not in done])
             moved = handoffs_of(proc)
@@ -211,13 +217,13 @@ def wide_steps(args, raw_dir, workers):
                     r["step_handoffs"] = moved
             return rows, "; ".join(texts)
         yield ("%-17s %dw back-to-back" % (arm, workers), step,
-               {"variant": arm, "workers": workers, "how": "back-to-back", "shape": SHAPE_FORMS[0]["name"],
+               {"arm": arm, "workers": workers, "how": "back-to-back", "shape": SHAPE_FORMS[0]["name"],
                 "round": None})
 
 
-def steps(args, raw_dir):
-    for workers in counts_of(args):
-        if workers == args.workers:
-            yield from fresh_steps(args, raw_dir)
+def steps(plan, raw_dir):
+    for workers in counts_of(plan):
+        if workers == plan.workers:
+            yield from fresh_steps(plan, raw_dir)
         else:
-            yield from wide_steps(args, raw_dir, workers)
+            yield from wide_steps(plan, raw_dir, workers)

@@ -29,24 +29,40 @@ BURST_ROUNDS = 5                 # bursts per (arm, N, K)
 BURST_QUICK_ROUNDS = 2
 BURST_GAP_MS = 25                # pause after a burst is answered, before the next
 BURST_TIMEOUT_MS = 10000
-ANCHOR_ARMS = {"nginx": "nginx-work"}
+ANCHOR_ARMS = {"nginx": "nginx-work"}  # also names --bench-arms accepts beyond the table
+TAKES_BENCH_ARMS = True
 
 
 def default_arms(quick):
     return arms.in_study("quick:burst" if quick else "burst") + list(ANCHOR_ARMS)
 
 
-def workers(args):
-    return getattr(args, "worker_counts", None) or (BURST_QUICK_WORKERS if args.quick else BURST_WORKERS)
+def arms_of(plan):
+    """The arms burst runs: the arms with "burst" in arms.py ("quick:burst"
+    with --quick; every one of them with `--bench-arms all`) that were
+    chosen, or those of --bench-arms named that were; the anchor unless
+    --bench-arms names others."""
+    if plan.bench_arms is not None:
+        return [a for a in plan.bench_arms if a in plan.arms or a in ANCHOR_ARMS]
+    return [a for a in default_arms(plan.quick and not plan.bench_all) if a in plan.arms or a in ANCHOR_ARMS]
 
 
-def rounds(args):
-    return BURST_QUICK_ROUNDS if args.quick else BURST_ROUNDS
+def peer_configs(plan):
+    """The peers' configurations burst starts: its anchors'."""
+    return [ANCHOR_ARMS[a] for a in arms_of(plan) if a in ANCHOR_ARMS]
 
 
-def anchor_meta(args):
+def workers(plan):
+    return list(plan.worker_counts or (BURST_QUICK_WORKERS if plan.quick else BURST_WORKERS))
+
+
+def rounds(plan):
+    return BURST_QUICK_ROUNDS if plan.quick else BURST_ROUNDS
+
+
+def anchor_meta(plan):
     out = {}
-    for arm in (a for a in args.burst_arms if a in ANCHOR_ARMS):
+    for arm in (a for a in arms_of(plan) if a in ANCHOR_ARMS):
         name = ANCHOR_ARMS[arm]
         software, setting = peers.CONFIGS[name]
         out[arm] = {"peer": name, "software": peers.software_version(software) or "not installed",
@@ -57,28 +73,28 @@ def anchor_meta(args):
     return out
 
 
-def meta(args):
+def meta(plan):
     return {"burst": {"tool": "acceptlab-probe --shape burst --latencies", "path": BURST_PATH,
-                      "work_us": BURST_US, "workers": workers(args), "per_worker": BURST_PER_WORKER,
-                      "bursts": rounds(args), "gap_ms": BURST_GAP_MS, "timeout_ms": BURST_TIMEOUT_MS,
-                      "arms": args.burst_arms, "anchor": anchor_meta(args),
+                      "work_us": BURST_US, "workers": workers(plan), "per_worker": BURST_PER_WORKER,
+                      "bursts": rounds(plan), "gap_ms": BURST_GAP_MS, "timeout_ms": BURST_TIMEOUT_MS,
+                      "arms": arms_of(plan), "anchor": anchor_meta(plan),
                       "order": "one fresh server per arm x workers; on it, every K in turn, its bursts "
                                "one after another"}}
 
 
-def burst_extra(args, worker_from):
+def burst_extra(plan, worker_from):
     return ["--path", BURST_PATH, "--latencies", "--worker-from", worker_from,
             "--round-gap-ms", str(BURST_GAP_MS), "--timeout-ms", str(BURST_TIMEOUT_MS)]
 
 
-def bursts(args, prefix, port, ready_path, arm, n, worker_from):
+def bursts(plan, prefix, port, ready_path, arm, n, worker_from):
     """Every K's bursts against one running server: their rows and a summary."""
     rows, said = [], []
     for per in BURST_PER_WORKER:
         k = per * n
         shape = {"name": "burst", "connections": k}
-        got = run_probe("%s-k%d" % (prefix, k), probe_cmd(port, shape, rounds(args), ready_path,
-                                                            burst_extra(args, worker_from)), rounds(args))
+        got = run_probe("%s-k%d" % (prefix, k), probe_cmd(port, shape, rounds(plan), ready_path,
+                                                            burst_extra(plan, worker_from)), rounds(plan))
         for i, r in enumerate(got, 1):
             r.pop("first_byte_us", None)
             r.pop("connect_us", None)
@@ -94,18 +110,18 @@ def bursts(args, prefix, port, ready_path, arm, n, worker_from):
     return rows, "; ".join(said)
 
 
-def anchor_step(args, prefix, arm, n):
+def anchor_step(plan, prefix, arm, n):
     with peer_running(ANCHOR_ARMS[arm], n, prefix) as peer:
-        return bursts(args, prefix, peer.port, peer.ready_file, arm, n, "body")
+        return bursts(plan, prefix, peer.port, peer.ready_file, arm, n, "body")
 
 
-def steps(args, raw_dir):
-    for arm in args.burst_arms:
-        for n in workers(args):
+def steps(plan, raw_dir):
+    for arm in arms_of(plan):
+        for n in workers(plan):
             def step(arm=arm, n=n):
                 prefix = os.path.join(raw_dir, "burst-%s-w%d" % (arm, n))
                 if arm in ANCHOR_ARMS:
-                    return anchor_step(args, prefix, arm, n)
+                    return anchor_step(plan, prefix, arm, n)
                 with ServerRun(arms.server_args(arm), n, prefix, arms.env(arm)) as (proc, ready, path):
-                    return bursts(args, prefix, ready["port"], path, arm, n, "header:X-Worker")
+                    return bursts(plan, prefix, ready["port"], path, arm, n, "header:X-Worker")
             yield "%-17s %dw" % (arm, n), step, {"arm": arm, "workers": n}

@@ -1,37 +1,28 @@
-"""Helpers more than one study uses: the wrk studies' durations, rounds and
-order, what a server served, the rows a study fills in once it is done, and
-a trial in a network namespace of its own."""
+"""Helpers more than one study uses: the wrk studies' order and close gap,
+what a server served, the rows a study fills in once it is done, make
+bench's stopping rule, and a run or trial in a network namespace of its own
+(probes/harness/netns.py)."""
 
 import json
 import os
 import subprocess
 
-from acceptlab.paths import module_cmd
 from acceptlab.stats import mean_interval
 from probes.harness.lifecycle import StepFailed, is_root
+from probes.harness.netns import run_in_netns
 from probes.harness.servers import worker_exits
 from probes.peers import peers
 
-BENCH_SECONDS = 2            # wrk -d per run in the campaign (make bench: 6, --bench-seconds);
-                             # 2 s keeps the whole campaign within 10 minutes
-BENCH_QUICK_SECONDS = 2
-BENCH_ROUNDS = 2             # rounds of the wrk studies in the campaign (make bench: 3)
 CLOSE_GAP_S = 1.5            # pause after every Connection: close run
 
 
-def bench_seconds(args):
-    if getattr(args, "bench_seconds", None):
-        return args.bench_seconds
-    return BENCH_QUICK_SECONDS if args.quick else BENCH_SECONDS
-
-
-def close_gap(args, gap=CLOSE_GAP_S):
+def close_gap(plan, gap=CLOSE_GAP_S):
     """The pause after a Connection: close run (gap: the study's own; the
     default is CLOSE_GAP_S); a test's --bench-seconds shortens it too (never
     longer than the runs it follows)."""
-    if getattr(args, "bench_seconds", None):
-        return min(gap, args.bench_seconds)
-    return min(gap, 1) if args.quick else gap
+    if plan.bench_seconds:
+        return min(gap, plan.bench_seconds)
+    return min(gap, 1) if plan.quick else gap
 
 
 def rotated(cells, rnd, rounds):
@@ -113,79 +104,64 @@ def rewrite_rows(path, fill):
     os.replace(tmp, path)
 
 
-def in_own_netns(study, spec, timeout, local):
-    """One run of a study in a network namespace of its own, as root
-    (`unshare -n`, then `-m probes.campaign --netns-trial`, which calls the study's
-    trial(spec)): every run starts with an empty TIME_WAIT table, where in
-    one namespace the Connection: close runs' TIME_WAIT sockets (the server
-    closes first, so they are the server's) pile up to
-    net.ipv4.tcp_max_tw_buckets within minutes and a run's CPU per request
-    moves with how full the table is. Without root, local() makes the run
-    here. Returns (rows, progress text); every row carries "netns"."""
+def in_own_netns(run, timeout, what="the run"):
+    """run() -> (rows, progress text) in a network namespace of its own, as
+    root (probes/harness/netns.py: a forked child, no relaunch): every run
+    starts with an empty TIME_WAIT table, where in one namespace the
+    Connection: close runs' TIME_WAIT sockets (the server closes first, so
+    they are the server's) pile up to net.ipv4.tcp_max_tw_buckets within
+    minutes and a run's CPU per request moves with how full the table is.
+    Without root the run is made here, in the campaign's namespace. Every
+    row carries "netns": whether it was made in a namespace of its own."""
     if not is_root():
-        rows, text = local()
-        for r in rows:
-            r["netns"] = False
-        return rows, text
-    cmd = ["unshare", "-n", *module_cmd("probes.campaign", "--netns-trial",
-                                        json.dumps(dict(spec, study=study), sort_keys=True))]
-    try:
-        res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise StepFailed("the run in its own network namespace did not finish within %d s" % timeout)
-    if res.returncode != 0:
-        raise StepFailed("the run in its own network namespace exited %d: %s"
-                         % (res.returncode, res.stderr.strip()[-300:]))
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    if "error" in out:
-        raise StepFailed(out["error"])
-    for r in out["rows"]:
-        r["netns"] = True
-    return out["rows"], out["text"]
+        rows, text = run()
+        inside = False
+    else:
+        rows, text = run_in_netns(run, timeout, what=what)
+        inside = True
+    for r in rows:
+        r["netns"] = inside
+    return rows, text
 
 
-def netns_trial(option, arm, prefix, flags, timeout):
-    """Runs one trial (-m probes.campaign --respawn-trial / --reload-trial ARM) in a
-    network namespace of its own: every trial gets the same clean stack, a
-    per-namespace sysctl it sets stays there, and no trial inherits
-    another's TIME_WAIT sockets. Returns the trial's row."""
+def netns_trial(trial, timeout, what="the trial"):
+    """trial() -> its row, in a network namespace of its own (as
+    in_own_netns): every trial gets the same clean stack, a per-namespace
+    sysctl it sets (the server's --reuseport-migrate sets
+    net.ipv4.tcp_migrate_req) stays there, and no trial inherits another's
+    TIME_WAIT sockets. Without root it is skipped (StepFailed)."""
     if not is_root():
         raise StepFailed("skipped: needs root (a network namespace of its own)")
-    cmd = ["unshare", "-n", *module_cmd("probes.campaign", option, arm, "--raw-prefix", prefix, *flags)]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if res.returncode != 0:
-        raise StepFailed("trial exited %d: %s" % (res.returncode, res.stderr.strip()[-300:]))
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_in_netns(trial, timeout, what=what)
 
 
 # ---- make bench's stopping rule ------------------------------------------------
 
-def stopping_rule(args):
+def stopping_rule(plan):
     """meta.json's "stopping" for a study that repeats rounds: fixed rounds, or
     (--bench-within) rounds until every ratio's 95 % interval is within
     +-within of its mean, at least min_rounds and at most max_rounds."""
-    within = getattr(args, "bench_within", None)
-    if not within:
+    if not plan.bench_within:
         return {"rule": "fixed rounds"}
     return {"rule": "rounds until every CPU ratio's 95 % interval is within +-within of its mean",
-            "within": within, "max_rounds": args.bench_max_rounds}
+            "within": plan.bench_within, "max_rounds": plan.bench_max_rounds}
 
 
-def final_state(args, series, within, rounds_run, max_rounds):
+def final_state(plan, series, within, rounds_run, max_rounds):
     """The stopping rule's verdict once a study is done; with fixed rounds
     (no --bench-within) there is no cap to reach: "cap_hit" is None and the
     ratios' "converged" says which came within +-within."""
     state = keep_going(series, within, rounds_run, max_rounds)[1]
-    if not getattr(args, "bench_within", None):
+    if not plan.bench_within:
         state["cap_hit"] = None
     return state
 
 
-def stopping_record(args, state):
+def stopping_record(plan, state):
     """What a finished row records of the rule it ran under: the rule, the
     rounds its study ran, and whether the cap was reached."""
-    return dict(stopping_rule(args), rounds_run=state["rounds_run"],
-                cap_reached=bool(getattr(args, "bench_within", None)) and state["rounds_run"] >= state["max_rounds"])
+    return dict(stopping_rule(plan), rounds_run=state["rounds_run"],
+                cap_reached=bool(plan.bench_within) and state["rounds_run"] >= state["max_rounds"])
 
 
 def verdict(series, within):

@@ -19,15 +19,19 @@ The cost anchor: an arm that is a server nobody here wrote, started from
 the peers' configuration (probes/peers/peers.py) with its access log off,
 since our server keeps no log (ANCHOR_ARMS: arm name -> peer configuration).
 It runs in the same rounds as our arms, alternated with them (and with
-`--bench-arms all`; named, it runs only when named)."""
+`--bench-arms all`; named, it runs only when named).
 
-import argparse
+The arms (arms_of): by default the arms with "cost" in arms.py ("quick:cost"
+with --quick) that were chosen (--arms), each chosen arm's variant's arms
+that are not in --arms' default (they run in cost alone), and the anchor;
+with `--bench-arms all` the same over bench_arms(); with --bench-arms named,
+those of them chosen, and the anchor when named."""
+
 import os
 import time
 
 from acceptlab import arms
 from probes.harness.cpu import CpuMeter, cpu_fields, pin_tree
-from probes.harness.lifecycle import StepFailed
 from probes.harness.servers import ServerRun, accepted_of, handoffs_of, loop_fields, peer_running
 from probes.harness.wrk import WRK_THREADS, WRK_TIMEOUT_S, need_wrk, run_wrk
 from probes.peers import peers
@@ -49,7 +53,8 @@ GOAL_WITHIN = 0.02            # the resolution the goals need: a ratio's 95 % in
 COST_MODES = ["keepalive", "close"]
 WARM_UP_S = 1                 # an unrecorded wrk run before the study's first measured one (the first run
                               # after the studies before it comes out slower than the same arm's later ones)
-ANCHOR_ARMS = {"nginx": "nginx-default"}
+ANCHOR_ARMS = {"nginx": "nginx-default"}  # also names --bench-arms accepts beyond the table
+TAKES_BENCH_ARMS = True
 SYSCTLS = ["net.ipv4.ip_local_port_range", "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_max_tw_buckets",
            "net.ipv4.tcp_fin_timeout"]
 
@@ -67,10 +72,25 @@ def bench_arms():
     return sorted(ours, key=lambda a: (arms.get(a).place.get("cost", len(order)), order.index(a))) + list(ANCHOR_ARMS)
 
 
-def cost_seconds(args, mode="keepalive"):
+def arms_of(plan):
+    """The arms cost runs under plan (the module's docstring), the anchor last."""
+    if plan.bench_arms is not None:
+        return [a for a in plan.bench_arms if a in plan.arms or a in ANCHOR_ARMS]
+    chosen_variants = {arms.get(a).variant for a in plan.arms}
+    pool = bench_arms() if plan.bench_all else default_arms(plan.quick)
+    return [a for a in pool if a in plan.arms or a in ANCHOR_ARMS
+            or (not arms.get(a).default and arms.get(a).variant in chosen_variants)]
+
+
+def peer_configs(plan):
+    """The peers' configurations cost starts: its anchors'."""
+    return [ANCHOR_ARMS[a] for a in arms_of(plan) if a in ANCHOR_ARMS]
+
+
+def cost_seconds(plan, mode="keepalive"):
     """wrk's -d for a cost (and trace_overhead) run in mode: --cost-seconds,
     else --bench-seconds, else COST_SECONDS[mode]."""
-    return getattr(args, "cost_seconds", None) or getattr(args, "bench_seconds", None) or COST_SECONDS[mode]
+    return plan.cost_seconds or plan.bench_seconds or COST_SECONDS[mode]
 
 
 def placement():
@@ -104,36 +124,36 @@ def pinned(pid):
     return where[1]
 
 
-def cost_rounds(args):
+def cost_rounds(plan):
     """Rounds planned up front: --bench-rounds, else COST_ROUNDS (1 with --quick)."""
-    return getattr(args, "cost_rounds", None) or (1 if args.quick else COST_ROUNDS)
+    return plan.bench_rounds or (1 if plan.quick else COST_ROUNDS)
 
 
-def cost_close_gap(args):
-    return close_gap(args, COST_CLOSE_GAP_S)
+def cost_close_gap(plan):
+    return close_gap(plan, COST_CLOSE_GAP_S)
 
 
-def meta(args):
+def meta(plan):
     return {"cost": {"tool": "wrk", "path": COST_PATH, "threads": WRK_THREADS,
-                     "connections": COST_CONNECTIONS, "duration_s": cost_seconds(args, "keepalive"),
-                     "close_duration_s": cost_seconds(args, "close"), "placement": placement_meta(),
+                     "connections": COST_CONNECTIONS, "duration_s": cost_seconds(plan, "keepalive"),
+                     "close_duration_s": cost_seconds(plan, "close"), "placement": placement_meta(),
                      "warm_up_s": WARM_UP_S, "netns": "each run in a network namespace of its own (root)",
                      "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES,
-                     "workers": sorted({w for _, w in cells(args)}),
-                     "one_worker_arms": sorted(a for a, w in cells(args) if w == 1),
-                     "arms": args.cost_arms, "rounds": cost_rounds(args), "close_gap_s": cost_close_gap(args),
-                     "stopping": stopping_rule(args),
+                     "workers": sorted({w for _, w in cells(plan)}),
+                     "one_worker_arms": sorted(a for a, w in cells(plan) if w == 1),
+                     "arms": arms_of(plan), "rounds": cost_rounds(plan), "close_gap_s": cost_close_gap(plan),
+                     "stopping": stopping_rule(plan),
                      "order": "each round runs every arm x workers once per mode, the list "
                               "rotated by (round-1)*len/rounds",
                      "sysctls": {name: read_sysctl(name) for name in SYSCTLS},
-                     "anchor": anchor_meta(args)}}
+                     "anchor": anchor_meta(plan)}}
 
 
-def anchor_meta(args):
+def anchor_meta(plan):
     """How each anchor arm in the cost study ran: which peer configuration,
     which software, and what it does per request."""
     out = {}
-    for arm in (a for a in args.cost_arms if a in ANCHOR_ARMS):
+    for arm in (a for a in arms_of(plan) if a in ANCHOR_ARMS):
         name = ANCHOR_ARMS[arm]
         software, setting = peers.PEERS[name]
         out[arm] = {"peer": name, "software": peers.software_version(software) or "not installed",
@@ -148,7 +168,7 @@ def warm_up(prefix, port, headers, wrk_cpus):
     run_wrk(prefix + ".warm-up", port, COST_PATH, COST_CONNECTIONS, WARM_UP_S, headers, cpus=wrk_cpus)
 
 
-def anchor_run(args, prefix, arm, workers, mode, headers, warm=False):
+def anchor_run(plan, prefix, arm, workers, mode, headers, warm=False):
     """wrk against an anchor arm: its peer configuration (access log off)
     started fresh on a free port, stopped after; the configuration and logs
     are kept at prefix.*. Returns (wrk_output.parse's dict, TIME_WAIT counts, software)."""
@@ -157,7 +177,7 @@ def anchor_run(args, prefix, arm, workers, mode, headers, warm=False):
         if warm:
             warm_up(prefix, peer.port, headers, wrk_cpus)
         with CpuMeter(peer.proc.pid) as cpu:
-            out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, cost_seconds(args, mode), headers,
+            out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, cost_seconds(plan, mode), headers,
                           cpus=wrk_cpus)
         out.update(cpu_fields(cpu.ns, out["requests"], switches=cpu.switches))
         # nginx reports no wakeup counts: requests per epoll_wait return are not known
@@ -177,12 +197,12 @@ def run_text(out, tw_total):
         out["latency_ms"]["p99"], ", %d errors" % bad if bad else "", tw_total)
 
 
-def cost_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
+def cost_run(plan, raw_dir, arm, workers, mode, rnd, order, warm=False):
     prefix = os.path.join(raw_dir, "cost-%s-w%d-%s-r%d" % (arm, workers, mode, rnd))
     need_wrk()  # before a server starts: a missing wrk skips at once
     headers = ["Connection: close"] if mode == "close" else []
     if arm in ANCHOR_ARMS:
-        out, (tw_total, tw_sides), software = anchor_run(args, prefix, arm, workers, mode, headers, warm)
+        out, (tw_total, tw_sides), software = anchor_run(plan, prefix, arm, workers, mode, headers, warm)
         row = dict({"arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
                     "time_wait_after": tw_total, "time_wait_sides": tw_sides, "served_split": None,
                     "ratio_to_bare": None, "peer": ANCHOR_ARMS[arm], "software": software}, **out)
@@ -192,7 +212,7 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
         if warm:
             warm_up(prefix, ready["port"], headers, wrk_cpus)
         with CpuMeter(proc.pid) as cpu:
-            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(args, mode), headers,
+            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(plan, mode), headers,
                           cpus=wrk_cpus)
         out.update(handoff_rate(ready["port"], out["duration_s"]))
         tw_total, tw_sides = time_wait_counts(ready["port"])
@@ -210,81 +230,67 @@ def cost_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
     return [row], run_text(out, tw_total)
 
 
-def cells(args):
+def cells(plan):
     """(arm, workers) of every run in a round: each arm at 2 workers, and with
     `--bench-arms all` the arms with cost:one_worker at 1 worker too."""
-    one_worker = set(arms.in_study("cost:one_worker")) if getattr(args, "bench_all", False) else set()
-    return [(arm, w) for w in COST_WORKERS for arm in args.cost_arms if w != 1 or arm in one_worker]
+    one_worker = set(arms.in_study("cost:one_worker")) if plan.bench_all else set()
+    return [(arm, w) for w in COST_WORKERS for arm in arms_of(plan) if w != 1 or arm in one_worker]
 
 
-def isolated_run(args, raw_dir, arm, workers, mode, rnd, order, warm=False):
+def isolated_run(plan, raw_dir, arm, workers, mode, rnd, order, warm=False):
     """cost_run in a network namespace of its own, as root (common.in_own_netns:
     every run starts with an empty TIME_WAIT table)."""
-    spec = {"raw_dir": raw_dir, "arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
-            "warm": warm, "cost_seconds": getattr(args, "cost_seconds", None),
-            "bench_seconds": getattr(args, "bench_seconds", None)}
-    return in_own_netns(NAME, spec, cost_seconds(args, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
-                        lambda: cost_run(args, raw_dir, arm, workers, mode, rnd, order, warm))
+    return in_own_netns(lambda: cost_run(plan, raw_dir, arm, workers, mode, rnd, order, warm),
+                        cost_seconds(plan, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
+                        "cost's %s run of %s" % (mode, arm))
 
 
-def trial(spec):
-    """-m probes.campaign --netns-trial SPEC, inside `unshare -n` (loopback up): one
-    cost run; {"rows", "text"}, or {"error"} for a run that could not be made."""
-    args = argparse.Namespace(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"], quick=False)
-    try:
-        rows, text = cost_run(args, spec["raw_dir"], spec["arm"], spec["workers"], spec["mode"], spec["round"],
-                              spec["order"], spec["warm"])
-    except StepFailed as e:
-        return {"error": str(e)}
-    return {"rows": rows, "text": text}
-
-
-def round_steps(args, raw_dir, rnd):
+def round_steps(plan, raw_dir, rnd):
     """One round: every cell once per mode, in the round's rotated order."""
     for mode in COST_MODES:
-        for order, (arm, workers) in enumerate(rotated(cells(args), rnd, cost_rounds(args)), 1):
+        for order, (arm, workers) in enumerate(rotated(cells(plan), rnd, cost_rounds(plan)), 1):
             def step(arm=arm, workers=workers, mode=mode, rnd=rnd, order=order):
                 try:
-                    result = isolated_run(args, raw_dir, arm, workers, mode, rnd, order,
+                    result = isolated_run(plan, raw_dir, arm, workers, mode, rnd, order,
                                           warm=(rnd, order, mode) == (1, 1, COST_MODES[0]))
                 except Exception as e:
                     if mode == "close" and not str(e).startswith("skipped"):
-                        time.sleep(cost_close_gap(args))  # a failed run may have made connections too
+                        time.sleep(cost_close_gap(plan))  # a failed run may have made connections too
                     raise
                 if mode == "close":
-                    time.sleep(cost_close_gap(args))  # before the next run's connects
+                    time.sleep(cost_close_gap(plan))  # before the next run's connects
                 return result
             label = "%-17s %dw %-9s r%d" % (arm, workers, mode, rnd)
             yield label, step, {"arm": arm, "workers": workers, "mode": mode, "round": rnd}
 
 
-def steps(args, raw_dir):
-    for rnd in range(1, cost_rounds(args) + 1):
-        yield from round_steps(args, raw_dir, rnd)
+def steps(plan, raw_dir):
+    for rnd in range(1, cost_rounds(plan) + 1):
+        yield from round_steps(plan, raw_dir, rnd)
 
 
-def within(args):
-    return getattr(args, "bench_within", None) or GOAL_WITHIN
+def within(plan):
+    return plan.bench_within or GOAL_WITHIN
 
 
-def max_rounds(args, rows):
+def max_rounds(plan, rows):
     """The cap: --bench-max-rounds with --bench-within; else the rounds run."""
-    if getattr(args, "bench_within", None):
-        return args.bench_max_rounds
-    return max([r.get("round", 0) for r in rows] + [cost_rounds(args)])
+    if plan.bench_within:
+        return plan.bench_max_rounds
+    return max([r.get("round", 0) for r in rows] + [cost_rounds(plan)])
 
 
-def more(args, rows, raw_dir, next_round):
+def more(plan, rows, raw_dir, next_round):
     """make bench's loop: another round's steps while some CPU ratio's 95 %
     interval is wider than +-within of its mean and the cap allows (none
     without --bench-within); returns (steps, the stopping rule's state)."""
-    go, state = keep_going(cpu_series(rows), within(args), next_round - 1, max_rounds(args, rows))
-    if not go or not getattr(args, "bench_within", None):
+    go, state = keep_going(cpu_series(rows), within(plan), next_round - 1, max_rounds(plan, rows))
+    if not go or not plan.bench_within:
         return [], state
-    return list(round_steps(args, raw_dir, next_round)), state
+    return list(round_steps(plan, raw_dir, next_round)), state
 
 
-def outcome(path, args):
+def outcome(path, plan):
     """Once the study is done (ratios filled): the stopping rule's verdict
     over every CPU ratio (for meta.json), and each row's "cpu_converged"
     (per ratio it has: within +-within of its mean over the rounds run)."""
@@ -292,11 +298,11 @@ def outcome(path, args):
 
     def mark(rows):
         rounds_run = max([r.get("round", 0) for r in rows] + [0])
-        state.update(final_state(args, cpu_series(rows), within(args), rounds_run, max_rounds(args, rows)))
+        state.update(final_state(plan, cpu_series(rows), within(plan), rounds_run, max_rounds(plan, rows)))
         for r in rows:
             names = ratio_names(r)
             if "error" not in r:
-                r["stopping"] = stopping_record(args, state)
+                r["stopping"] = stopping_record(plan, state)
             if names:
                 r["cpu_converged"] = {suffix: state["ratios"][n]["converged"] for suffix, n in names.items()
                                       if n in state["ratios"]}

@@ -18,7 +18,12 @@ QUICK_FAULTS = "fault and not fault7 and (test_fdpass or bare])"
 TIMEOUT_S = 600
 
 
-def meta(args):
+def arms_of(plan):
+    """None: its rows are fault cases, each test starting the servers it needs."""
+    return []
+
+
+def meta(plan):
     return {}
 
 
@@ -34,14 +39,14 @@ def pytest_verdicts(text):
     return verdict
 
 
-def steps(args, raw_dir):
+def steps(plan, raw_dir):
     """Each test records what it observed, with the counts that prove its
     window (window), before it asserts, and pytest's own
     report of it writes the row to ACCEPTLAB_FAULTS_OUT with its verdict
     (tests/faults.py), so a case that failed, even before it recorded
     anything, is a row saying so. A test pytest reported that left no row
     is added as failed."""
-    if FAULTS_ARM not in args.arms:
+    if FAULTS_ARM not in plan.arms:
         return
 
     def step():
@@ -50,7 +55,7 @@ def steps(args, raw_dir):
             os.unlink(observed)
         cmd = [PYTHON, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider",
                os.path.join(ROOT, "tests", "test_fdpass.py"), os.path.join(ROOT, "tests", "test_emfile.py"),
-               "-k", QUICK_FAULTS if args.quick else "fault"]
+               "-k", QUICK_FAULTS if plan.quick else "fault"]
         try:
             res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=TIMEOUT_S,
                                  env=dict(os.environ, ACCEPTLAB_FAULTS_OUT=observed))

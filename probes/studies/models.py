@@ -13,15 +13,20 @@ from probes.harness.lifecycle import StepFailed
 NAME = "models"
 
 
-def meta(args):
+def arms_of(plan):
+    """None: the models run the mechanism models, not the table's servers."""
+    return []
+
+
+def meta(plan):
     return {}
 
 
-def steps(args, raw_dir):
+def steps(plan, raw_dir):
     def step():
         run_dir = os.path.dirname(raw_dir)
         out = os.path.join(raw_dir, "models")
-        cmd = module_cmd("models.skew", "campaign", "--out", out) + (["--quick"] if args.quick else [])
+        cmd = module_cmd("models.skew", "campaign", "--out", out) + (["--quick"] if plan.quick else [])
         for name, flag in (("balancing.jsonl", "--balancing"), ("trace.jsonl", "--trace")):
             if os.path.exists(os.path.join(run_dir, name)):
                 cmd += [flag, os.path.join(run_dir, name)]
@@ -39,4 +44,4 @@ def steps(args, raw_dir):
         with open(os.path.join(out, "models.jsonl")) as f:
             rows = [json.loads(l) for l in f if l.strip()]
         return rows, "%d model rows" % len(rows)
-    yield "skew.py campaign%s" % (" --quick" if args.quick else ""), step, {"model": None}
+    yield "skew.py campaign%s" % (" --quick" if plan.quick else ""), step, {"model": None}

@@ -14,21 +14,25 @@ MUTEX_DELAYS_MS = [500, 50, 0]
 CONNECTIONS = 32
 
 
-def meta(args):
-    return {"mutex_delay": {"delays_ms": MUTEX_DELAYS_MS, "connections": CONNECTIONS, "rounds": args.rounds}}
+def arms_of(plan):
+    return [MUTEX_ARM] if MUTEX_ARM in plan.arms else []
 
 
-def steps(args, raw_dir):
-    if MUTEX_ARM not in args.arms:
+def meta(plan):
+    return {"mutex_delay": {"delays_ms": MUTEX_DELAYS_MS, "connections": CONNECTIONS, "rounds": plan.rounds}}
+
+
+def steps(plan, raw_dir):
+    if MUTEX_ARM not in plan.arms:
         return
     for delay in MUTEX_DELAYS_MS:
         def step(delay=delay):
             prefix = os.path.join(raw_dir, "mutex_delay-%d" % delay)
             shape = {"name": "burst", "connections": CONNECTIONS}
             server_args = arms.server_args(MUTEX_ARM) + ["--accept-mutex-delay", str(delay)]
-            with ServerRun(server_args, args.workers, prefix) as (proc, ready, path):
-                rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path), args.rounds)
-            rows = [dict({"variant": MUTEX_ARM, "delay_ms": delay}, **r) for r in rounds]
+            with ServerRun(server_args, plan.workers, prefix) as (proc, ready, path):
+                rounds = run_probe(prefix, probe_cmd(ready["port"], shape, plan.rounds, path), plan.rounds)
+            rows = [dict({"arm": MUTEX_ARM, "delay_ms": delay}, **r) for r in rounds]
             return rows, "%s, first byte p99 %s us" % (split_text(rows),
                                                         " ".join(str(r["first_byte_us"]["p99"]) for r in rows))
-        yield "%-17s delay %d ms" % (MUTEX_ARM, delay), step, {"variant": MUTEX_ARM, "delay_ms": delay, "round": None}
+        yield "%-17s delay %d ms" % (MUTEX_ARM, delay), step, {"arm": MUTEX_ARM, "delay_ms": delay, "round": None}

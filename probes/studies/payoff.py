@@ -15,7 +15,7 @@ import os
 from acceptlab import arms
 from probes.harness.servers import ServerRun
 from probes.harness.wrk import WRK_THREADS, WRK_TIMEOUT_S, need_wrk, run_wrk
-from probes.studies.common import bench_seconds, handoff_rate, rotated, served_split
+from probes.studies.common import handoff_rate, rotated, served_split
 
 NAME = "payoff"
 PAYOFF_PATH = "/work?us=500"  # CPU-bound: each request spins 500 us in the worker
@@ -23,41 +23,58 @@ PAYOFF_CONNECTIONS = [32]
 PAYOFF_BASELINE = ("bare", 1)  # what one worker gives; every arm then runs at each PAYOFF_WORKERS
 PAYOFF_WORKERS = [2, 4, 8]
 PAYOFF_QUICK_WORKERS = [2, 8]
+TAKES_BENCH_ARMS = True
 
 
 def default_arms(quick):
     return arms.in_study("quick:payoff" if quick else "payoff")
 
 
-def payoff_seconds(args):
-    return max(1, bench_seconds(args) // 2)
+def payoff_arms(plan):
+    """The arms payoff runs at every worker count: the arms with "payoff" in
+    arms.py ("quick:payoff" with --quick) that were chosen; every chosen arm
+    with `--bench-arms all`; those of --bench-arms named that were chosen."""
+    if plan.bench_all:
+        return list(plan.arms)
+    if plan.bench_arms is not None:
+        return [a for a in plan.bench_arms if a in plan.arms]
+    return [a for a in default_arms(plan.quick) if a in plan.arms]
 
 
-def payoff_rounds(args):
+def arms_of(plan):
+    """payoff_arms and the baseline's arm."""
+    return list(dict.fromkeys([PAYOFF_BASELINE[0]] + payoff_arms(plan)))
+
+
+def payoff_seconds(plan):
+    return max(1, plan.wrk_seconds // 2)
+
+
+def payoff_rounds(plan):
     """--bench-rounds: 2 in the campaign, the fewest that give an interval."""
-    return max(1, args.bench_rounds)
+    return plan.wrk_rounds
 
 
-def payoff_workers(args):
-    return getattr(args, "worker_counts", None) or (PAYOFF_QUICK_WORKERS if args.quick else PAYOFF_WORKERS)
+def payoff_workers(plan):
+    return list(plan.worker_counts or (PAYOFF_QUICK_WORKERS if plan.quick else PAYOFF_WORKERS))
 
 
-def cells(args):
-    return [PAYOFF_BASELINE] + [(arm, n) for n in payoff_workers(args) for arm in args.payoff_arms]
+def cells(plan):
+    return [PAYOFF_BASELINE] + [(arm, n) for n in payoff_workers(plan) for arm in payoff_arms(plan)]
 
 
-def meta(args):
+def meta(plan):
     return {"payoff": {"tool": "wrk", "path": PAYOFF_PATH, "threads": WRK_THREADS,
-                       "connections": PAYOFF_CONNECTIONS, "duration_s": payoff_seconds(args),
-                       "timeout_s": WRK_TIMEOUT_S, "rounds": payoff_rounds(args), "workers": payoff_workers(args),
-                       "cells": [{"arm": a, "workers": w} for a, w in cells(args)],
+                       "connections": PAYOFF_CONNECTIONS, "duration_s": payoff_seconds(plan),
+                       "timeout_s": WRK_TIMEOUT_S, "rounds": payoff_rounds(plan), "workers": payoff_workers(plan),
+                       "cells": [{"arm": a, "workers": w} for a, w in cells(plan)],
                        "order": "each round runs every cell once per connection count, the "
                                 "list rotated by (round-1)*len/rounds"}}
 
 
-def steps(args, raw_dir):
-    all_cells = cells(args)
-    seconds, n_rounds = payoff_seconds(args), payoff_rounds(args)
+def steps(plan, raw_dir):
+    all_cells = cells(plan)
+    seconds, n_rounds = payoff_seconds(plan), payoff_rounds(plan)
     for rnd in range(1, n_rounds + 1):
         for conns in PAYOFF_CONNECTIONS:
             for order, (arm, workers) in enumerate(rotated(all_cells, rnd, n_rounds), 1):

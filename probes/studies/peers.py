@@ -14,30 +14,44 @@ QUICK_PEERS = ["nginx-default"]
 PEER_ROUNDS = 2  # rounds per shape in the campaign (at most --rounds); `make peers` runs its own
 
 
-def rounds(args):
-    return min(args.rounds, PEER_ROUNDS)
+def rounds(plan):
+    return min(plan.rounds, PEER_ROUNDS)
 
 
-def meta(args):
-    if NAME not in args.studies:
+def peers_of(plan):
+    """--peers, else QUICK_PEERS with --quick, else every configuration peers.py knows."""
+    return list(plan.peers or (QUICK_PEERS if plan.quick else peers.PEERS))
+
+
+def peer_configs(plan):
+    return peers_of(plan)
+
+
+def arms_of(plan):
+    """None of the table's: the peers are other people's servers."""
+    return []
+
+
+def meta(plan):
+    if NAME not in plan.studies:
         return {}
     return {"peers": {
-        "peers": args.peers, "rounds": rounds(args), "workers": peers.WORKERS, "shapes": peers.SHAPES,
-        "trace": args.peers_trace,
+        "peers": peers_of(plan), "rounds": rounds(plan), "workers": peers.WORKERS, "shapes": peers.SHAPES,
+        "trace": plan.peers_trace,
         "how": "probes/peers/peers.py measure_one() per peer: the peer started once on 127.0.0.1 and a free "
                "port, every shape run against it, then stopped; as root acceptlab-trace --port runs beside "
                "it once, across all its shapes; nginx's access log ($pid per request) checked against the "
                "probe's counts after every shape"}}
 
 
-def steps(args, raw_dir):
+def steps(plan, raw_dir):
     """One step per peer configuration, measured by peers.measure_one (as
     `peers.py measure` does): a peer that cannot be had is an "unavailable"
     row with the reason; one that fails keeps the rows it made."""
-    for name in args.peers:
+    for name in peers_of(plan):
         def step(name=name):
             rows = []
-            status, texts = peers.measure_one(name, rounds(args), args.peers_trace,
+            status, texts = peers.measure_one(name, rounds(plan), plan.peers_trace,
                                               os.path.join(raw_dir, "peers-" + name), rows.append)
             if status == "failed":
                 raise StepFailed("; ".join(texts), rows)

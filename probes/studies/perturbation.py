@@ -1,5 +1,5 @@
 """perturbation: the balancers outside the quiet lab. The perturbation arms
-(the balancing variants and their knob-off arms) at each of
+(the arms that claim balance and their knob-off arms) at each of
 PERTURBATION_WORKERS, each on ONE server whose rounds follow each other with
 no pause, under one perturbation after another (PERTURBATIONS: fresh,
 back-to-back, CPU hogs, a SYN flood, the tracer, a stopped worker); rounds
@@ -54,10 +54,14 @@ PERTURBATION_STOP_S = 0.3
 PERTURBATION_PAUSE_AT = "asked"
 
 
-def meta(args):
+def arms_of(plan):
+    return [a for a in arms.in_study("quick:perturbation" if plan.quick else "perturbation") if a in plan.arms]
+
+
+def meta(plan):
     return {"perturbation": {
-        "arms": arms.in_study("quick:perturbation" if args.quick else "perturbation"),
-        "workers": QUICK_PERTURBATION_WORKERS if args.quick else PERTURBATION_WORKERS,
+        "arms": arms.in_study("quick:perturbation" if plan.quick else "perturbation"),
+        "workers": QUICK_PERTURBATION_WORKERS if plan.quick else PERTURBATION_WORKERS,
         "connections_per_worker": PERTURBATION_PER_WORKER,
         "perturbations": [{"name": n, "runs": [{"shape": sh, "rounds": r} for sh, r in runs]}
                           for n, runs in PERTURBATIONS],
@@ -191,9 +195,9 @@ def tracer_why(trace, ready):
     return [per.get(i, {"won": 0, "wakeups": 0}) for i in range(len(ready["workers"]))]
 
 
-def steps(args, raw_dir):
-    chosen = [a for a in arms.in_study("quick:perturbation" if args.quick else "perturbation") if a in args.arms]
-    for workers in (QUICK_PERTURBATION_WORKERS if args.quick else PERTURBATION_WORKERS):
+def steps(plan, raw_dir):
+    chosen = arms_of(plan)
+    for workers in (QUICK_PERTURBATION_WORKERS if plan.quick else PERTURBATION_WORKERS):
         for arm in chosen:
             def step(arm=arm, workers=workers):
                 prefix = os.path.join(raw_dir, "perturbation-%s-w%d" % (arm, workers))
@@ -207,7 +211,7 @@ def steps(args, raw_dir):
                             continue  # the report shows "-" for it
                         rows += perturbation_one(prefix, proc, ready, path, workers, name, runs)
                 for r in rows:
-                    r.update({"variant": arm, "workers": workers, "mode": ready.get("mode", "process"),
+                    r.update({"arm": arm, "workers": workers, "mode": ready.get("mode", "process"),
                               "target_held": arms.get(arm).claims_balance})
                 bad = [r for r in rows if not r["within_target"]]
                 samples = [s for r in rows for s in r.get("counter_samples", [])]
@@ -221,7 +225,7 @@ def steps(args, raw_dir):
                             at, len(mine), "/".join(str(h) for h in sorted({s["held"] for s in mine})),
                             max(s["error"] for s in mine))
                 return rows, text
-            yield "%-14s %dw" % (arm, workers), step, {"variant": arm, "workers": workers, "perturbation": None}
+            yield "%-14s %dw" % (arm, workers), step, {"arm": arm, "workers": workers, "perturbation": None}
 
 
 def perturbation_one(prefix, proc, ready, path, workers, name, runs):

@@ -41,10 +41,19 @@ WIDE_PLACEMENTS = ("unpinned", "hog-beside-worker0")
 WIDE_PER_WORKER = 16          # the burst's connections per worker at those counts
 
 
-def meta(args):
+def arms_of(plan):
+    """The arms of arms.py's "placement" ("quick:placement" with --quick) that
+    were chosen, and at more workers (not with --quick) those of
+    "placement:workers"."""
+    chosen = [a for a in arms.in_study("quick:placement" if plan.quick else "placement") if a in plan.arms]
+    wide = [] if plan.quick else [a for a in arms.in_study("placement:workers") if a in plan.arms]
+    return list(dict.fromkeys(chosen + wide))
+
+
+def meta(plan):
     return {"placement": {"arms": arms.in_study("placement"), "placements": placements(), "runs": PLACEMENT_RUNS,
                           "shapes": PLACEMENT_SHAPES, "round_gap_ms": PLACEMENT_ROUND_GAP_MS,
-                          "more_workers": {"workers": [] if args.quick else PLACEMENT_WORKERS,
+                          "more_workers": {"workers": [] if plan.quick else PLACEMENT_WORKERS,
                                            "arms": arms.in_study("placement:workers"),
                                            "placements": {str(n): placements_at(n) for n in PLACEMENT_WORKERS},
                                            "shapes": {str(n): wide_shapes(n) for n in PLACEMENT_WORKERS}},
@@ -213,27 +222,27 @@ def stop_winner_row(p, arm, proc, rc, stop):
     events = server_events(proc)
     before_stop = events[:next((i for i, e in enumerate(events) if e.get("event") == "stopping"), len(events))]
     crash = [e for e in before_stop if e.get("event") in ("reaped", "respawned", "gave_up")]
-    stop.update({"placement": p["name"], "label": p["label"], "variant": arm, "shape": "stop_winner",
+    stop.update({"placement": p["name"], "label": p["label"], "arm": arm, "shape": "stop_winner",
                  "exit": rc, "crash_or_respawn": len(crash), "held": stop["held"] and rc == 0 and not crash})
     return stop
 
 
-def steps(args, raw_dir):
-    chosen = [a for a in arms.in_study("quick:placement" if args.quick else "placement") if a in args.arms]
-    runs = 1 if args.quick else PLACEMENT_RUNS
+def steps(plan, raw_dir):
+    chosen = [a for a in arms.in_study("quick:placement" if plan.quick else "placement") if a in plan.arms]
+    runs = 1 if plan.quick else PLACEMENT_RUNS
     for p in placements():
         for arm in chosen:
             yield ("%-18s %-17s" % (p["name"], arm), placement_step(raw_dir, p, arm, 2, PLACEMENT_SHAPES, runs),
-                   {"placement": p["name"], "variant": arm, "workers": 2})
-    if args.quick:
+                   {"placement": p["name"], "arm": arm, "workers": 2})
+    if plan.quick:
         return
-    wide = [a for a in arms.in_study("placement:workers") if a in args.arms]
+    wide = [a for a in arms.in_study("placement:workers") if a in plan.arms]
     for workers in PLACEMENT_WORKERS:
         for p in placements_at(workers):
             for arm in wide:
                 yield ("%-18s %-17s %dw" % (p["name"], arm, workers),
                        placement_step(raw_dir, p, arm, workers, wide_shapes(workers), 1),
-                       {"placement": p["name"], "variant": arm, "workers": workers})
+                       {"placement": p["name"], "arm": arm, "workers": workers})
 
 
 def placement_step(raw_dir, p, arm, workers, shapes, runs):
@@ -260,7 +269,7 @@ def placement_step(raw_dir, p, arm, workers, shapes, runs):
                     stop = stop_winner_run(prefix, ready, path, host, wrap, pin)
             rc = stop_server(proc) if proc.poll() is None else proc.returncode
         for r in rows:
-            r.update({"placement": p["name"], "label": p["label"], "variant": arm,
+            r.update({"placement": p["name"], "label": p["label"], "arm": arm,
                       "mode": ready.get("mode", "process"), "workers": workers}, **pinning(p, ready))
         if stop_winner:
             rows.append(dict(stop_winner_row(p, arm, proc, rc, stop), workers=workers, **pinning(p, ready)))

@@ -51,10 +51,14 @@ ATTACH_S = 0.3               # perf's time to attach before wrk starts
 PERF_TIMEOUT_S = 60
 
 
-def seconds(args, default):
+def arms_of(plan):
+    return list(PROFILE_ARMS)
+
+
+def seconds(plan, default):
     """A run's wrk -d: the default, or --bench-seconds when that is shorter
     (a test's tiny run)."""
-    given = getattr(args, "bench_seconds", None)
+    given = plan.bench_seconds
     return min(default, given) if given else default
 
 
@@ -62,10 +66,10 @@ def perf_path():
     return shutil.which("perf")
 
 
-def meta(args):
+def meta(plan):
     return {"profile": {"arms": PROFILE_ARMS, "workers": PROFILE_WORKERS, "path": COST_PATH,
-                        "mode": PROFILE_MODE, "connections": COST_CONNECTIONS, "duration_s": seconds(args, PROFILE_SECONDS),
-                        "stat_duration_s": seconds(args, STAT_SECONDS), "syscalls": SYSCALLS,
+                        "mode": PROFILE_MODE, "connections": COST_CONNECTIONS, "duration_s": seconds(plan, PROFILE_SECONDS),
+                        "stat_duration_s": seconds(plan, STAT_SECONDS), "syscalls": SYSCALLS,
                         "sample_hz": PROFILE_HZ, "top_symbols": TOP_SYMBOLS, "placement": placement_meta(),
                         "perf_event_paranoid": read_sysctl("kernel.perf_event_paranoid")}}
 
@@ -181,14 +185,14 @@ def samples_of(by_dso):
     return total or None
 
 
-def profile_arm(args, root, port, prefix, perf):
+def profile_arm(plan, root, port, prefix, perf):
     kernel, why_not = access()
     row = {"perf": perf_version(perf)}
     data = prefix + ".perf.data"
     event = "cpu-clock" if kernel else "cpu-clock:u"
     out, ns, _ = perf_around_wrk([perf, "record", "-e", event, "-F", str(PROFILE_HZ), "-g", "-o", data],
                                  root, port, prefix, "record",
-                                 seconds(args, PROFILE_SECONDS))
+                                 seconds(plan, PROFILE_SECONDS))
     row.update({"requests": out["requests"], "requests_per_s": out["requests_per_s"],
                 "kernel_samples": kernel})
     row.update(cpu_fields(ns, out["requests"]))
@@ -218,7 +222,7 @@ def profile_arm(args, root, port, prefix, perf):
         return row
     events = ",".join(["raw_syscalls:sys_enter"] + ["syscalls:sys_enter_" + n for n in SYSCALLS])
     out2, _, text = perf_around_wrk([perf, "stat", "-x,", "-e", events], root, port, prefix, "stat",
-                                   seconds(args, STAT_SECONDS))
+                                   seconds(plan, STAT_SECONDS))
     total, counts = parse_stat(text)
     reqs = out2["requests"]
     if not total or not reqs:
@@ -246,7 +250,7 @@ def perf_version(perf):
     return _versions[perf]
 
 
-def run_arm(args, raw_dir, arm):
+def run_arm(plan, raw_dir, arm):
     perf = perf_path()
     if not perf:
         raise StepFailed("skipped: perf not found (Debian's linux-perf; ci/deps.sh installs it)")
@@ -255,12 +259,12 @@ def run_arm(args, raw_dir, arm):
     base = {"arm": arm, "workers": PROFILE_WORKERS, "mode": PROFILE_MODE, "path": COST_PATH}
     if arm in ANCHOR_ARMS:
         with peer_running(ANCHOR_ARMS[arm], PROFILE_WORKERS, prefix) as peer:
-            row = profile_arm(args, peer.proc.pid, peer.port, prefix, perf)
+            row = profile_arm(plan, peer.proc.pid, peer.port, prefix, perf)
             row["peer"] = ANCHOR_ARMS[arm]
             row["software"] = peer.version
     else:
         with ServerRun(arms.server_args(arm), PROFILE_WORKERS, prefix, arms.env(arm)) as (proc, ready, _):
-            row = profile_arm(args, proc.pid, ready["port"], prefix, perf)
+            row = profile_arm(plan, proc.pid, ready["port"], prefix, perf)
     row = dict(base, **row)
     top = row["symbols"][0]
     text = "%.2f CPU us/req, top %s %.1f%%" % (row["cpu_us_per_request"] or 0, top["symbol"], top["self_pct"])
@@ -269,9 +273,9 @@ def run_arm(args, raw_dir, arm):
     return [row], text
 
 
-def steps(args, raw_dir):
+def steps(plan, raw_dir):
     for arm in PROFILE_ARMS:
         def step(arm=arm):
-            return run_arm(args, raw_dir, arm)
+            return run_arm(plan, raw_dir, arm)
         yield "%-17s %dw %s" % (arm, PROFILE_WORKERS, PROFILE_MODE), step, \
             {"arm": arm, "workers": PROFILE_WORKERS, "mode": PROFILE_MODE}

@@ -1,11 +1,11 @@
 """reload: every worker replaced (SIGHUP, once per RELOAD_AT_S) under a
 continuous keep-alive load and a Connection: close load at once; wrk counts
 every failed request -> reload.jsonl (one line per trial). Each trial runs
-in a network namespace of its own (-m probes.campaign --reload-trial). The shared
-listener never closes, and fdpass's leaver forwards what reaches it: both
-must lose nothing (arms.py: reload_loses_none). reuseport's old listener
-closes with its worker, and what is queued there is reset unless
-tcp_migrate_req moves it."""
+in a network namespace of its own (common.netns_trial: trial() in a forked
+child). The shared listener never closes, and fdpass's leaver forwards what
+reaches it: both must lose nothing (arms.py: reload_loses_none). reuseport's
+old listener closes with its worker, and what is queued there is reset
+unless tcp_migrate_req moves it."""
 
 import os
 import signal
@@ -26,14 +26,18 @@ RELOAD_WAIT_S = 10                 # a reload must finish within this
 RELOAD_PATH = "/pid"
 
 
-def meta(args):
-    return {"reload": {"arms": [{"arm": a, "migrate": m, "spawn": sp} for a, m, sp in arms.reload_cases(args.quick)],
+def arms_of(plan):
+    return list(dict.fromkeys(a for a, _, _ in arms.reload_cases(plan.quick) if a in plan.arms))
+
+
+def meta(plan):
+    return {"reload": {"arms": [{"arm": a, "migrate": m, "spawn": sp} for a, m, sp in arms.reload_cases(plan.quick)],
                        "workers": 2, "seconds": RELOAD_SECONDS, "sighup_at_s": RELOAD_AT_S,
                        "path": RELOAD_PATH, "keepalive_connections": RELOAD_KEEPALIVE_CONNECTIONS,
                        "close_connections": RELOAD_CLOSE_CONNECTIONS,
                        "load": "wrk -t1 keep-alive and wrk -t1 -H 'Connection: close' at once; failed = "
                                "wrk's connect + read + write + timeout errors + non-2xx answers",
-                       "netns": "each trial in a network namespace of its own (unshare -n)"}}
+                       "netns": "each trial in a network namespace of its own (a forked child, unshare(CLONE_NEWNET))"}}
 
 
 def wait_reloaded(proc, generation):
@@ -83,7 +87,7 @@ def trial(arm, migrate, spawn, raw_prefix):
         if problem:
             raise StepFailed(problem)
         replaced = [e for e in server_events(proc) if e.get("event") == "replaced"]
-    row = {"variant": arm, "migrate": migrate, "spawn": spawn, "reloads": len(done),
+    row = {"arm": arm, "migrate": migrate, "spawn": spawn, "reloads": len(done),
            "replaced": len(replaced), "reload_ms": [round(e["ms"], 1) for e in done],
            "seconds": RELOAD_SECONDS, "failed": 0}
     for mode, res in out.items():
@@ -96,17 +100,16 @@ def label(arm, migrate, spawn):
     return arm + (" +migrate" if migrate else "") + (" +spawn" if spawn else "")
 
 
-def steps(args, raw_dir):
-    for arm, migrate, spawn in arms.reload_cases(args.quick):
-        if arm not in args.arms:
+def steps(plan, raw_dir):
+    for arm, migrate, spawn in arms.reload_cases(plan.quick):
+        if arm not in plan.arms:
             continue
 
         def step(arm=arm, migrate=migrate, spawn=spawn):
             prefix = os.path.join(raw_dir, "reload-%s%s%s" % (arm, "-migrate" if migrate else "",
                                                               "-spawn" if spawn else ""))
-            row = netns_trial("--reload-trial", arm, prefix,
-                              (["--migrate"] if migrate else []) + (["--spawn"] if spawn else []),
-                              RELOAD_SECONDS + 2 * RELOAD_WAIT_S + 60)
+            row = netns_trial(lambda: trial(arm, migrate, spawn, prefix), RELOAD_SECONDS + 2 * RELOAD_WAIT_S + 60,
+                              "the reload trial of %s" % label(arm, migrate, spawn))
             return [row], "%d reloads, %d failed of %d requests" % (
                 row["reloads"], row["failed"], row["keepalive"]["requests"] + row["close"]["requests"])
-        yield "%-17s reload" % label(arm, migrate, spawn), step, {"variant": arm, "migrate": migrate, "spawn": spawn}
+        yield "%-17s reload" % label(arm, migrate, spawn), step, {"arm": arm, "migrate": migrate, "spawn": spawn}

@@ -3,9 +3,9 @@ many connections are reset, and how long until the replacement serves ->
 respawn.jsonl (one line per trial), with what waited in the accept queues
 just before the kill (queued_at_victim: at the listeners only the killed
 worker held; queued_elsewhere: at the others, a shared listener among
-them). Each trial runs in a network namespace of its own (-m probes.campaign
---respawn-trial); the shared listener is the contrast: no listener of the
-victim's own."""
+them). Each trial runs in a network namespace of its own (common.netns_trial:
+trial() in a forked child); the shared listener is the contrast: no listener
+of the victim's own."""
 
 import os
 import re
@@ -24,9 +24,13 @@ RESPAWN_CONNECTIONS = 32
 RESPAWN_KILL_AFTER_S = 0.5  # the burst is connected and asking by then
 
 
-def meta(args):
+def arms_of(plan):
+    return list(dict.fromkeys(a for a, _ in arms.respawn_cases() if a in plan.arms))
+
+
+def meta(plan):
     return {"respawn": {"arms": [{"arm": a, "migrate": m} for a, m in arms.respawn_cases()],
-                        "connections": RESPAWN_CONNECTIONS, "trials": args.rounds,
+                        "connections": RESPAWN_CONNECTIONS, "trials": plan.rounds,
                         "kill_after_s": RESPAWN_KILL_AFTER_S}}
 
 
@@ -73,7 +77,7 @@ def trial(arm, migrate, raw_prefix):
         (rnd,) = probe_rounds(res, 1)
         respawned = wait_event(proc, "respawned", 5)
     errors = rnd["errors"]
-    return {"variant": arm, "migrate": migrate, "connections": rnd["connections"],
+    return {"arm": arm, "migrate": migrate, "connections": rnd["connections"],
             "answered": rnd["answered"], "reset": errors["reset"] + errors["eof"],
             "timeout": errors["timeout"], "other_errors": sum(errors.values()) - errors["reset"]
             - errors["eof"] - errors["timeout"], "counts": rnd["counts"],
@@ -81,16 +85,16 @@ def trial(arm, migrate, raw_prefix):
             "queued_at_victim": queued_own, "queued_elsewhere": queued_other}
 
 
-def steps(args, raw_dir):
+def steps(plan, raw_dir):
     for arm, migrate in arms.respawn_cases():
-        if arm not in args.arms:
+        if arm not in plan.arms:
             continue
-        for trial_no in range(1, args.rounds + 1):
+        for trial_no in range(1, plan.rounds + 1):
             def step(arm=arm, migrate=migrate, trial_no=trial_no):
                 prefix = os.path.join(raw_dir, "respawn-%s%s-%d" % (arm, "-migrate" if migrate else "", trial_no))
-                row = netns_trial("--respawn-trial", arm, prefix, ["--migrate"] if migrate else [],
-                                  PROBE_TIMEOUT_S + 30)
+                row = netns_trial(lambda: trial(arm, migrate, prefix), PROBE_TIMEOUT_S + 30,
+                                  "the respawn trial of %s" % arm)
                 row["trial"] = trial_no
                 return [row], "%d of %d reset, rebind %s ms" % (row["reset"], row["connections"], row["rebind_ms"])
             label = "%-17s %s trial %d" % (arm + (" +migrate" if migrate else ""), "respawn", trial_no)
-            yield label, step, {"variant": arm, "migrate": migrate, "trial": trial_no}
+            yield label, step, {"arm": arm, "migrate": migrate, "trial": trial_no}

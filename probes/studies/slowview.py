@@ -17,9 +17,13 @@ SLOWVIEW_SLEEP_MS = 50
 SLOWVIEW_CONNECTIONS = 16
 
 
-def meta(args):
+def arms_of(plan):
+    return [a for a in arms.in_study("slowview") if a in plan.arms]
+
+
+def meta(plan):
     return {"slowview": {"arms": arms.in_study("slowview"), "sleep_ms": SLOWVIEW_SLEEP_MS,
-                         "connections": SLOWVIEW_CONNECTIONS, "rounds": args.rounds}}
+                         "connections": SLOWVIEW_CONNECTIONS, "rounds": plan.rounds}}
 
 
 def keep_busy(port, sleep_ms, stop, log):
@@ -56,28 +60,25 @@ def busy_worker(log, ready):
     return None
 
 
-def steps(args, raw_dir):
-    for arm in arms.in_study("slowview"):
-        if arm not in args.arms:
-            continue
-
+def steps(plan, raw_dir):
+    for arm in arms_of(plan):
         def step(arm=arm):
             prefix = os.path.join(raw_dir, "slowview-%s" % arm)
             shape = {"name": "burst", "connections": SLOWVIEW_CONNECTIONS}
-            with ServerRun(arms.server_args(arm), args.workers, prefix) as (proc, ready, path):
+            with ServerRun(arms.server_args(arm), plan.workers, prefix) as (proc, ready, path):
                 stop, log = threading.Event(), []
                 busy = threading.Thread(target=keep_busy, args=(ready["port"], SLOWVIEW_SLEEP_MS, stop, log))
                 busy.start()
                 try:
                     time.sleep(0.3)  # the slow view is running before the bursts
-                    rounds = run_probe(prefix, probe_cmd(ready["port"], shape, args.rounds, path), args.rounds)
+                    rounds = run_probe(prefix, probe_cmd(ready["port"], shape, plan.rounds, path), plan.rounds)
                 finally:
                     stop.set()
                     busy.join(timeout=10)
             if any(l.startswith("error") for l in log) or not log:
                 raise StepFailed("the busy client failed: %s" % (log[-1] if log else "no answer"))
-            rows = [dict({"variant": arm, "sleep_ms": SLOWVIEW_SLEEP_MS, "busy_worker": busy_worker(log, ready)}, **r)
+            rows = [dict({"arm": arm, "sleep_ms": SLOWVIEW_SLEEP_MS, "busy_worker": busy_worker(log, ready)}, **r)
                     for r in rounds]
             return rows, "%s, first byte p99 %s us" % (split_text(rows),
                                                         " ".join(str(r["first_byte_us"]["p99"]) for r in rows))
-        yield "%-17s slow view %d ms" % (arm, SLOWVIEW_SLEEP_MS), step, {"variant": arm, "round": None}
+        yield "%-17s slow view %d ms" % (arm, SLOWVIEW_SLEEP_MS), step, {"arm": arm, "round": None}

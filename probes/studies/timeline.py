@@ -34,7 +34,11 @@ def placed():
     return [known[n] for n in TIMELINE_PLACEMENTS if n in known]
 
 
-def meta(args):
+def arms_of(plan):
+    return [a for a in arms.in_study("timeline") if a in plan.arms]
+
+
+def meta(plan):
     return {"timeline": {"arms": arms.in_study("timeline"), "shape": TIMELINE_SHAPE,
                          "placements": {TIMELINE_PLACED_ARM: [p["name"] for p in placed()]}}}
 
@@ -53,12 +57,12 @@ def conn_rows(arm, ready, trace, p):
         for w in conn["woken"]:
             w["index"] = index_of.get(w["tid"])
         conn["eagain_index"] = [index_of.get(t) for t in conn["eagain"]]
-        rows.append({"variant": arm, "mode": ready.get("mode", "process"), "placement": p["name"],
+        rows.append({"arm": arm, "mode": ready.get("mode", "process"), "placement": p["name"],
                      "label": p["label"], "worker_cpus": cpus, "probe_cpu": p.get("probe_cpu"), "conn": conn})
     return rows
 
 
-def timeline_step(args, raw_dir, arm, p):
+def timeline_step(plan, raw_dir, arm, p):
     def step():
         if not is_root():
             raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
@@ -68,7 +72,7 @@ def timeline_step(args, raw_dir, arm, p):
         with Placement(p) as (host, wrap):
             if wrap or host != "127.0.0.1":
                 raise StepFailed("timeline placements run on loopback, not %s" % p["name"])
-            with ServerRun(server_args, args.workers, prefix, arms.env(arm)) as (proc, ready, path):
+            with ServerRun(server_args, plan.workers, prefix, arms.env(arm)) as (proc, ready, path):
                 tracer = Tracer(proc.pid, prefix, timeline=True)
                 try:
                     rounds = run_probe(prefix, probe_cmd(ready["port"], TIMELINE_SHAPE, 1, path, extra=pin), 1)
@@ -81,11 +85,11 @@ def timeline_step(args, raw_dir, arm, p):
     return step
 
 
-def steps(args, raw_dir):
-    for arm in [a for a in arms.in_study("timeline") if a in args.arms]:
-        yield "%-17s oneshot 8 --timeline" % arm, timeline_step(args, raw_dir, arm, UNPINNED), \
-            {"variant": arm, "placement": UNPINNED["name"]}
-        if arm == TIMELINE_PLACED_ARM and args.workers == 2:  # the placements pin 2 workers
+def steps(plan, raw_dir):
+    for arm in arms_of(plan):
+        yield "%-17s oneshot 8 --timeline" % arm, timeline_step(plan, raw_dir, arm, UNPINNED), \
+            {"arm": arm, "placement": UNPINNED["name"]}
+        if arm == TIMELINE_PLACED_ARM and plan.workers == 2:  # the placements pin 2 workers
             for p in placed():
-                yield ("%-17s oneshot 8 --timeline, %s" % (arm, p["name"]), timeline_step(args, raw_dir, arm, p),
-                       {"variant": arm, "placement": p["name"]})
+                yield ("%-17s oneshot 8 --timeline, %s" % (arm, p["name"]), timeline_step(plan, raw_dir, arm, p),
+                       {"arm": arm, "placement": p["name"]})

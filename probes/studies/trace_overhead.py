@@ -6,7 +6,6 @@ Under make bench (--bench-within) the rounds go on until the CPU ratio
 traced/untraced of each mode is within +-within of its mean, or the cap
 (cost's stopping rule, studies/common.py)."""
 
-import argparse
 import os
 import time
 
@@ -25,22 +24,26 @@ TRACE_OVERHEAD_ARM = "bare"
 TRACE_OVERHEAD_WORKERS = 2
 
 
-def meta(args):
+def arms_of(plan):
+    return [TRACE_OVERHEAD_ARM]
+
+
+def meta(plan):
     return {"trace_overhead": {"arm": TRACE_OVERHEAD_ARM, "workers": TRACE_OVERHEAD_WORKERS,
                                "modes": COST_MODES, "path": COST_PATH, "connections": COST_CONNECTIONS,
-                               "duration_s": cost_seconds(args, "keepalive"),
-                               "close_duration_s": cost_seconds(args, "close"), "placement": placement_meta(),
+                               "duration_s": cost_seconds(plan, "keepalive"),
+                               "close_duration_s": cost_seconds(plan, "close"), "placement": placement_meta(),
                                "netns": "each run in a network namespace of its own (root)",
-                               "rounds": cost_rounds(args),
-                               "stopping": stopping_rule(args)}}
+                               "rounds": cost_rounds(plan),
+                               "stopping": stopping_rule(plan)}}
 
 
-def steps(args, raw_dir):
-    for rnd in range(1, cost_rounds(args) + 1):
-        yield from round_steps(args, raw_dir, rnd)
+def steps(plan, raw_dir):
+    for rnd in range(1, cost_rounds(plan) + 1):
+        yield from round_steps(plan, raw_dir, rnd)
 
 
-def overhead_run(args, raw_dir, traced, mode, rnd):
+def overhead_run(plan, raw_dir, traced, mode, rnd):
     """One run: bare at TRACE_OVERHEAD_WORKERS, the tracer attached or not,
     wrk as cost runs it; (rows, progress text)."""
     if traced and not is_root():
@@ -55,7 +58,7 @@ def overhead_run(args, raw_dir, traced, mode, rnd):
         tracer = Tracer(proc.pid, prefix) if traced else None
         try:
             with CpuMeter(proc.pid) as cpu:
-                out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(args, mode), headers,
+                out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(plan, mode), headers,
                               cpus=wrk_cpus)
         finally:
             if tracer:
@@ -71,35 +74,22 @@ def overhead_run(args, raw_dir, traced, mode, rnd):
     return [row], "%.0f req/s, %.2f CPU us/req" % (out["requests_per_s"], out["cpu_us_per_request"] or 0)
 
 
-def trial(spec):
-    """-m probes.campaign --netns-trial SPEC, inside `unshare -n` (loopback up): one
-    run; {"rows", "text"}, or {"error"} for a run that could not be made."""
-    args = argparse.Namespace(cost_seconds=spec["cost_seconds"], bench_seconds=spec["bench_seconds"], quick=False)
-    try:
-        rows, text = overhead_run(args, spec["raw_dir"], spec["traced"], spec["mode"], spec["round"])
-    except StepFailed as e:
-        return {"error": str(e)}
-    return {"rows": rows, "text": text}
-
-
-def round_steps(args, raw_dir, rnd):
+def round_steps(plan, raw_dir, rnd):
     """One round: untraced and traced (their order alternating by round), per
     mode; each run in a network namespace of its own as root, as cost's."""
-    for mode in (COST_MODES[:1] if args.quick else COST_MODES):  # quick: keep-alive only
+    for mode in (COST_MODES[:1] if plan.quick else COST_MODES):  # quick: keep-alive only
         order = [False, True] if rnd % 2 else [True, False]
         for traced in order:
             def step(traced=traced, mode=mode, rnd=rnd):
                 if traced and not is_root():
                     raise StepFailed("skipped: needs root (the tracer loads BPF programs)")
-                spec = {"raw_dir": raw_dir, "traced": traced, "mode": mode, "round": rnd,
-                        "cost_seconds": getattr(args, "cost_seconds", None),
-                        "bench_seconds": getattr(args, "bench_seconds", None)}
                 try:
-                    return in_own_netns(NAME, spec, cost_seconds(args, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
-                                        lambda: overhead_run(args, raw_dir, traced, mode, rnd))
+                    return in_own_netns(lambda: overhead_run(plan, raw_dir, traced, mode, rnd),
+                                        cost_seconds(plan, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
+                                        "trace_overhead's %s run" % mode)
                 finally:
                     if mode == "close":
-                        time.sleep(cost_close_gap(args))
+                        time.sleep(cost_close_gap(plan))
             yield ("%s %s %-9s r%d" % (TRACE_OVERHEAD_ARM, "traced  " if traced else "untraced", mode, rnd), step,
                    {"traced": traced, "mode": mode, "round": rnd})
 
@@ -130,27 +120,27 @@ def cpu_series(rows):
     return series
 
 
-def more(args, rows, raw_dir, next_round):
+def more(plan, rows, raw_dir, next_round):
     """make bench's loop (cost.more's rule): another round while a mode's CPU
     ratio is wider than +-within and the cap allows; (steps, state)."""
-    go, state = keep_going(cpu_series(rows), within(args), next_round - 1, max_rounds(args, rows))
-    if not go or not getattr(args, "bench_within", None):
+    go, state = keep_going(cpu_series(rows), within(plan), next_round - 1, max_rounds(plan, rows))
+    if not go or not plan.bench_within:
         return [], state
-    return list(round_steps(args, raw_dir, next_round)), state
+    return list(round_steps(plan, raw_dir, next_round)), state
 
 
-def outcome(path, args):
+def outcome(path, plan):
     """The stopping rule's verdict over the finished rows (for meta.json), and
     each traced row's "cpu_converged"."""
     state = {}
 
     def mark(rows):
         rounds_run = max([r.get("round", 0) for r in rows] + [0])
-        state.update(final_state(args, cpu_series(rows), within(args), rounds_run, max_rounds(args, rows)))
+        state.update(final_state(plan, cpu_series(rows), within(plan), rounds_run, max_rounds(plan, rows)))
         for r in rows:
             name = "traced / untraced, %s" % r.get("mode")
             if "error" not in r:
-                r["stopping"] = stopping_record(args, state)
+                r["stopping"] = stopping_record(plan, state)
             if r.get("traced") and name in state["ratios"]:
                 r["cpu_converged"] = state["ratios"][name]["converged"]
     rewrite_rows(path, mark)

@@ -16,8 +16,8 @@ from typing import Optional
 
 from acceptlab import balance
 from acceptlab.results_io import InputError, RowError
-from report.common import (SEED_000, Meta, Shape, Study, cell_text, get, get_counter, get_failure, get_int, get_split,
-                           get_str, number, ordered, plural, row_reader)
+from report.common import (SEED_000, Meta, Shape, Study, cell_text, get, get_arm, get_counter, get_failure, get_int,
+                           get_split, get_str, number, ordered, plural, row_reader)
 
 # The probe's error counters, in the order the report lists them; any other
 # counter a newer probe adds follows, alphabetically.
@@ -70,7 +70,7 @@ def parse_balancing_row(obj: dict, line: int, with_workers: bool = True):
     """A round (Round) or a step that failed (FailedStep). with_workers: the row
     must say its worker count (balancing rows do; the peers' rounds are read
     without it)."""
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     shape = get_str(obj, "shape")
     if "error" in obj:
         error, rnd = get_failure(obj)
@@ -202,13 +202,13 @@ def render_balancing(meta: Meta, all_rows: list) -> list:
     out = ["## Balancing", ""]
     shapes_said = "; ".join(describe_shape(s) for s in meta.shapes)
     out.append(
-        f"What was measured: which worker gets each new connection. Each variant ran with "
+        f"What was measured: which worker gets each new connection. Each arm ran with "
         f"{plural(meta.workers, 'worker')} (processes, or threads of one process where the mode column "
-        f"says threads: `/pid` then answers the thread's id), one server per variant and shape. In each round the probe "
+        f"says threads: `/pid` then answers the thread's id), one server per arm and shape. In each round the probe "
         f"opens the round's connections and, once all are open, asks `/pid` on each and counts "
         f"connections per worker: {shapes_said}. Each cell holds one split per round, in round order "
         f"({plural(meta.rounds, 'round')} per shape planned): the per-worker counts, largest share "
-        f"first, a worker that got none shown as 0. \"within 2:1\" counts a variant's measured rounds "
+        f"first, a worker that got none shown as 0. \"within 2:1\" counts an arm's measured rounds "
         f"whose max/min ratio is at most 2; a failed step is not a round.")
     out.append("")
     if not rows:
@@ -222,7 +222,7 @@ def render_balancing(meta: Meta, all_rows: list) -> list:
     for r in rows:
         steps.setdefault((r.variant, r.shape), []).append(r)
 
-    out.append("| variant | mode | " + " | ".join(label for _, label in columns) + " | within 2:1 |")
+    out.append("| arm | mode | " + " | ".join(label for _, label in columns) + " | within 2:1 |")
     out.append("|---|---|" + "---|" * len(columns) + "---|")
     notes = []
     for v in variants:
@@ -239,7 +239,7 @@ def render_balancing(meta: Meta, all_rows: list) -> list:
         out += notes
         out.append("")
 
-    out.append("**What this shows.** Per variant, from the rounds above: how many fell outside 2:1, "
+    out.append("**What this shows.** Per arm, from the rounds above: how many fell outside 2:1, "
                "how many left a worker with no connection, the worst and best round (by max/min), "
                "and for shapes that send several requests per connection the request splits.")
     out.append("")
@@ -250,7 +250,7 @@ def render_balancing(meta: Meta, all_rows: list) -> list:
         out.append(f"- {variant_summary(v, mine)}")
     measured = [r for r in rows if isinstance(r, Round)]
     failed = [r for r in rows if isinstance(r, FailedStep)]
-    overall = (f"All variants: {sum(r.within for r in measured)} of {plural(len(measured), 'round')} "
+    overall = (f"All arms: {sum(r.within for r in measured)} of {plural(len(measured), 'round')} "
                f"within 2:1, {sum(r.starved > 0 for r in measured)} left a worker with no connection")
     if failed:
         overall += f", {plural(len(failed), 'step')} failed"
@@ -370,7 +370,7 @@ def render_by_workers(meta: Meta, rows: list) -> list:
         for r in mine:
             steps.setdefault((r.variant, r.shape), []).append(r)
         out += [f"#### {n} workers ({', '.join(hows)})", "",
-                "| variant | mode | " + " | ".join(label for _, label in columns) + " | within 2:1 |",
+                "| arm | mode | " + " | ".join(label for _, label in columns) + " | within 2:1 |",
                 "|---|---|" + "---|" * len(columns) + "---|"]
         notes, held, missed = [], [], []
         for v in variants:

@@ -9,15 +9,9 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from acceptlab import arms  # (acceptlab/arms.py: the one table of arms)
 from acceptlab.results_io import InputError, RowError
 from report.common import (Failed, Meta, Study, cell_text, failed_notes, get, get_counter, get_failure, get_int,
                            get_split, get_str, ms_text, ordered, plural, row_reader)
-
-KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off
-# Arms that run another arm's mechanism (acceptlab/arms.py: same_mechanism):
-# their distance from that arm is the noise between two runs of one mechanism.
-SAME_MECHANISM = arms.same_mechanism_pairs()
 
 
 @dataclass(frozen=True)
@@ -141,12 +135,19 @@ def render_burst(meta: Meta, rows: list) -> list:
     for b in bursts:
         cells.setdefault(b.key, []).append(b)
     stats = {key: cell_of(mine) for key, mine in cells.items()}
+    # The arms' facts are the run's own (meta.json "arms"): each balancer's
+    # knob-off arm (fdpass -> fdpass-off), the arms that run another arm's
+    # mechanism (their distance is the noise between two runs of one
+    # mechanism), the burst study's order.
+    facts = meta.arm_facts
+    knob_off, same_mechanism = facts.knob_off_of(), facts.same_mechanism_pairs()
     listed = tuple(meta.variants) + tuple(a for a, _ in (p.anchors if p else ()))
-    arm_order = ordered(arms.in_study("burst") + [a for a in listed if a not in arms.names()],
+    arm_order = ordered(facts.in_study("burst") + [a for a in listed if a not in facts.names()],
                         {b.arm for b in bursts} | {f.key[0] for f in rows if isinstance(f, Failed)})
     rank = {a: i for i, a in enumerate(arm_order)}
     work_us = p.work_us if p else None
-    noise = max((r for spread in same_mechanism_spreads(stats).values() for r in spread), default=None)
+    noise = max((r for spread in same_mechanism_spreads(stats, same_mechanism).values() for r in spread),
+                default=None)
     for n in sorted({b.workers for b in bursts}):
         out += [f"### {plural(n, 'worker')}", "",
                 "| arm | K | completion ms (median) | CPU floor ms | p50 ms | p99 ms | served per worker, by burst |",
@@ -169,7 +170,7 @@ def render_burst(meta: Meta, rows: list) -> list:
             for key in (kk for kk in keys if kk[2] == k and kk[0] != "bare"):
                 c = stats[key]
                 text = f"{key[0]} {ms(c.completion)} ms, {vs(c, bare, 'bare')}"
-                off = KNOB_OFF.get(key[0])
+                off = knob_off.get(key[0])
                 if off:
                     text += ", " + vs(c, stats.get((off, n, k)), off)
                 per.append(text + f" (p99 {ms(c.p99)} ms)")
@@ -181,13 +182,13 @@ def render_burst(meta: Meta, rows: list) -> list:
         if lines:
             out += [f"**What this shows at {plural(n, 'worker')}** (completion time, median over the bursts):",
                     ""] + lines + [""]
-    out += summary_table(stats, rank)
+    out += summary_table(stats, rank, knob_off, same_mechanism)
     failed = [f for f in rows if isinstance(f, Failed)]
     out += failed_notes(failed, lambda key: f"{key[0]} at {plural(key[1], 'worker')}")
     return out
 
 
-def summary_table(stats: dict, rank: dict) -> list:
+def summary_table(stats: dict, rank: dict, knob_off: dict, same_mechanism: tuple) -> list:
     """Every arm's completion time over bare's at each worker count and K (and
     over its knob-off arm's, in parentheses): under 1 is a faster burst."""
     columns = sorted({key[1:] for key in stats})
@@ -209,12 +210,12 @@ def summary_table(stats: dict, rank: dict) -> list:
         cells = []
         for c in columns:
             r = ratio(stats.get((arm,) + c), stats.get(("bare",) + c))
-            off = KNOB_OFF.get(arm)
+            off = knob_off.get(arm)
             r_off = ratio(stats.get((arm,) + c), stats.get((off,) + c)) if off else None
             cells.append(("-" if r is None else f"{r:.2f}") + ("" if r_off is None else f" ({r_off:.2f})"))
         out.append(f"| {cell_text(arm)} | " + " | ".join(cells) + " |")
     out.append("")
-    for (twin, of), spread in same_mechanism_spreads(stats).items():
+    for (twin, of), spread in same_mechanism_spreads(stats, same_mechanism).items():
         if spread:
             out += [f"{twin} runs {of}'s mechanism, so their distance is this run's noise between two "
                     f"measurements of one mechanism: their completion times differ by up to {max(spread):.2f}x "
@@ -223,12 +224,13 @@ def summary_table(stats: dict, rank: dict) -> list:
     return out
 
 
-def same_mechanism_spreads(stats: dict) -> dict:
+def same_mechanism_spreads(stats: dict, same_mechanism: tuple) -> dict:
     """(twin, of) -> the distance (>= 1) between the two arms' median
     completion times in every cell both measured: two measurements of one
-    mechanism, so the run's noise between arms."""
+    mechanism (same_mechanism: the run's (twin, of) pairs), so the run's
+    noise between arms."""
     out = {}
-    for twin, of in SAME_MECHANISM:
+    for twin, of in same_mechanism:
         spread = []
         for key, c in stats.items():
             other = stats.get((of,) + key[1:])

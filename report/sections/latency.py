@@ -7,7 +7,7 @@ from typing import Optional
 
 from acceptlab.results_io import RowError
 from acceptlab.stats import NOT_RESOLVED, mean_interval
-from report.common import (Failed, Meta, Study, failed_notes, get, get_counter, get_int, get_split, get_str, is_int,
+from report.common import (Failed, Meta, Study, failed_notes, get, get_arm, get_counter, get_int, get_split, is_int,
                            plural, row_reader)
 
 
@@ -33,7 +33,7 @@ class LatencyRound:
 
 def latency_row_parser(setting_key: str):
     def parse(obj: dict, line: int):
-        variant = get_str(obj, "variant")
+        variant = get_arm(obj)
         if "error" in obj:
             return Failed(line, (variant, obj.get(setting_key)), str(obj["error"]))
         busy = obj.get("busy_worker")

@@ -155,8 +155,14 @@ def rank_name(i: int) -> str:
     return "the busiest worker" if i == 0 else f"rank {i + 1}"
 
 
-def arm_of(r: ModelRow) -> Optional[str]:
-    return r.source.split("variant ", 1)[-1] if r.source.startswith("balancing.jsonl") else None
+def source_arm(r: ModelRow) -> Optional[str]:
+    """The arm whose balancing rounds a row was measured on: its source's
+    "balancing.jsonl arm X" ("variant X" as models/skew.py wrote it before
+    the rows said arm), None for any other source."""
+    if not r.source.startswith("balancing.jsonl"):
+        return None
+    word = next((w for w in ("arm ", "variant ") if w in r.source), None)
+    return r.source.split(word, 1)[-1] if word else r.source
 
 
 def shape_case(r: ModelRow) -> str:
@@ -166,7 +172,7 @@ def shape_case(r: ModelRow) -> str:
 def check_name(r: ModelRow) -> str:
     """A check as the findings name it: the arm, shape and worker count for
     a check against balancing rounds, else the model and its case."""
-    arm = arm_of(r)
+    arm = source_arm(r)
     if arm:
         return f"{arm} {shape_case(r)} at {r.workers} workers"
     if r.model == "reuseport-burst":
@@ -334,7 +340,7 @@ def shape_section(measured: list) -> tuple:
         for r in race:
             top = sorted(r.predicted_splits, key=lambda kv: -kv[1])[:3]
             of = f" of {r.predicted_rounds}" if r.predicted_rounds else ""
-            out.append(f"| {r.workers} | {cell_text(arm_of(r) or r.model)} | {cell_text(r.case)} | "
+            out.append(f"| {r.workers} | {cell_text(source_arm(r) or r.model)} | {cell_text(r.case)} | "
                        + ", ".join(f"{s} ({n}{of})" for s, n in top) + f" | {' '.join(r.measured_splits)} |")
         return out + [""], []
     level = with_env[0].envelope["level"]
@@ -352,11 +358,11 @@ def shape_section(measured: list) -> tuple:
         c = shape_check_of(r)
         median = "/".join(map(str, env["median"]))
         if c is None:
-            out.append(f"| {r.workers} | {cell_text(arm_of(r) or r.model)} | {cell_text(r.case)} | {median} | "
+            out.append(f"| {r.workers} | {cell_text(source_arm(r) or r.model)} | {cell_text(r.case)} | {median} | "
                        f"{ranges_text(env['low'], env['high'])} | {' '.join(r.measured_splits)} | - | - | - | - | - |")
             continue
         checks.append(c)
-        out.append(f"| {r.workers} | {cell_text(arm_of(r) or r.model)} | {cell_text(r.case)} | {median} | "
+        out.append(f"| {r.workers} | {cell_text(source_arm(r) or r.model)} | {cell_text(r.case)} | {median} | "
                    f"{ranges_text(env['low'], env['high'])} | {' '.join(r.measured_splits)} | {c.hits} of {c.trials} | "
                    f"{pct(c.predicted)} ({env['rounds']} rounds) | {span(c.low, c.high)} | {c.fails_if()} | "
                    f"{verdict(c)} |")
@@ -431,7 +437,7 @@ def beside_balancing(measured: list) -> list:
             if r.envelope:
                 predicted += f" (median {'/'.join(map(str, r.envelope['median']))})"
             cons = "-" if r.consistent is None else "yes" if r.consistent else "NO"
-            out.append(f"| {cell_text(arm_of(r))} | {cell_text(shape_case(r))} | {r.model} ({r.method}) | "
+            out.append(f"| {cell_text(source_arm(r))} | {cell_text(shape_case(r))} | {r.model} ({r.method}) | "
                        f"{predicted} | {' '.join(r.measured_splits) or '-'} | {pct(r.measured)} ({r.rounds}) | {cons} |")
         out.append("")
     return out

@@ -3,15 +3,11 @@ costs CPU (req/s, p50 and p99 against bare at 1 worker)."""
 
 import statistics
 
-from acceptlab import arms, balance  # (acceptlab/arms.py: the one table of arms)
+from acceptlab import balance
 from acceptlab.stats import MET, MISSED, NOT_RESOLVED, judge_values
 from report.common import Meta, Study, cell_text, ms_text, ordered, plural, row_reader
 from report.sections.wrk import WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser
 
-KNOB_OFF = arms.knob_off_of()  # fdpass -> fdpass-off, handoff -> handoff-off
-# Arms that run another arm's mechanism (acceptlab/arms.py: same_mechanism).
-SAME_MECHANISM = arms.same_mechanism_pairs()
-SAME_AS_BARE = {twin for twin, of in SAME_MECHANISM if of == "bare"}  # not a reference for bare's p99
 SELF_BALANCED = 0.9  # bare at N <= CPUs reaching this share of what min(N, CPUs) allows over one worker
 
 
@@ -82,15 +78,15 @@ def render_payoff(meta: Meta, rows: list) -> list:
         if splits:
             per.append("connections served per worker, by round: " + ", ".join(splits))
         got = medians.get(cell + (conns[-1],))
-        for other, name in ((("bare", cell[1]), "bare's"),
-                            ((KNOB_OFF.get(cell[0]), cell[1]), f"its knob-off arm {KNOB_OFF.get(cell[0])}'s")):
+        off = meta.arm_facts.knob_off_of().get(cell[0])  # the run's own facts: fdpass -> fdpass-off
+        for other, name in ((("bare", cell[1]), "bare's"), ((off, cell[1]), f"its knob-off arm {off}'s")):
             there = medians.get(other + (conns[-1],))
             if got and there and there[0] and other != cell and other[0]:
                 per.append(f"{got[0] / there[0]:.2f}x {name} req/s at {plural(cell[1], 'worker')} "
                            f"with {conns[-1]} connections")
         lines.append(f"- {cell[0]} at {plural(cell[1], 'worker')}: " + "; ".join(per) + ".")
     out += self_balance(meta, runs, medians, conns)
-    out += noise_note(medians, conns)
+    out += noise_note(medians, conns, meta.arm_facts.same_mechanism_pairs())
     if lines:
         counts = sorted({m[3] for m in medians.values()})
         rounds = " or ".join(str(n) for n in counts)
@@ -126,13 +122,15 @@ def judged_text(values: list, target: float, want: str) -> tuple:
         " (one round has no interval)" if half is None else "")
 
 
-def p99_text(runs: list, medians: dict, n: int, c: int) -> tuple:
+def p99_text(runs: list, medians: dict, n: int, c: int, facts) -> tuple:
     """bare's p99 at n workers beside the other arms' there: (verdict, text).
     The verdict is on bare's p99 over the median p99 of the arms whose
     connections spread within 2:1 in every round (round by round, 95 %
     interval, "at most" 1: missed when bare's is resolved above theirs). When
     bare's median p99 is the highest of any arm, the text says so and whether
-    that lead is resolved over every other arm."""
+    that lead is resolved over every other arm. facts: the run's ArmFacts
+    (an arm that runs bare's mechanism is no reference for bare's p99)."""
+    same_as_bare = {twin for twin, of in facts.same_mechanism_pairs() if of == "bare"}
     bare = medians[("bare", n, c)]
     others = sorted(((m[2], key[0]) for key, m in medians.items()
                      if key[1] == n and key[2] == c and key[0] != "bare"), reverse=True)
@@ -145,8 +143,8 @@ def p99_text(runs: list, medians: dict, n: int, c: int) -> tuple:
         text += (f", the highest of any arm at {plural(n, 'worker')} (next: {others[0][1]} "
                  f"{ms_text(others[0][0])} ms), a lead "
                  + ("resolved over every other arm" if all(v == MISSED for v in leads) else NOT_RESOLVED))
-    spread = ordered(tuple(arms.names()), {arm for _, arm in others
-                                           if arm not in SAME_AS_BARE and arm_spread(runs, (arm, n, c))})
+    spread = ordered(tuple(facts.names()), {arm for _, arm in others
+                                            if arm not in same_as_bare and arm_spread(runs, (arm, n, c))})
     if not spread:
         return NOT_RESOLVED, text + "; no other arm's connections spread within 2:1 in every round to set it beside"
     rounds = sorted({r.round for r in runs if r.key == ("bare", n, c)})
@@ -221,7 +219,7 @@ def self_balance(meta: Meta, runs: list, medians: dict, conns: list) -> list:
             parts.append(f"req/s {mean:.2f}x one worker's, of the {meta.cpus}x the {plural(meta.cpus, 'CPU')} "
                          "allow, which cap it whatever the split: req/s cannot show balance with more workers "
                          "than CPUs")
-        verdict, text = p99_text(runs, medians, n, c)
+        verdict, text = p99_text(runs, medians, n, c, meta.arm_facts)
         parts.append(text)
         if verdict == MISSED:
             against.append("bare's p99 was resolved above the spread arms'")
@@ -256,11 +254,12 @@ def self_balance(meta: Meta, runs: list, medians: dict, conns: list) -> list:
             "it; otherwise not resolved. The CPUs are shared with wrk and whatever else ran on the machine.", ""] + lines + [""]
 
 
-def noise_note(medians: dict, conns: list) -> list:
-    """How far apart two runs of one mechanism came out: the scale below which
-    this run's req/s ratios say nothing."""
+def noise_note(medians: dict, conns: list, same_mechanism: tuple) -> list:
+    """How far apart two runs of one mechanism came out (same_mechanism: the
+    run's (twin, of) pairs): the scale below which this run's req/s ratios
+    say nothing."""
     out = []
-    for twin, of in SAME_MECHANISM:
+    for twin, of in same_mechanism:
         spread = []
         for key, got in medians.items():
             there = medians.get((of,) + key[1:])

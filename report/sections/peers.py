@@ -87,7 +87,7 @@ def parse_peers_row(obj: dict, line: int):
     if software is not None and not isinstance(software, str):
         raise RowError(f'"software" must be a string or null, got {json_kind(software)}')
     if kind == "round":
-        return PeerRound(line, peer, software, parse_balancing_row(dict(obj, variant=peer), line, with_workers=False))
+        return PeerRound(line, peer, software, parse_balancing_row(dict(obj, arm=peer), line, with_workers=False))
     if kind in ("unavailable", "error"):
         return PeerMissing(line, peer, kind, software, get_str(obj, "reason" if kind == "unavailable" else "error"))
     if kind == "logcheck":
@@ -137,8 +137,8 @@ def check_peers(path: Path, rows: list) -> None:
             seen[key] = row.line
 
 
-# Each peer configuration's mechanism, the variant of ours built on the same
-# one (the balancing table's row to compare it with), and where they differ.
+# Each peer configuration's mechanism, the arm of ours built on the same one
+# (the balancing table's row to compare it with), and where their designs differ.
 PEER_MECHANISMS = {
     "nginx-default": ("accept_mutex off: the listener in every worker's epoll with EPOLLEXCLUSIVE, one "
                       "accept per event, re-added every few accepts (nginx >= 1.21.6)", "exclusive-reorder", None),
@@ -258,15 +258,15 @@ def peers_comparison(meta: Meta, names: list, rounds: list, balancing: Optional[
     ours = [r for r in base_rows(meta, balancing or []) if isinstance(r, Round)]
     shared = [s for s in ordered(tuple(s.name for s in meta.shapes), {r.shape for r in ours})
               if any(isinstance(r, Round) and r.shape == s for r in rounds)]
-    out = ["### Our variants for comparison", ""]
+    out = ["### Our arms for comparison", ""]
     if balancing is None:
         return out + ["The balancing study was not measured in this run, so there are no rows of ours to set "
                       "beside the peers.", ""]
-    out += ["Each peer configuration's mechanism, the variant of ours built on the same one, and both "
+    out += ["Each peer configuration's mechanism, the arm of ours built on the same one, and both "
             f"rows' rounds within 2:1 over the shapes both measured ({', '.join(shared) or 'none'}); our "
-            "variant's rounds are its row in the balancing table above (this run, same probe, same "
+            "arm's rounds are its row in the balancing table above (this run, same probe, same "
             "shapes).", "",
-            "| peer | its mechanism | our variant | peer within 2:1 | ours within 2:1 |",
+            "| peer | its mechanism | our arm | peer within 2:1 | ours within 2:1 |",
             "|---|---|---|---|---|"]
     differ = []
     for name in names:

@@ -1,4 +1,4 @@
-"""The perturbation study (perturbation.jsonl): the balancing variants and
+"""The perturbation study (perturbation.jsonl): the balancing arms and
 their knob-off arms round after round under one perturbation after another
 (fresh server, back-to-back, CPU hogs, SYN flood, tracer, a stopped worker),
 and the load counters sampled while each round's connections were held and
@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Optional
 
 from acceptlab.results_io import InputError, RowError
-from report.common import (Meta, Study, cell_text, get_bool, get_counter, get_int, get_opt_int, get_split, get_str,
-                           is_int, ordered, plural, row_reader)
+from report.common import (Meta, Study, cell_text, get_arm, get_bool, get_counter, get_int, get_opt_int, get_split,
+                           get_str, is_int, ordered, plural, row_reader)
 
 
 # The campaign's perturbations, in its order, with the table's column heads.
@@ -59,7 +59,7 @@ class PerturbedFailed:
 
 
 def parse_perturbation_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     if "error" in obj:
         workers = obj.get("workers")
         if workers is not None and (not is_int(workers) or workers < 1):
@@ -278,7 +278,7 @@ def render_perturbation(meta: Meta, rows: list) -> list:
     claiming = sorted({r.variant for r in measured if r.target_held})
     done = [perturbation_text(name, measured) for name, _ in PERTURBATION_COLUMNS]
     out = ["## Balance under perturbation", "",
-           "The balancing variants and their knob-off arms on one server each per worker count, their rounds "
+           "The balancing arms and their knob-off arms on one server each per worker count, their rounds "
            "following one another with no pause, under one perturbation after another, each as its rows record "
            "it (the shapes of its rounds in order):", ""] + [t for t in done if t] + [
            "", f"Rounds hold {per_text} connections per worker. The target"
@@ -305,7 +305,7 @@ def render_perturbation(meta: Meta, rows: list) -> list:
         return out + ["No rounds were recorded in this run.", ""]
     variants = ordered(meta.variants, {r.variant for r in rows})
     keys = sorted({(r.variant, r.workers) for r in measured}, key=lambda k: (k[1], variants.index(k[0])))
-    out.append("| variant | workers | accounting | " + " | ".join(h for _, h in PERTURBATION_COLUMNS)
+    out.append("| arm | workers | accounting | " + " | ".join(h for _, h in PERTURBATION_COLUMNS)
                + " | within target | counter error (held / after) | SYNs |")
     out.append("|---|---|---|" + "---|" * len(PERTURBATION_COLUMNS) + "---|---|---|")
     for v, n in keys:
@@ -333,7 +333,7 @@ def render_perturbation(meta: Meta, rows: list) -> list:
         by_n = {}
         for r in held:
             by_n.setdefault(r.workers, []).append(r)
-        out.append("- The balancing variants: " + "; ".join(
+        out.append("- The balancing arms: " + "; ".join(
             f"{n} workers {sum(r.within_target for r in rs)} of {len(rs)}" for n, rs in sorted(by_n.items()))
             + " rounds within the target.")
     out += counter_findings(measured)

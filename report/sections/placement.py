@@ -19,8 +19,8 @@ from typing import Optional
 
 from acceptlab import balance
 from acceptlab.results_io import RowError
-from report.common import (Meta, Study, cell_text, get, get_bool, get_counter, get_int, get_opt_int, get_split, get_str,
-                           ordered, plural, row_reader)
+from report.common import (Meta, Study, cell_text, get, get_arm, get_bool, get_counter, get_int, get_opt_int,
+                           get_split, get_str, ordered, plural, row_reader)
 from report.sections.timeline import TimelineConn, story
 
 
@@ -334,7 +334,7 @@ class StopWinner:
 
 def parse_placement_row(obj: dict, line: int):
     placement = get_str(obj, "placement")
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     workers = get_int(obj, "workers", 1) if "workers" in obj else None
     if "error" in obj:
         shape = obj.get("shape")
@@ -384,7 +384,7 @@ def render_placement(meta: Meta, all_rows: list, others: Optional[dict] = None) 
         "What was measured: the scheduling-stickiness note's experiment on this machine. Each placement "
         "pins (or not) the 2 workers and the probe, adds a CPU hog, or moves the probe into a network "
         "namespace of its own that reaches the server over a veth pair (off loopback's wake path). Per "
-        f"placement and variant one server; the probe runs {plural(n, 'run')} of each shape with 10 ms between "
+        f"placement and arm one server; the probe runs {plural(n, 'run')} of each shape with 10 ms between "
         f"rounds: oneshot is the note's probe (a run is {oneshot} rounds of 8 sequential connections, each closed "
         f"before the next: {oneshot * 8} per run), burst 32 and ramp 32 (5 ms apart) are one round per run. Each "
         f"cell holds the runs' splits and, in brackets, in how many rounds both workers answered (of "
@@ -481,7 +481,7 @@ def render_more_workers(meta: Meta, rows: list) -> list:
     out = ["### Where it applies at more workers", "",
            "The pinned placements above are about 2 workers on this machine's 2 CPUs; with more workers than "
            "CPUs what applies is nothing pinned and a CPU hog beside worker 0 (the workers alternating over "
-           "CPUs 0 and 1, the hog on CPU 0). One server per placement, variant and worker count; one run of "
+           "CPUs 0 and 1, the hog on CPU 0). One server per placement, arm and worker count; one run of "
            "the note's oneshot (10 rounds of 8 sequential connections) and one burst of 16 connections per "
            "worker. Each cell: the oneshot run's split, then the burst's, each with its 2:1 verdict (ok within "
            "max/min <= 2, out outside; a worker with none is out).", ""]

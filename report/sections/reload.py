@@ -3,16 +3,10 @@ replaced on SIGHUP, per variant, and which arms must lose no request."""
 
 from dataclasses import dataclass
 
-from acceptlab import arms  # (acceptlab/arms.py: the one table of arms)
 from acceptlab.results_io import RowError, json_kind
-from report.common import Failed, Meta, Study, failed_notes, get, get_bool, get_int, get_str, is_int, plural, row_reader
+from report.common import Failed, Meta, Study, failed_notes, get, get_arm, get_bool, get_int, is_int, plural, row_reader
 
 
-# What the reload must do, by arm, from the one table of arms (acceptlab/arms.py,
-# reload_loses_none): the shared listener never closes, and fdpass's leaver
-# forwards what reaches it, so these must lose nothing; reuseport's old
-# listener closes with its worker (reported, not held).
-RELOAD_MUST_LOSE_NONE = set(arms.where(reload_loses_none=True))
 RELOAD_LOADS = (("keepalive", "keep-alive"), ("close", "Connection: close"))
 
 
@@ -34,7 +28,7 @@ class ReloadTrial:
 
 
 def parse_reload_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     migrate, spawn = get_bool(obj, "migrate"), get_bool(obj, "spawn")
     if "error" in obj:
         return Failed(line, (variant, migrate, spawn), str(obj["error"]))
@@ -69,6 +63,11 @@ def reload_label(key) -> str:
 
 
 def render_reload(meta: Meta, rows: list) -> list:
+    # What the reload must do, by arm, as the run recorded it (meta.json
+    # "arms", reload_loses_none): the shared listener never closes, and
+    # fdpass's leaver forwards what reaches it, so these must lose nothing;
+    # reuseport's old listener closes with its worker (reported, not held).
+    must_lose_none = meta.arm_facts.where("reload_loses_none")
     trials = [r for r in rows if isinstance(r, ReloadTrial)]
     failed = [r for r in rows if isinstance(r, Failed)]
     out = ["## Reload: what clients see while every worker is replaced", "",
@@ -79,27 +78,27 @@ def render_reload(meta: Meta, rows: list) -> list:
            "and exits when none is left. Failed: wrk's connect, read, write and timeout errors plus non-2xx "
            "answers. \"+ migrate\" sets net.ipv4.tcp_migrate_req=1 in the namespace (`--reuseport-migrate`); "
            "spawned workers are fork+exec of the server (`--spawn-workers`), so a reload starts new code.", "",
-           "| variant | reloads | workers replaced | keep-alive requests | close requests | failed | "
+           "| arm | reloads | workers replaced | keep-alive requests | close requests | failed | "
            "errors | reload ms | must lose none |",
            "|---|---|---|---|---|---|---|---|---|"]
     for t in trials:
         kinds = ", ".join(f"{load} {kind} {n}" for load, _ in RELOAD_LOADS
                           for kind, n in sorted(t.errors[load].items()) if n) or "none"
-        must = t.variant in RELOAD_MUST_LOSE_NONE
+        must = t.variant in must_lose_none
         out.append("| %s | %d | %d | %d | %d | %d | %s | %s | %s |" % (
             reload_label((t.variant, t.migrate, t.spawn)), t.reloads, t.replaced, t.requests["keepalive"],
             t.requests["close"], t.failed, kinds, " ".join(f"{v:.1f}" for v in t.reload_ms) or "-",
             ("yes: " + ("held" if t.failed == 0 else "**NOT HELD**")) if must else "no (reported)"))
     out.append("")
     lines = []
-    held = [t for t in trials if t.variant in RELOAD_MUST_LOSE_NONE]
+    held = [t for t in trials if t.variant in must_lose_none]
     if held:
         bad = [t for t in held if t.failed]
         lines.append(f"- Shared listener and fdpass: {len(held) - len(bad)} of {plural(len(held), 'trial')} "
                      "lost no request" + (": " + ", ".join(f"{reload_label((t.variant, t.migrate, t.spawn))} "
                                                           f"lost {t.failed}" for t in bad) if bad else "") + ".")
     for t in trials:
-        if t.variant not in RELOAD_MUST_LOSE_NONE:
+        if t.variant not in must_lose_none:
             lines.append(f"- {reload_label((t.variant, t.migrate, t.spawn))}: {t.failed} failed of "
                          f"{t.requests['keepalive'] + t.requests['close']} requests over "
                          f"{plural(t.reloads, 'reload')}.")

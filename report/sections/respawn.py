@@ -4,7 +4,7 @@ replaces a SIGKILLed worker, per variant, with and without tcp_migrate_req."""
 from dataclasses import dataclass
 from typing import Optional
 
-from report.common import (Failed, Meta, Study, failed_notes, get_bool, get_int, get_number, get_opt_int, get_str,
+from report.common import (Failed, Meta, Study, failed_notes, get_arm, get_bool, get_int, get_number, get_opt_int,
                            is_int, plural, row_reader)
 
 
@@ -24,7 +24,7 @@ class RespawnTrial:
 
 
 def parse_respawn_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     migrate = get_bool(obj, "migrate")
     if "error" in obj:
         trial = obj.get("trial")
@@ -58,7 +58,7 @@ def render_respawn(meta: Meta, rows: list) -> list:
               if counted else "")
            + "Rebind: from the reap to the replacement serving, as the supervisor logs it. One cell entry per "
            "trial.", "",
-           "| variant | reset / connections | " + ("queued at its own listener | " if counted else "")
+           "| arm | reset / connections | " + ("queued at its own listener | " if counted else "")
            + "answered | rebind ms |", "|---|---|" + ("---|" if counted else "") + "---|---|"]
     for key in arms:
         mine = sorted((t for t in trials if (t.variant, t.migrate) == key), key=lambda t: t.trial)

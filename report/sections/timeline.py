@@ -1,4 +1,4 @@
-"""The timelines (timeline.jsonl): one oneshot round per variant traced
+"""The timelines (timeline.jsonl): one oneshot round per arm traced
 connection by connection (who was woken where, who won the accept), with
 nothing pinned and, for bare, under pinned placements. story() says in one
 sentence what a placement's rows show; the placement section quotes it where
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from acceptlab.results_io import RowError
-from report.common import (Meta, Study, cell_text, get, get_int, get_number, get_opt_int, get_str, is_int, ms_text,
-                           ordered, plural, row_reader)
+from report.common import (Meta, Study, cell_text, get, get_arm, get_int, get_number, get_opt_int, get_str, is_int,
+                           ms_text, ordered, plural, row_reader)
 
 UNPINNED = "unpinned"  # rows from before rows said their placement ran with nothing pinned
 
@@ -59,7 +59,7 @@ def parse_placement_fields(obj: dict) -> tuple:
 
 
 def parse_timeline_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     placement, label, cpus, probe_cpu = parse_placement_fields(obj)
     if "error" in obj:
         return TimelineFailed(line, variant, placement, str(obj["error"]))
@@ -180,7 +180,7 @@ def groups(meta: Meta, rows: list) -> list:
 
 def render_timeline(meta: Meta, rows: list) -> list:
     out = ["## Timelines (why a placement skews)", ""]
-    out.append("What was measured: for a few variants, one oneshot round of 8 connections (each closed "
+    out.append("What was measured: for a few arms, one oneshot round of 8 connections (each closed "
                "before the next opens) with `acceptlab-trace --timeline`, with nothing pinned and, where a "
                "heading names one, under a pinned placement: per connection, the CPU it became "
                "ESTABLISHED on and the task running there (on loopback, the client's connect), which workers "

@@ -8,8 +8,8 @@ from typing import Optional
 
 from acceptlab.results_io import RowError, json_kind
 from acceptlab.stats import NOT_RESOLVED, Z975, judge
-from report.common import (Failed, Meta, Study, cell_text, get, get_bool, get_int, get_number, get_str, interval_text,
-                           is_int, number, ordered, placement_text, plural, row_reader)
+from report.common import (Failed, Meta, Study, cell_text, get, get_arm, get_bool, get_int, get_number, get_str,
+                           interval_text, is_int, number, ordered, placement_text, plural, row_reader)
 from report.sections.wrk import COST_MODES, verdict_text
 
 
@@ -48,7 +48,7 @@ def cpu_counts(obj: dict, key: str) -> tuple:
 
 
 def parse_trace_row(obj: dict, line: int):
-    variant = get_str(obj, "variant")
+    variant = get_arm(obj)
     shape = get_str(obj, "shape")
     mode = get_str(obj, "mode")
     connections = get_int(obj, "connections", 0)
@@ -97,7 +97,7 @@ def render_trace(meta: Meta, rows: list) -> list:
         "What was measured: `bin/acceptlab-trace` (eBPF: the syscalls' tracepoints for accept and "
         "epoll_wait, tp_btf for sched_waking and inet_sock_set_state) ran beside the balancing steps on "
         "fresh servers, attached to the server's process group after its ready line and stopped after the "
-        "probe, so each row covers that variant's rounds of all three shapes. Wakeups count a worker woken while "
+        "probe, so each row covers that arm's rounds of all three shapes. Wakeups count a worker woken while "
         "blocked in epoll_wait or accept; won and lost are accept() calls that returned a connection "
         "or EAGAIN; a wasted wakeup is one after which the worker lost an accept and won none before "
         "it waited again; wake to accept is the median bucket (log2 µs) of the time from the wakeup "
@@ -113,7 +113,7 @@ def render_trace(meta: Meta, rows: list) -> list:
     if untraced:
         out += ["No trace row for " + ", ".join(untraced) + " (the campaign runs a threads arm that has a "
                 "process twin without the tracer, to keep within its minutes).", ""]
-    out.append("| variant | mode | wakeups | won | lost | wasted wakeups | wake to accept (median) | "
+    out.append("| arm | mode | wakeups | won | lost | wasted wakeups | wake to accept (median) | "
                "accept CPU | won per worker (tracer / probe) | cross-check |")
     out.append("|---|---|---|---|---|---|---|---|---|---|")
     disagree = []
