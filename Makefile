@@ -41,7 +41,7 @@ BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
 MODEL_BINS := bin/reuseport-model bin/exclusive-model
 BINS += $(MODEL_BINS)
 TEST_BINS := build/test_http build/test_response build/server-asan build/test_conn_queue build/test_conn_queue_tsan \
-	build/test_shared_epoll
+	build/test_shared_epoll build/test_fair_split
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -105,6 +105,11 @@ build/test_conn_queue: tests/c/test_conn_queue.c tests/c/check.h servers/conn_qu
 build/test_conn_queue_tsan: tests/c/test_conn_queue.c tests/c/check.h servers/conn_queue.c servers/conn_queue.h | build
 	@echo "  CC-TSAN $@"
 	$(Q)$(CC) $(WARN) -fsanitize=thread -g -O1 -pthread -Iservers tests/c/test_conn_queue.c servers/conn_queue.c -o $@
+
+# The exact chances of a fair split (common/fair_split.c), under ASan/UBSan.
+build/test_fair_split: tests/c/test_fair_split.c tests/c/check.h common/fair_split.c common/fair_split.h | build
+	@echo "  CC-SAN  $@"
+	$(Q)$(CC) $(WARN) $(SAN) -Icommon tests/c/test_fair_split.c common/fair_split.c -lm -o $@
 
 build/server-asan: $(SERVER_SRC) $(SERVER_HDR) | build
 	@echo "  CC-SAN  $@"

@@ -1,17 +1,21 @@
 """Runs the C unit tests (the server's request parser, the probe's response
-parser, the hand-off queues and policy, and the --shared-epoll listener's
-EMFILE interleaving, under ASan/UBSan; the hand-off tests again under TSan)
-and a short fuzzing pass for servers/http.c.
+parsers, the hand-off queues and policy, the --shared-epoll listener's
+EMFILE interleaving, and the exact chances of a fair split in
+common/fair_split.c, under ASan/UBSan; the hand-off tests again under TSan)
+and a short fuzzing pass for servers/http.c; and checks fair_split's
+chances against models/spread.py's exact big-integer counts.
 
 The binaries are built by the Makefile (build/test_http, build/test_response,
 build/test_conn_queue, build/test_conn_queue_tsan, build/test_shared_epoll,
-build/fuzz_http); these tests only run them.
+build/test_fair_split, build/fuzz_http); these tests only run them.
 """
+import math
 import os
 import platform
 import re
 import shutil
 import subprocess
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -44,7 +48,8 @@ def check_summary_line(last, source, out):
     assert want > 0 and cases == want, f"{cases} cases ran of the {want} that {source} defines:\n{out}"
 
 
-@pytest.mark.parametrize("name", ["test_http", "test_response", "test_conn_queue", "test_shared_epoll"])
+@pytest.mark.parametrize("name", ["test_http", "test_response", "test_conn_queue", "test_shared_epoll",
+                                  "test_fair_split"])
 def test_c_unit_tests_pass(name):
     """build/<name> exits 0 and its last line, "N passed, 0 failed in C
     cases", says some checks passed, none failed, and every case its
@@ -53,7 +58,10 @@ def test_c_unit_tests_pass(name):
     Each parser program checks a parser against the contract in its header
     with every input placed against a guard page, so an over-read shows up as
     a crash (non-zero exit) and a contract violation as a counted failure.
-    test_conn_queue checks the connection queues and the hand-off policy; test_shared_epoll
+    test_conn_queue checks the connection queues and the hand-off policy;
+    test_fair_split the exact chances of a fair split against brute-force
+    enumeration, an independent recurrence and, at the top sizes, its two
+    ways of computing them against each other; test_shared_epoll
     replays, in one thread against servers/accept.c and servers/shared_epoll.c, the --shared-epoll
     interleaving of two threads' EMFILE rests that once left the listener's
     edge-triggered registration disarmed with connections waiting (it checks
@@ -71,6 +79,60 @@ def test_c_unit_tests_pass(name):
     last = lines[-1] if lines else ""
     assert proc.returncode == 0, f"{name} exited {proc.returncode}:\n{out}"
     check_summary_line(last, name + ".c", out)
+
+
+# (n, k, m): P(max >= m), P(all <= m - 1) and P(outside 2:1) against
+# models/spread.py's exact counts (count_within, and analytic() where it is
+# exact, not Monte Carlo); each case is one that spread.py counts in well
+# under a second.
+FAIR_SPLIT_CASES = [(32, 2, 17), (32, 2, 20), (32, 4, 12), (64, 4, 20), (100, 3, 45), (128, 8, 24),
+                    (200, 16, 22), (64, 64, 3), (50, 256, 3), (256, 256, 4), (300, 5, 75), (0, 3, 1), (7, 1, 7)]
+# k = 2 at the top size, where the exact count is a binomial tail: P(max >= m) = 2 P(X_1 >= m), m > n/2.
+FAIR_SPLIT_K2 = [(100000, 2, 50001), (100000, 2, 50200), (100000, 2, 50800), (100000, 2, 51500)]
+
+
+def fair_split_table(cases):
+    """build/test_fair_split --table on cases: {(n, k, m): (max_at_least, outside, all_at_most)}."""
+    binary = BUILD / "test_fair_split"
+    if not binary.exists():
+        pytest.fail(f"{binary} is missing: run make build/test_fair_split")
+    proc = subprocess.run([str(binary), "--table"], input="".join("%d %d %d\n" % c for c in cases),
+                          capture_output=True, text=True, timeout=120, check=True)
+    out = {}
+    for line in proc.stdout.splitlines():
+        n, k, m, *values = line.split()
+        out[int(n), int(k), int(m)] = tuple(float(v) for v in values)
+    assert set(out) == set(cases), proc.stdout
+    return out
+
+
+def test_fair_split_matches_models_spread():
+    """common/fair_split.c's exact chances equal models/spread.py's exact
+    big-integer values: P(all <= m - 1) = count_within(k, n, 0, m - 1) / k^n
+    and P(max >= m) its complement, to 1e-10 relative (plus 1e-300 for what
+    underflows); P(outside 2:1) = analytic(k, n)'s, where that is exact, to
+    1e-13 absolute (it is computed as 1 minus a sum); and, at n = 100000,
+    P(max >= m) over 2 workers equals twice the exact binomial tail."""
+    from models.spread import analytic, count_within
+    got = fair_split_table(FAIR_SPLIT_CASES + FAIR_SPLIT_K2)
+    compared = 0
+    for n, k, m in FAIR_SPLIT_CASES:
+        at_most = Fraction(count_within(k, n, 0, m - 1), k ** n) if n else Fraction(1)
+        max_at_least, outside, all_at_most = got[n, k, m]
+        assert math.isclose(all_at_most, float(at_most), rel_tol=1e-10, abs_tol=1e-300), (n, k, m, all_at_most)
+        assert math.isclose(max_at_least, float(1 - at_most), rel_tol=1e-10, abs_tol=1e-300), (n, k, m)
+        want = analytic(k, n)
+        if want["method"] == "exact":
+            assert math.isclose(outside, want["outside"], rel_tol=1e-10, abs_tol=1e-13), (n, k, outside, want)
+            compared += 1
+    assert compared >= 10
+    for n, k, m in FAIR_SPLIT_K2:
+        term, tail = math.comb(n, m), 0
+        for j in range(m, n + 1):  # the exact tail, term by term
+            tail += term
+            term = term * (n - j) // (j + 1)
+        want = float(Fraction(2 * tail, 2 ** n))
+        assert math.isclose(got[n, k, m][0], want, rel_tol=1e-10), (n, k, m, got[n, k, m][0], want)
 
 
 def test_summary_line_check_can_fail():
