@@ -9,6 +9,7 @@
 
 #define SOCK_TCP_ESTABLISHED 1
 #define SOCK_TCP_SYN_RECV 3
+#define SOCK_TCP_CLOSE 7
 #define SOCK_TCP_LISTEN 10
 #define SOCK_S_IFMT 0170000  /* include/uapi/linux/stat.h */
 #define SOCK_S_IFSOCK 0140000
