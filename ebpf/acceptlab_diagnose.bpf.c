@@ -110,8 +110,12 @@ static __always_inline void own(struct diag_conn *c, __u32 tid, __u32 tgid)
 	if (c->owner && (t = bpf_map_lookup_elem(&threads, &c->owner)))
 		__sync_fetch_and_add(&t->held, -1);
 	c->owner = tid;
-	if (tid && (t = thread_of(tid, tgid)))
-		__sync_fetch_and_add(&t->held, 1);
+	if (tid && (t = thread_of(tid, tgid))) {
+		__s64 now = __sync_fetch_and_add(&t->held, 1) + 1;
+		/* Not atomic with the add: a racing pair may record one less. */
+		if (now > t->held_peak)
+			t->held_peak = now;
+	}
 }
 
 /* ---- connections: established, and gone ---- */
@@ -182,6 +186,7 @@ static __always_inline int accept_exit(long ret)
 			return 0;
 	}
 	c->acceptor = tid;
+	c->acceptor_tgid = tgid;
 	if (BPF_CORE_READ(sk, __sk_common.skc_state) != SOCK_TCP_ESTABLISHED)
 		c->gone = 1; /* closed before the accept returned it: held by nobody */
 	if (!c->owner && !c->gone)
@@ -229,6 +234,9 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 	__sync_fetch_and_add(&tot->served, 1);
 	if (tid != c->acceptor) {
 		__sync_fetch_and_add(&tot->handoffs, 1);
+		__sync_fetch_and_add(&t->received, 1);
+		if (tgid != c->acceptor_tgid)
+			__sync_fetch_and_add(&t->received_cross, 1);
 		if ((acc = bpf_map_lookup_elem(&threads, &c->acceptor)))
 			__sync_fetch_and_add(&acc->handed_off, 1);
 	}

@@ -453,48 +453,74 @@ static void read_totals(const struct tracing *tr, struct diag_totals *t)
 
 /* One look at every traced thread: its counts into its row (a thread that
  * accepted, served or registered a listener is a worker), and its held
- * count into the row's samples when sample is set. */
-static void read_threads(const struct tracing *tr, struct diagnosis *g, int sample)
+ * count into the row's samples (and its process's pool's) when sample is
+ * set. */
+static void read_threads(const struct tracing *tr, const struct detection *d, struct diagnosis *g, int sample)
 {
 	int fd = bpf_map__fd(tr->diag->maps.threads);
 	__u32 key, next, *prev = NULL;
 	struct diag_thread t;
+	static struct { int pid; long long held; } pools[DIAG_MAX_ROWS];
+	int npools = 0;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct diag_row *r;
+
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, &t) < 0)
 			continue;
-		struct diag_row *r = diagnosis_find(g, (int)key);
+		r = diagnosis_find(g, (int)key);
 		if (!r && (t.accepted || t.served || t.ctl_add || t.ctl_del || t.held > 0)) {
-			if (!(r = diagnosis_row(g, (int)t.tgid, (int)key)))
-				continue;
 			char path[96];
 			FILE *f;
+
+			if (!(r = diagnosis_row(g, (int)t.tgid, (int)key)))
+				continue;
 			snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", t.tgid, key);
-			if ((f = fopen(path, "r"))) {
+			if (!(f = fopen(path, "r"))) {
+				/* Gone already (a thread per connection): its process's name. */
+				snprintf(path, sizeof(path), "/proc/%u/comm", t.tgid);
+				f = fopen(path, "r");
+			}
+			if (f) {
 				if (fgets(r->comm, sizeof(r->comm), f))
 					r->comm[strcspn(r->comm, "\n")] = '\0';
 				fclose(f);
 			}
+			diagnosis_row_wait(r, d);
 		}
 		if (!r)
 			continue;
 		r->accepted = t.accepted;
 		r->served = t.served;
 		r->handed_off = t.handed_off;
+		r->received = t.received;
+		r->received_cross = t.received_cross;
 		r->ctl_add = t.ctl_add;
 		r->ctl_del = t.ctl_del;
 		r->ctl_events = t.ctl_events;
-		if (sample) {
-			if (t.held > r->held_max)
-				r->held_max = t.held;
-			if (t.held > 0)
-				r->held_sum += (double)t.held;
+		if (t.held_peak > r->held_max)
+			r->held_max = t.held_peak;
+		if (!sample)
+			continue;
+		if (t.held > 0)
+			r->held_sum += (double)t.held;
+		if (diagnosis_is_pool(r)) {
+			int k = 0;
+			while (k < npools && pools[k].pid != r->pid)
+				k++;
+			if (k == npools && npools < DIAG_MAX_ROWS)
+				pools[npools++] = (typeof(pools[0])){ r->pid, 0 };
+			if (k < npools)
+				pools[k].held += t.held > 0 ? t.held : 0;
 		}
 	}
-	if (sample)
+	if (sample) {
+		for (int k = 0; k < npools; k++)
+			diagnosis_pool_sample(g, pools[k].pid, pools[k].held);
 		g->samples++;
+	}
 }
 
 /* The tracer's wakeups and wasted wakeups, for the rows it knows. */
@@ -536,7 +562,7 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 			break;
 		}
 		if (now >= next_sample) {
-			read_threads(tr, g, 1);
+			read_threads(tr, d, g, 1);
 			next_sample = now + SAMPLE_MS / 1000.0;
 		}
 		if (now >= next_alive) {
@@ -656,7 +682,7 @@ int main(int argc, char **argv)
 		}
 		watch(&tr, &d, &g, &probe);
 		probe_kill(&probe);
-		read_threads(&tr, &g, 0);
+		read_threads(&tr, &d, &g, 0);
 		read_wakeups(&tr, &g);
 		{
 			struct diag_totals t;

@@ -13,7 +13,10 @@ struct diag_thread {
 	__u64 accepted;      /* accept/accept4 returned a connection to the port */
 	__u64 served;        /* connections whose bytes it read first */
 	__s64 held;          /* connections it owns (its served, else its accepted) still ESTABLISHED */
+	__s64 held_peak;     /* the most it has held at once */
 	__u64 handed_off;    /* connections it accepted that another thread read first */
+	__u64 received;      /* connections it read first that another thread accepted */
+	__u64 received_cross; /* of those, accepted in another process */
 	__u64 ctl_add;       /* epoll_ctl(EPOLL_CTL_ADD) of a listener on the port */
 	__u64 ctl_del;       /* epoll_ctl(EPOLL_CTL_DEL) of one */
 	__u64 ctl_mod;       /* epoll_ctl(EPOLL_CTL_MOD) of one */
@@ -23,9 +26,11 @@ struct diag_thread {
  * accept, for one established before the trace) to its CLOSE. */
 struct diag_conn {
 	__u32 acceptor;      /* tid whose accept returned it, 0 not yet */
+	__u32 acceptor_tgid; /* its process */
 	__u32 server;        /* tid that read its bytes first, 0 not yet */
 	__u32 owner;         /* tid whose `held` counts it, 0 none */
 	__u32 gone;          /* it left ESTABLISHED (its peer closed, or it did): held by nobody */
+	__u32 pad;
 };
 
 /* Totals over the whole trace (one slot of an array map). */

@@ -136,13 +136,19 @@ void diag_print_json(const struct diagnosis *g, const char *cannot)
 	printf(",\"workers\":[");
 	for (int i = 0; i < g->nrows; i++) {
 		const struct diag_row *r = &g->rows[i];
-		printf("%s{\"pid\":%d,\"tid\":%d,\"comm\":", i ? "," : "", r->pid, r->tid);
+		printf("%s{\"pid\":%d,\"tid\":", i ? "," : "", r->pid);
+		if (r->tid)
+			printf("%d", r->tid);
+		else
+			printf("null,\"threads\":%d", r->threads);
+		printf(",\"comm\":");
 		json_string(stdout, r->comm);
 		printf(",\"wait\":");
 		json_string(stdout, diagnosis_wait_word(r));
 		json_count("accepted", r->accepted, g->traced);
 		json_count("served", r->served, g->traced);
 		json_count("handed_off", r->handed_off, g->traced);
+		json_count("received", r->received, g->traced);
 		json_count("held_max", (unsigned long long)(r->held_max > 0 ? r->held_max : 0), g->traced);
 		if (g->traced)
 			printf(",\"held_mean\":%.2f", held_mean(g, r));
@@ -232,18 +238,23 @@ void diag_print_text(const struct diagnosis *g, const struct detection *d, const
 		const struct diag_row *r = &g->rows[i];
 		const char *w = diagnosis_wait_word(r);
 
-		printf("%-8d %-8d %-15s", r->pid, r->tid, r->comm[0] ? r->comm : "-");
+		char tid[16];
+
+		if (r->tid)
+			snprintf(tid, sizeof(tid), "%d", r->tid);
+		else
+			snprintf(tid, sizeof(tid), "%d thr", r->threads);
+		printf("%-8d %-8s %-15s", r->pid, tid, r->comm[0] ? r->comm : "-");
 		text_count(r->accepted, 9, g->traced);
 		text_count(r->served, 7, g->traced);
 		text_count((unsigned long long)(r->held_max > 0 ? r->held_max : 0), 5, g->traced);
 		text_count(r->wakeups, 8, g->traced);
 		text_count(r->wasted, 7, g->traced);
-		printf("  %s%s\n", w ? w : "-", diagnosis_in_split(g, r) ? "" : " (acceptor only)");
+		printf("  %s%s\n", w ? w : r->tid ? "-" : "pool", diagnosis_in_split(g, r) ? "" : " (acceptor only)");
 	}
 	if (!g->nrows)
 		printf("(no worker thread seen waiting on the port%s)\n", g->traced ? " or handling its connections" : "");
 	printf("\n");
 	print_wrapped(g->verdict, 78);
-	if (cannot)
-		printf("\n%s\n", cannot);
+	(void)cannot; /* said once, on stderr */
 }

@@ -39,6 +39,42 @@ static int process_waits_on_listener(const struct detection *d, int pid)
 	return 0;
 }
 
+void diagnosis_row_wait(struct diag_row *r, const struct detection *d)
+{
+	for (int i = 0; i < d->nt; i++)
+		if (d->t[i].tid == r->tid) {
+			r->wait = d->t[i].wait;
+			r->events = d->t[i].events;
+			if (!r->comm[0])
+				memcpy(r->comm, d->t[i].comm, sizeof(r->comm));
+			return;
+		}
+}
+
+static int waits_on_port(const struct diag_row *r)
+{
+	return r->wait == WAIT_EPOLL || r->wait == WAIT_ACCEPT || r->wait == WAIT_EPOLL_WITHOUT || r->ctl_add;
+}
+
+int diagnosis_is_pool(const struct diag_row *r)
+{
+	return r->tid && r->received && !r->received_cross && !r->accepted && !waits_on_port(r);
+}
+
+void diagnosis_pool_sample(struct diagnosis *g, int pid, long long held)
+{
+	for (int i = 0; i < g->npool_held; i++)
+		if (g->pool_held[i].pid == pid) {
+			if (held > g->pool_held[i].held_max)
+				g->pool_held[i].held_max = held;
+			return;
+		}
+	if (g->npool_held < DIAG_MAX_ROWS) {
+		g->pool_held[g->npool_held].pid = pid;
+		g->pool_held[g->npool_held++].held_max = held;
+	}
+}
+
 void diagnosis_rows_from_detection(struct diagnosis *g, const struct detection *d)
 {
 	for (int i = 0; i < d->nt; i++) {
@@ -186,8 +222,8 @@ static void classify_wait(struct diagnosis *g, const struct detection *d)
 	g->mutex_hint = with > 0 && without > 0 && kinds == K_EPOLL;
 
 	g->wait_detail[0] = '\0';
-	detail(g, "%d listener registration%s in %d holder%s' epolls", d->nreg, d->nreg == 1 ? "" : "s", d->nh,
-	       d->nh == 1 ? "" : "s");
+	detail(g, "%d listener registration%s in the epolls of %d holder%s", d->nreg, d->nreg == 1 ? "" : "s",
+	       d->nh, d->nh == 1 ? "" : "s");
 	if (with)
 		detail(g, "; %d thread%s waiting in epoll_wait with a listener", with, with == 1 ? "" : "s");
 	if (without)
@@ -204,11 +240,60 @@ static void classify_wait(struct diagnosis *g, const struct detection *d)
 		}
 		detail(g, ")");
 	}
+	g->shared_epoll = 0;
 	for (int i = 0; i < d->nt; i++)
 		if (d->t[i].epoll_shared && d->t[i].wait == WAIT_EPOLL) {
 			detail(g, "; threads of pid %d share one epoll", d->t[i].pid);
+			g->shared_epoll = 1;
 			break;
 		}
+}
+
+/* Each process's pool threads become one row (tid 0): with a thread per
+ * connection there would be a row per connection, and the worker is the
+ * process. */
+static void collapse_pools(struct diagnosis *g)
+{
+	int n = 0;
+
+	g->handoff_pool = g->handoff_balancing = 0;
+	for (int i = 0; i < g->nrows; i++) {
+		const struct diag_row *r = &g->rows[i];
+
+		if (diagnosis_is_pool(r))
+			g->handoff_pool = 1;
+		else if (r->received)
+			g->handoff_balancing = 1;
+	}
+	if (!g->handoff_pool)
+		return;
+	for (int i = 0; i < g->nrows; i++) {
+		struct diag_row r = g->rows[i], *p = NULL;
+
+		if (!diagnosis_is_pool(&r)) {
+			g->rows[n++] = r;
+			continue;
+		}
+		for (int j = 0; j < n && !p; j++)
+			if (g->rows[j].tid == 0 && g->rows[j].pid == r.pid)
+				p = &g->rows[j];
+		if (!p) {
+			p = &g->rows[n++];
+			memset(p, 0, sizeof(*p));
+			p->pid = r.pid;
+			memcpy(p->comm, r.comm, sizeof(p->comm));
+			for (int k = 0; k < g->npool_held; k++)
+				if (g->pool_held[k].pid == r.pid)
+					p->held_max = g->pool_held[k].held_max;
+		}
+		p->threads++;
+		p->served += r.served;
+		p->received += r.received;
+		p->held_sum += r.held_sum;
+		p->wakeups += r.wakeups;
+		p->wasted += r.wasted;
+	}
+	g->nrows = n;
 }
 
 static void classify_variant(struct diagnosis *g)
@@ -224,10 +309,14 @@ static void classify_variant(struct diagnosis *g)
 		g->churn_add += r->ctl_add;
 		g->churn_del += r->ctl_del;
 		g->churn_threads += r->ctl_add || r->ctl_del;
-		if (r->ctl_del || r->ctl_add > 1)
+		/* Re-registration: a thread that adds and deletes the listener,
+		 * or adds it twice. A worker (re)started during the watch adds
+		 * it once; one stopping deletes it once. */
+		if ((r->ctl_add && r->ctl_del) || r->ctl_add > 1)
 			churn = 1;
 	}
-	g->handoff = g->traced ? g->handoffs > 0 : -1;
+	/* Known when traced and some connection was read (or handed off). */
+	g->handoff = g->traced && (g->served || g->handoffs) ? g->handoffs > 0 : -1;
 	excl = g->wait && strcmp(g->wait, "epoll-exclusive") == 0;
 	edge = g->triggered && strcmp(g->triggered, "edge") == 0;
 	ok_wait = g->wait != NULL;
@@ -235,11 +324,11 @@ static void classify_variant(struct diagnosis *g)
 	if (strcmp(g->listener, "reuseport") == 0) {
 		if (g->sel.prog_id)
 			g->closest_variant = "reuseport-bpf";
-		else if (g->handoff == 1)
+		else if (g->handoff_balancing)
 			g->closest_variant = "handoff";
 		else
 			g->closest_variant = "reuseport";
-	} else if (g->handoff == 1) {
+	} else if (g->handoff_balancing) {
 		g->closest_variant = "fdpass";
 	} else if (g->wait && strcmp(g->wait, "accept") == 0) {
 		g->closest_variant = "blocking";
@@ -338,9 +427,12 @@ static void verdict_split(struct diagnosis *g)
 	top = busiest(g);
 	say(g, "Connections %s: %s over %d worker%s, %s 2:1", g->split_of, g->split, n, n == 1 ? "" : "s",
 	    g->within_2to1 == 1 ? "within" : "not within");
-	if (top && total)
+	if (top && total && top->tid)
 		say(g, " (the busiest, pid %d tid %d, %s %llu of %llu)", top->pid, top->tid, g->split_of,
 		    count_of(g, top), total);
+	else if (top && total)
+		say(g, " (the busiest, pid %d's pool of %d threads, %s %llu of %llu)", top->pid, top->threads,
+		    g->split_of, count_of(g, top), total);
 	say(g, ". ");
 	if (strcmp(g->split_of, "accepted") == 0)
 		say(g, "No connection's bytes were read while traced (--tcp, or a protocol where the client waits), "
@@ -350,13 +442,14 @@ static void verdict_split(struct diagnosis *g)
 static void verdict_mechanism(struct diagnosis *g)
 {
 	const char *v = g->closest_variant;
-	int holders = 0;
+	int processes = 0, waiters = 0;
 
 	for (int i = 0; i < g->nrows; i++) {
 		int first = 1;
 		for (int j = 0; j < i; j++)
 			first &= g->rows[j].pid != g->rows[i].pid;
-		holders += first;
+		processes += first;
+		waiters += waits_on_port(&g->rows[i]);
 	}
 	if (strcmp(g->listener, "reuseport") == 0) {
 		say(g, "%d listening sockets in a SO_REUSEPORT group", g->listeners);
@@ -369,10 +462,9 @@ static void verdict_mechanism(struct diagnosis *g)
 			    g->sel.iterator_ran ? " (every listener's group read by the iterator)" : "");
 		say(g, ". ");
 	} else {
-		say(g, "One listening socket%s shared by %d worker thread%s", g->addresses > 1 ? " per address" : "",
-		    g->nrows, g->nrows == 1 ? "" : "s");
-		if (holders > 1)
-			say(g, " in %d processes", holders);
+		say(g, "One listening socket%s shared by %d process%s, %d thread%s waiting on it",
+		    g->addresses > 1 ? " per address" : "", processes, processes == 1 ? "" : "es", waiters,
+		    waiters == 1 ? "" : "s");
 		if (!g->wait)
 			say(g, "; none was seen waiting on it (all busy when sampled, or waiting in poll/select)");
 		else if (strcmp(g->wait, "accept") == 0)
@@ -389,9 +481,15 @@ static void verdict_mechanism(struct diagnosis *g)
 							   "which sends a worker to the back of the queue"
 							 : "");
 		else if (g->wait && strcmp(g->wait, "epoll-exclusive") == 0)
-			say(g, ", registered EPOLLEXCLUSIVE (%s-triggered): the kernel wakes one idle waiter per "
-			       "connection, the first on the listener's wait queue, so the worker that registered "
-			       "first takes connections whenever it is idle (last in, first out among the busy)",
+			say(g, ", registered EPOLLEXCLUSIVE (%s-triggered): the kernel wakes one waiter per connection, "
+			       "the first idle one in the order the epolls registered the listener, so the worker that "
+			       "registered first takes connections whenever it is idle%s",
+			    g->triggered ? g->triggered : "?",
+			    g->triggered && strcmp(g->triggered, "edge") == 0 ? ", and accepts until EAGAIN" : "");
+		else if (strcmp(g->wait, "epoll") == 0 && g->shared_epoll)
+			say(g, ", all on one shared epoll (%s-triggered): epoll_wait's waiters are woken "
+			       "last in, first out, so the thread that most recently began waiting gets the next "
+			       "connection",
 			    g->triggered ? g->triggered : "?");
 		else if (strcmp(g->wait, "epoll") == 0)
 			say(g, ", each in its own epoll (%s-triggered, not exclusive): every idle waiter is woken for "
@@ -404,10 +502,16 @@ static void verdict_mechanism(struct diagnosis *g)
 			say(g, ", waiting in different ways (%s)", g->wait_detail);
 		say(g, ". ");
 	}
-	if (g->handoff == 1)
+	if (g->handoff_balancing)
 		say(g, "The acceptor is not always the server: %llu of %llu connections were first read by another "
-		       "thread than the one that accepted them (a hand-off: descriptor passing or a queue). ",
-		    g->handoffs, g->served);
+		       "thread than the one that accepted them, %s (a hand-off: descriptor passing or a queue). ",
+		    g->handoffs, g->served, g->handoff_pool ? "some by a peer or another process" :
+		    "a peer waiting on the port or another process");
+	if (g->handoff_pool)
+		say(g, "%s hands the connections it accepts to threads of its own that do not wait on the port (a "
+		       "pool, or a thread per connection): those threads are one row per process, the process is the "
+		       "worker, and its share is decided where it accepts. ",
+		    g->handoff_balancing ? "At least one process" : "Each process");
 	else if (g->handoff == 0 && g->served)
 		say(g, "Every connection was served by the thread that accepted it. ");
 	if (v)
@@ -446,7 +550,7 @@ static void verdict_why(struct diagnosis *g)
 	if (never && n > 1)
 		say(g, "pid %d tid %d was never woken while traced: busy, stuck, or not waiting on this port. ",
 		    never->pid, never->tid);
-	if (g->handoff == 1 && acc_top && acc_total && acc_max * 10 >= acc_total * 9 && g->within_2to1 == 1)
+	if (g->handoff_balancing && acc_top && acc_total && acc_max * 10 >= acc_total * 9 && g->within_2to1 == 1)
 		say(g, "One thread accepted nearly every connection (pid %d tid %d, %llu of %llu) and handed them "
 		       "on, which is what evened the serving. ",
 		    acc_top->pid, acc_top->tid, acc_max, acc_total);
@@ -462,6 +566,7 @@ static void verdict_why(struct diagnosis *g)
 
 void diagnosis_classify(struct diagnosis *g, const struct detection *d)
 {
+	collapse_pools(g);
 	classify_listener(g, d);
 	classify_wait(g, d);
 	classify_variant(g);

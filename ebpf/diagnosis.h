@@ -23,12 +23,16 @@ struct diag_row {
 	unsigned long long accepted;    /* accepts of the port's connections */
 	unsigned long long served;      /* connections whose bytes it read first */
 	unsigned long long handed_off;  /* of its accepts, read first by another thread */
+	unsigned long long received;    /* of its first reads, connections another thread accepted */
+	unsigned long long received_cross; /* of those, accepted in another process */
+	int threads;                    /* a process's pool collapsed into this row (tid 0): how many threads */
 	unsigned long long wakeups;     /* woken while waiting (epoll_wait, accept), the tracer's count */
 	unsigned long long wasted;      /* woken, lost the accept, waited again (the tracer's) */
 	unsigned long long ctl_add;     /* epoll_ctl ADD of a listener */
 	unsigned long long ctl_del;     /* epoll_ctl DEL of a listener */
 	unsigned ctl_events;            /* events masks it registered a listener with, OR'ed */
-	long long held_max;             /* connections it held at once, most seen in a sample */
+	long long held_max;             /* the most connections it held at once (the kernel's peak; a
+					 * pool's: the most seen in a sample) */
 	double held_sum;                /* summed over samples, for the mean */
 };
 
@@ -56,7 +60,13 @@ struct diagnosis {
 	int handoff;                    /* 1, 0, or -1 not known (not traced) */
 	unsigned long long churn_add, churn_del;
 	int churn_threads;
+	int shared_epoll;               /* threads of one process wait on one epoll holding the listener */
 	int mutex_hint;                 /* the listener is in some waiters' epolls, not others' */
+	int handoff_balancing;          /* a hand-off to another process, or to a peer waiting on the port */
+	int handoff_pool;               /* a hand-off to threads of the acceptor's process that do not wait on the port */
+	/* The most each process's pool held at once (the loader's samples). */
+	struct { int pid; long long held_max; } pool_held[DIAG_MAX_ROWS];
+	int npool_held;
 	const char *closest_variant;
 	/* The split. */
 	struct diag_row rows[DIAG_MAX_ROWS];
@@ -73,10 +83,21 @@ struct diag_row *diagnosis_row(struct diagnosis *g, int pid, int tid);
 /* The row of tid, or NULL. */
 struct diag_row *diagnosis_find(struct diagnosis *g, int tid);
 
+/* Sets the row's wait from the detection's look at its thread, if any. */
+void diagnosis_row_wait(struct diag_row *r, const struct detection *d);
+
 /* Rows for the detection's workers: threads waiting on a listener (epoll
  * or accept), and threads of a holder process waiting on an epoll without
  * it when no thread of that process has it (an accept mutex's idle ones). */
 void diagnosis_rows_from_detection(struct diagnosis *g, const struct detection *d);
+
+/* A row that only serves connections its own process's other threads
+ * accepted, and does not wait on the port itself: a pool thread (or a
+ * thread per connection). */
+int diagnosis_is_pool(const struct diag_row *r);
+
+/* Notes the held count of pid's pool threads in one sample. */
+void diagnosis_pool_sample(struct diagnosis *g, int pid, long long held);
 
 /* Everything else from the rows and the detection: the mechanism's
  * fields, closest_variant, the split and the verdict. */
