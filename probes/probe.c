@@ -2,7 +2,10 @@
  * worker holds it. One thread, one epoll; shapes burst, ramp, keepalive and
  * oneshot; counts per worker, latencies, and every error by kind. The
  * server's ready line is read by ready_line.c; --stop-winner's stop,
- * verdict and continue are stop_winner.c's, its rerun is run_rounds here. */
+ * verdict and continue are stop_winner.c's, its rerun is run_rounds here.
+ * Without attribution it loads any server: --worker-from none asks any
+ * path and counts complete answers of any status (resp_framer), --tcp
+ * only connects, holds and closes. */
 #include "ready_line.h"
 #include "response.h"
 #include "stop_winner.h"
@@ -33,6 +36,9 @@
 #include "../common/cli.h"
 #define MAX_CONNECTIONS 20000
 #define BUF_CAP 8192
+#define PATH_MAX_LEN 2048
+#define REQ_CAP (PATH_MAX_LEN + 512) /* the request line, Host (a target of at most 262 bytes) and the rest */
+#define USER_AGENT "acceptlab-probe/1"
 
 enum shape { SHAPE_BURST, SHAPE_RAMP, SHAPE_KEEPALIVE, SHAPE_ONESHOT };
 static const char *const shape_names[] = { "burst", "ramp", "keepalive", "oneshot" };
@@ -58,6 +64,9 @@ struct options {
 	enum pause_at pause_at;
 	const char *workers_from;
 	int expect_workers;
+	int no_worker;  /* --worker-from none (or --tcp): count answers, attribute none */
+	int tcp;        /* --tcp: connect, hold --hold-ms, close; no request */
+	int hold_ms;
 };
 
 enum cstate { C_CONNECTING, C_OPEN, C_ASKING, C_DONE, C_FAILED };
@@ -67,6 +76,7 @@ struct pconn {
 	enum cstate state;
 	int64_t t_start, t_sent, t_done; /* t_done: first answer complete */
 	char owner[ID_LEN]; /* who answered this connection first */
+	struct resp_framer fr; /* --worker-from none: where the answer in progress ends */
 	size_t len;
 	char buf[BUF_CAP];
 };
@@ -91,10 +101,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " --target HOST:PORT --shape burst|ramp|keepalive|oneshot\n"
 		"                       [--connections N] [--rounds R] [--gap-ms G] [--requests M]\n"
-		"                       [--pin CPU] [--path /pid] [--worker-from body|header:NAME]\n"
+		"                       [--pin CPU] [--path /pid] [--worker-from body|header:NAME|none]\n"
 		"                       [--max-ratio X] [--stop-winner] [--workers-from FILE]\n"
 		"                       [--expect-workers N] [--timeout-ms T] [--round-gap-ms G] [--json]\n"
-		"                       [--latencies] [--pause-at open|asked]\n"
+		"                       [--latencies] [--pause-at open|asked] [--tcp [--hold-ms MS]]\n"
 		"\n"
 		"Asks which worker holds each connection and counts per worker.\n"
 		"  burst      open N connections at once (connects issued back to back), then,\n"
@@ -113,6 +123,20 @@ static void usage(FILE *f)
 		"and what the commonest one means.\n"
 		"\n"
 		"  --worker-from body|header:NAME  where the worker id is (default body: first line)\n"
+		"  --worker-from none   load without attribution, for a server that does not answer\n"
+		"                       /pid: each connection asks --path (any, e.g. /), a complete\n"
+		"                       HTTP/1.x answer of any status counts (Content-Length, chunked or\n"
+		"                       until the close); lines read 'burst 32: 32 answered', and\n"
+		"                       --json rounds carry \"worker_from\":\"none\", answered, unanswered\n"
+		"                       and statuses, no split (not with --max-ratio, --stop-winner,\n"
+		"                       --workers-from or --expect-workers)\n"
+		"  --tcp                no request at all, for servers that do not speak HTTP: burst or\n"
+		"                       ramp opens N connections, holds them --hold-ms once all are\n"
+		"                       open (default 1000), then closes them; lines read 'burst 32: 32\n"
+		"                       opened', --json rounds carry \"tcp\":true, opened, held (still\n"
+		"                       open when the hold ended) and failed; implies --worker-from\n"
+		"                       none; not with keepalive, oneshot, --path or --pause-at asked\n"
+		"  --hold-ms MS         --tcp: how long to hold the connections open (default 1000)\n"
 		"  --workers-from FILE  the server's ready line: names every worker (and its pid)\n"
 		"  --expect-workers N   how many workers there are, when no ready line is at hand\n"
 		"  --max-ratio X        exit 1 if a round's max/min over the workers exceeds X\n"
@@ -134,8 +158,13 @@ static void usage(FILE *f)
 		"                       stdin before it goes on; at EOF on stdin it goes on at once,\n"
 		"                       then and at every later hold\n"
 		"\n"
-		"Exit: 0 ok; 1 a connection went unanswered, --max-ratio exceeded, or the stopped\n"
-		"winner's siblings did not answer all; 2 usage error.\n");
+		"  --path PATH          what each connection asks (default /pid): an absolute path,\n"
+		"                       a query allowed (/work?us=2000), no spaces, up to 2048 bytes;\n"
+		"                       sent as GET with Host and User-Agent: " USER_AGENT "\n"
+		"\n"
+		"Exit: 0 ok; 1 a connection went unanswered (--tcp: failed to open or was closed\n"
+		"while held), --max-ratio exceeded, or the stopped winner's siblings did not answer\n"
+		"all; 2 usage error.\n");
 }
 
 static void parse_target(const char *s)
@@ -244,14 +273,19 @@ static void conn_close(struct pconn *c)
 
 static void conn_ask(struct tally *t, struct pconn *c)
 {
-	char req[512];
+	char req[REQ_CAP];
 	int n;
 
 	if (c->state != C_OPEN)
 		return;
-	n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", opt.path, opt.target_str,
-		     opt.shape == SHAPE_ONESHOT ? "Connection: close\r\n" : "");
+	n = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: " USER_AGENT "\r\nAccept: */*\r\n%s\r\n",
+		     opt.path, opt.target_str, opt.shape == SHAPE_ONESHOT ? "Connection: close\r\n" : "");
+	if (n < 0 || n >= (int)sizeof(req)) {
+		record_error(t, c, E_OTHER); /* never: --path and --target are bounded to fit */
+		return;
+	}
 	c->len = 0;
+	resp_framer_init(&c->fr);
 	c->t_sent = now_ns();
 	if (write(c->fd, req, (size_t)n) != n) {
 		record_error(t, c, errno == ECONNRESET || errno == EPIPE ? E_RESET : E_SEND);
@@ -275,6 +309,7 @@ static void on_connected(struct tally *t, struct pconn *c)
 	lat_connect[nlat_connect++] = (now_ns() - c->t_start) / 1000;
 	epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
 	c->state = C_OPEN;
+	t->opened++;
 }
 
 /* 1 if buf[0..len) can begin an HTTP/1.x response ("HTTP/1." so far). */
@@ -283,6 +318,50 @@ static int http_prefix(const char *buf, size_t len)
 	static const char want[] = "HTTP/1.";
 
 	return memcmp(buf, want, len < sizeof(want) - 1 ? len : sizeof(want) - 1) == 0;
+}
+
+/* --worker-from none: c's answer is complete (any status); counts it. */
+static void answered_none(struct tally *t, struct pconn *c)
+{
+	t->replies++;
+	t->statuses[c->fr.status - STATUS_MIN]++;
+	if (!c->t_done) {
+		c->t_done = now_ns();
+		t->answered++;
+	}
+	c->state = c->fr.close ? C_DONE : C_OPEN;
+	if (c->fr.close)
+		conn_close(c);
+}
+
+/* --worker-from none: reads what the server sent on an asked connection
+ * into the framer, keeping none of it. */
+static void on_readable_none(struct tally *t, struct pconn *c)
+{
+	ssize_t n = read(c->fd, c->buf, sizeof(c->buf));
+
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			record_error(t, c, E_RESET);
+		return;
+	}
+	if (n == 0) {
+		/* Closed: the end of a body that runs to the close, or before any
+		 * byte of an answer (eof), or partway through one (bad_response). */
+		if (resp_framer_eof(&c->fr))
+			answered_none(t, c);
+		else
+			record_error(t, c, resp_framer_seen(&c->fr) ? E_BAD_RESPONSE : E_EOF);
+		return;
+	}
+	if (resp_framer_seen(&c->fr) == 0)
+		lat_first[nlat_first++] = (now_ns() - c->t_sent) / 1000;
+	if (resp_framer_feed(&c->fr, c->buf, (size_t)n) < 0) {
+		record_error(t, c, E_BAD_RESPONSE);
+		return;
+	}
+	if (resp_framer_done(&c->fr))
+		answered_none(t, c);
 }
 
 static void on_readable(struct tally *t, struct pconn *c)
@@ -294,10 +373,15 @@ static void on_readable(struct tally *t, struct pconn *c)
 	int rc;
 
 	if (c->state != C_ASKING) {
-		/* The server spoke (or closed) while we were not asking: an idle close. */
+		/* The server spoke (or closed) while we were not asking: an idle
+		 * close (--tcp: a close while held; what it says is dropped). */
 		n = read(c->fd, c->buf, sizeof(c->buf));
 		if (n == 0 || (n < 0 && errno != EAGAIN))
 			record_error(t, c, n == 0 ? E_EOF : E_RESET);
+		return;
+	}
+	if (opt.no_worker) {
+		on_readable_none(t, c);
 		return;
 	}
 	n = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
@@ -365,6 +449,17 @@ static void on_readable(struct tally *t, struct pconn *c)
 		conn_close(c);
 }
 
+static void dispatch(struct tally *t, const struct epoll_event *evs, int k)
+{
+	for (int i = 0; i < k; i++) {
+		struct pconn *c = evs[i].data.ptr;
+		if (c->state == C_CONNECTING)
+			on_connected(t, c);
+		else if (c->state != C_FAILED && c->state != C_DONE)
+			on_readable(t, c);
+	}
+}
+
 /* Runs the event loop until no connection is in state `busy`, or the
  * timeout passes (then those connections fail with `on_timeout`). */
 static void drive(struct tally *t, struct pconn *cs, int n, enum cstate busy, enum err_kind on_timeout)
@@ -383,17 +478,27 @@ static void drive(struct tally *t, struct pconn *cs, int n, enum cstate busy, en
 		if (left <= 0)
 			break;
 		k = epoll_wait(epfd, evs, 256, (int)(left / 1000000) + 1);
-		for (int i = 0; i < k; i++) {
-			struct pconn *c = evs[i].data.ptr;
-			if (c->state == C_CONNECTING)
-				on_connected(t, c);
-			else if (c->state != C_FAILED && c->state != C_DONE)
-				on_readable(t, c);
-		}
+		dispatch(t, evs, k);
 	}
 	for (int i = 0; i < n; i++)
 		if (cs[i].state == busy)
 			record_error(t, &cs[i], on_timeout);
+}
+
+/* --tcp: runs the event loop for ms, so that a connection the server
+ * closes or resets while it is held is counted (what it sends is dropped). */
+static void drive_for(struct tally *t, int ms)
+{
+	int64_t deadline = now_ns() + (int64_t)ms * 1000000;
+	struct epoll_event evs[256];
+
+	for (;;) {
+		int64_t left = deadline - now_ns();
+
+		if (left <= 0)
+			return;
+		dispatch(t, evs, epoll_wait(epfd, evs, 256, (int)((left + 999999) / 1000000)));
+	}
 }
 
 static void close_all(struct pconn *cs, int n)
@@ -436,6 +541,30 @@ static long run_round(struct tally *t, int round)
 
 	nlat_connect = nlat_first = 0;
 	round_t0 = now_ns();
+	if (opt.tcp) {
+		/* burst or ramp: open them all, hold them, close them. */
+		for (int i = 0; i < n; i++) {
+			if (opt.shape == SHAPE_RAMP) {
+				if (i)
+					sleep_ms(opt.gap_ms);
+				conn_start(t, &conns[i]);
+				drive(t, &conns[i], 1, C_CONNECTING, E_CONNECT_TIMEOUT);
+			} else {
+				conn_start(t, &conns[i]);
+			}
+		}
+		if (opt.shape == SHAPE_BURST) {
+			span_us = (long)((now_ns() - round_t0) / 1000);
+			drive(t, conns, n, C_CONNECTING, E_CONNECT_TIMEOUT);
+		}
+		hold(round, PAUSE_OPEN);
+		drive_for(t, opt.hold_ms);
+		for (int i = 0; i < n; i++)
+			t->held += conns[i].fd >= 0 && conns[i].state == C_OPEN;
+		close_all(conns, n);
+		t->unanswered = n - t->held;
+		return span_us;
+	}
 	if (opt.shape == SHAPE_BURST || opt.shape == SHAPE_KEEPALIVE) {
 		for (int i = 0; i < n; i++)
 			conn_start(t, &conns[i]);
@@ -552,7 +681,7 @@ static void human_errors(const struct tally *t, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!t->unanswered)
 		return;
-	off += (size_t)snprintf(buf, len, " (%ld unanswered:", t->unanswered);
+	off += (size_t)snprintf(buf, len, " (%ld %s:", t->unanswered, opt.tcp ? "failed" : "unanswered");
 	for (int k = 0; k < E_KINDS && off < len; k++)
 		if (t->errors[k])
 			off += (size_t)snprintf(buf + off, len - off, " %ld %s", t->errors[k], err_names[k]);
@@ -572,11 +701,21 @@ static const char *const err_hints[] = {
 	"a local error (socket or file descriptors)",
 };
 
-/* After the runs: if any connection went unanswered, one line on stderr
- * saying how many, of what kind, and what that kind means. */
+/* Where --worker-from none and --tcp mean another thing by a kind. */
+static const char *err_hint(int k)
+{
+	if (opt.tcp && k == E_EOF)
+		return "the server closed the connection while it was held";
+	if (opt.no_worker && k == E_BAD_RESPONSE)
+		return "the answer was cut short, or not an HTTP/1.x response";
+	return err_hints[k];
+}
+
+/* After the runs: if any connection went unanswered (--tcp: failed), one
+ * line on stderr saying how many, of what kind, and what that kind means. */
 static void diagnose(const struct tally *t)
 {
-	long attempted = t->answered + t->unanswered;
+	long attempted = (opt.tcp ? t->held : t->answered) + t->unanswered;
 	char line[1024];
 	size_t off;
 	int worst = -1, kinds = 0;
@@ -586,14 +725,14 @@ static void diagnose(const struct tally *t)
 	for (int k = 0; k < E_KINDS; k++)
 		if (t->errors[k] && (kinds++, worst < 0 || t->errors[k] > t->errors[worst]))
 			worst = k;
-	off = (size_t)snprintf(line, sizeof(line), PROG ": %ld of %ld connections to %s unanswered:",
-			       t->unanswered, attempted, opt.target_str);
+	off = (size_t)snprintf(line, sizeof(line), PROG ": %ld of %ld connections to %s %s:", t->unanswered,
+			       attempted, opt.target_str, opt.tcp ? "failed" : "unanswered");
 	for (int k = 0; k < E_KINDS && off < sizeof(line); k++)
 		if (t->errors[k])
 			off += (size_t)snprintf(line + off, sizeof(line) - off, " %ld %s,", t->errors[k], err_names[k]);
 	if (worst >= 0 && off < sizeof(line))
 		snprintf(line + off - 1, sizeof(line) - off + 1, kinds > 1 ? " (mostly %s: %s)" : " (%.0s%s)",
-			 err_names[worst], err_hints[worst]);
+			 err_names[worst], err_hint(worst));
 	fprintf(stderr, "%s\n", line);
 }
 
@@ -689,6 +828,87 @@ static void report(struct tally *t, int round, int summary, int rounds_every, lo
 	fflush(stdout);
 }
 
+/* --worker-from none and --tcp: prints one round (or, with summary set,
+ * the total over rounds) without workers: answers by status, or with --tcp
+ * the connections opened and held. */
+static void report_none(struct tally *t, int round, int summary, long span_us)
+{
+	FILE *human = opt.json ? stderr : stdout;
+	char errs[256], label[64], statuses[512] = "";
+	size_t off = 0;
+	long not_200 = 0;
+
+	human_errors(t, errs, sizeof(errs));
+	shape_label(label, sizeof(label));
+	for (int s = 0; s < STATUS_SLOTS; s++)
+		if (s + STATUS_MIN != 200)
+			not_200 += t->statuses[s];
+	for (int s = 0; not_200 && s < STATUS_SLOTS && off < sizeof(statuses); s++)
+		if (t->statuses[s])
+			off += (size_t)snprintf(statuses + off, sizeof(statuses) - off, "%s%d x%ld", off ? " " : ", status ",
+						 s + STATUS_MIN, t->statuses[s]);
+	if (summary)
+		fprintf(human, "total %s x%d: ", label, opt.rounds);
+	else
+		fprintf(human, "%s: ", label);
+	if (opt.tcp) {
+		fprintf(human, "%ld opened", t->opened);
+		if (t->held != t->opened)
+			fprintf(human, ", %ld held", t->held);
+		fprintf(human, "%s\n", errs);
+	} else if (opt.shape == SHAPE_KEEPALIVE) {
+		fprintf(human, "%ld answered (requests %ld)%s%s\n", t->answered, t->replies, statuses, errs);
+	} else {
+		fprintf(human, "%ld answered%s%s\n", t->answered, statuses, errs);
+	}
+	fflush(human);
+	if (!opt.json)
+		return;
+
+	printf("{\"type\":\"%s\",\"shape\":\"%s\",\"connections\":%d,", summary ? "summary" : "round",
+	       shape_names[opt.shape], opt.connections);
+	if (summary)
+		printf("\"rounds\":%d,", opt.rounds);
+	else
+		printf("\"round\":%d,", round);
+	printf("\"worker_from\":\"none\",");
+	if (opt.tcp) {
+		printf("\"tcp\":true,\"hold_ms\":%d,\"opened\":%ld,\"held\":%ld,\"failed\":%ld,", opt.hold_ms,
+		       t->opened, t->held, t->unanswered);
+	} else {
+		printf("\"answered\":%ld,\"unanswered\":%ld,", t->answered, t->unanswered);
+		if (opt.shape == SHAPE_KEEPALIVE)
+			printf("\"replies\":%ld,", t->replies);
+		printf("\"statuses\":{");
+		for (int s = 0, first = 1; s < STATUS_SLOTS; s++)
+			if (t->statuses[s]) {
+				printf("%s\"%d\":%ld", first ? "" : ",", s + STATUS_MIN, t->statuses[s]);
+				first = 0;
+			}
+		printf("},");
+	}
+	if (!summary) {
+		if (span_us >= 0)
+			printf("\"issue_span_us\":%ld,", span_us);
+		printf("\"connect_us\":{\"p50\":%lld,\"p99\":%lld},",
+		       percentile(lat_connect, nlat_connect, 50), percentile(lat_connect, nlat_connect, 99));
+		if (!opt.tcp)
+			printf("\"first_byte_us\":{\"p50\":%lld,\"p99\":%lld},",
+			       percentile(lat_first, nlat_first, 50), percentile(lat_first, nlat_first, 99));
+		if (opt.latencies) {
+			struct conn_time *ct = calloc((size_t)opt.connections, sizeof(*ct));
+			for (int i = 0; ct && i < opt.connections; i++)
+				ct[i] = (struct conn_time){ conns[i].t_start, conns[i].t_done, NULL };
+			if (ct)
+				json_latencies(stdout, round_t0, ct, opt.connections);
+			free(ct);
+		}
+	}
+	json_errors(stdout, t);
+	printf("}\n");
+	fflush(stdout);
+}
+
 /* Runs every round; returns 0, or 1 if a connection went unanswered or
  * --max-ratio was exceeded. total collects the sum over rounds. */
 static int run_rounds(const struct tally *known, struct tally *total)
@@ -732,7 +952,15 @@ static int run_rounds(const struct tally *known, struct tally *total)
 		total->answered += t.answered;
 		total->unanswered += t.unanswered;
 		total->switched += t.switched;
-		report(&t, r, 0, 0, span, 0, 0);
+		total->replies += t.replies;
+		total->opened += t.opened;
+		total->held += t.held;
+		for (int s = 0; s < STATUS_SLOTS; s++)
+			total->statuses[s] += t.statuses[s];
+		if (opt.no_worker)
+			report_none(&t, r, 0, span);
+		else
+			report(&t, r, 0, 0, span, 0, 0);
 	}
 	if (known->n == 0 && answering) {
 		/* No ready line: the workers are those that answered in any
@@ -742,7 +970,10 @@ static int run_rounds(const struct tally *known, struct tally *total)
 			rounds_every += answering[r] > 0 && answering[r] == total->n;
 	}
 	free(answering);
-	report(total, 0, 1, rounds_every, -1, worst, worst_inf);
+	if (opt.no_worker)
+		report_none(total, 0, 1, -1);
+	else
+		report(total, 0, 1, rounds_every, -1, worst, worst_inf);
 	return failed;
 }
 
@@ -789,11 +1020,14 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "latencies", no_argument, NULL, 'L' },
 		{ "pause-at", required_argument, NULL, 'P' },
+		{ "tcp", no_argument, NULL, 'K' },
+		{ "hold-ms", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, shape_set = 0, failed;
-	int conns_set = -1, rounds_set = -1, gap_set = -1;
+	int conns_set = -1, rounds_set = -1, gap_set = -1, hold_set = 0, path_set = 0;
+	const char *worker_from = NULL; /* as given, for --tcp's complaint */
 	struct tally known, total;
 	struct rlimit rl;
 
@@ -803,6 +1037,7 @@ int main(int argc, char **argv)
 	opt.path = "/pid";
 	opt.timeout_ms = 5000;
 	opt.round_gap_ms = 100;
+	opt.hold_ms = 1000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
@@ -821,17 +1056,32 @@ int main(int argc, char **argv)
 		case 'm': opt.requests = (int)parse_long("--requests", optarg, 1, 100000); break;
 		case 'c': opt.pin = (int)parse_long("--pin", optarg, 0, CPU_SETSIZE - 1); break;
 		case 'p':
-			if (optarg[0] != '/' || strpbrk(optarg, " \r\n") || strlen(optarg) > 256)
-				bad_arg("--path %s: expected an absolute path without spaces", optarg);
+			if (optarg[0] != '/' || strlen(optarg) > PATH_MAX_LEN)
+				bad_arg("--path %.64s: expected an absolute path (/...) of at most %d bytes", optarg,
+					PATH_MAX_LEN);
+			for (const char *q = optarg; *q; q++)
+				if ((unsigned char)*q <= ' ' || *q == 0x7f)
+					bad_arg("--path %.64s: expected an absolute path without spaces or control characters",
+						optarg);
 			opt.path = optarg;
+			path_set = 1;
 			break;
 		case 'w':
+			worker_from = optarg;
+			opt.no_worker = 0;
 			if (strcmp(optarg, "body") == 0)
 				opt.worker_header = NULL;
 			else if (strncmp(optarg, "header:", 7) == 0 && optarg[7])
 				opt.worker_header = optarg + 7;
+			else if (strcmp(optarg, "none") == 0)
+				opt.worker_header = NULL, opt.no_worker = 1;
 			else
-				bad_arg("--worker-from %s: expected body or header:NAME", optarg);
+				bad_arg("--worker-from %s: expected body, header:NAME or none", optarg);
+			break;
+		case 'K': opt.tcp = 1; break;
+		case 'H':
+			opt.hold_ms = (int)parse_long("--hold-ms", optarg, 0, 3600000);
+			hold_set = 1;
 			break;
 		case 'x': {
 			char *end;
@@ -872,6 +1122,34 @@ int main(int argc, char **argv)
 		bad_arg("--pause-at: not with --shape oneshot (it never holds its connections)");
 	if (opt.pause_at != PAUSE_NONE && opt.latencies)
 		bad_arg("--pause-at: not with --latencies (the hold would be inside the latencies)");
+	if (opt.tcp) {
+		if (opt.shape == SHAPE_KEEPALIVE || opt.shape == SHAPE_ONESHOT)
+			bad_arg("--tcp: not with --shape %s (--tcp holds connections without asking: burst or ramp)",
+				shape_names[opt.shape]);
+		if (worker_from && strcmp(worker_from, "none") != 0)
+			bad_arg("--worker-from %s: not with --tcp (nothing is asked, so no worker is named)", worker_from);
+		if (path_set)
+			bad_arg("--path: not with --tcp (no request is sent)");
+		if (opt.latencies)
+			bad_arg("--latencies: not with --tcp (nothing is answered)");
+		if (opt.pause_at == PAUSE_ASKED)
+			bad_arg("--pause-at asked: not with --tcp (nothing is asked; open holds the open connections)");
+		opt.no_worker = 1;
+	} else if (hold_set) {
+		bad_arg("--hold-ms: only with --tcp");
+	}
+	if (opt.no_worker) {
+		const char *why = opt.tcp ? "--tcp" : "--worker-from none";
+
+		if (opt.max_ratio > 0)
+			bad_arg("--max-ratio: not with %s (no worker is attributed)", why);
+		if (opt.stop_winner)
+			bad_arg("--stop-winner: not with %s (no worker is attributed)", why);
+		if (opt.workers_from)
+			bad_arg("--workers-from: not with %s (no worker is attributed)", why);
+		if (opt.expect_workers)
+			bad_arg("--expect-workers: not with %s (no worker is attributed)", why);
+	}
 	opt.connections = conns_set > 0 ? conns_set : opt.shape == SHAPE_ONESHOT ? 8 : 32;
 	opt.rounds = rounds_set > 0 ? rounds_set : opt.shape == SHAPE_ONESHOT ? 10 : 1;
 	opt.gap_ms = gap_set >= 0 ? gap_set : opt.shape == SHAPE_ONESHOT ? 5 : opt.shape == SHAPE_BURST ? 0 : 10;

@@ -1,5 +1,6 @@
-/* tally.h: the probe's counts per worker, the types probe.c counts into and
- * stop_winner.c judges a rerun by. */
+/* tally.h: the probe's counts per worker (or, without attribution, its
+ * answers by status and connections held), the types probe.c counts into
+ * and stop_winner.c judges a rerun by. */
 #ifndef ACCEPTLAB_TALLY_H
 #define ACCEPTLAB_TALLY_H
 
@@ -17,11 +18,21 @@ struct wstat {
 	long conns, reqs;
 };
 
+/* Statuses counted per answer with --worker-from none: status s in statuses[s - STATUS_MIN]. */
+#define STATUS_MIN 100
+#define STATUS_SLOTS 900
+
 struct tally {
 	struct wstat w[MAX_WORKERS];
 	int n;
 	long errors[E_KINDS];
 	long answered, unanswered, switched;
+	/* Without attribution (--worker-from none, --tcp): answers to every
+	 * request (keepalive asks several per connection) by status; with --tcp,
+	 * connections whose connect completed (opened) and those still open when
+	 * the hold ended (held; unanswered is then the connections that failed). */
+	long replies, opened, held;
+	long statuses[STATUS_SLOTS];
 };
 
 #endif

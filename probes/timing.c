@@ -55,7 +55,10 @@ void json_latencies(FILE *f, int64_t t0, const struct conn_time *ct, int n)
 		else
 			fprintf(f, "%snull", i ? "," : "");
 	}
-	fprintf(f, "],\"served_by\":[");
+	fprintf(f, "],");
+	if (n > 0 && !ct[0].owner)
+		return; /* no worker attributed: no served_by */
+	fprintf(f, "\"served_by\":[");
 	for (int i = 0; i < n; i++)
 		fprintf(f, ct[i].t_done ? "%s\"%s\"" : "%snull", i ? "," : "", ct[i].owner);
 	fprintf(f, "],");

@@ -4,7 +4,9 @@ The probe's numbers are the product, so they are checked against ground
 truth twice: against a server that is not ours (tests/foreign_server.py,
 whose workers log every connection they handle), and against acceptlab's own
 server's per-worker accept counts. Then its error accounting, --max-ratio,
---stop-winner and argument checking.
+--stop-winner and argument checking; and its load without attribution
+(--worker-from none: any answer framed by Content-Length, chunked or the
+close, of any status; --tcp: connections opened and held).
 """
 
 import json
@@ -271,6 +273,29 @@ def test_stop_winner(start_server, tmp_path, shape):
     (["--target", "127.0.0.1:80", "--shape", "oneshot", "--pause-at", "open"], "--pause-at"),
     (["--target", "127.0.0.1:80", "--shape", "burst", "--json", "--latencies", "--pause-at", "asked"],
      "--pause-at"),
+    # Without attribution: what needs a worker named is refused, naming the option.
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--worker-from", "none", "--max-ratio", "2"], "--max-ratio"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--worker-from", "none", "--stop-winner"], "--stop-winner"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--worker-from", "none", "--workers-from", "r.json"],
+     "--workers-from"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--worker-from", "none", "--expect-workers", "2"],
+     "--expect-workers"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--tcp", "--max-ratio", "2", "--expect-workers", "2"],
+     "--max-ratio"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--tcp", "--stop-winner"], "--stop-winner"),
+    (["--target", "127.0.0.1:80", "--shape", "ramp", "--tcp", "--workers-from", "r.json"], "--workers-from"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--tcp", "--expect-workers", "2"], "--expect-workers"),
+    (["--target", "127.0.0.1:80", "--shape", "keepalive", "--tcp"], "--tcp"),
+    (["--target", "127.0.0.1:80", "--shape", "oneshot", "--tcp"], "--tcp"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--tcp", "--worker-from", "body"], "--worker-from body"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--tcp", "--path", "/"], "--path"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--tcp", "--json", "--latencies"], "--latencies"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--tcp", "--pause-at", "asked"], "--pause-at asked"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--hold-ms", "10"], "--hold-ms"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--tcp", "--hold-ms", "-1"], "--hold-ms -1"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--worker-from", "nobody"], "--worker-from nobody"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--path", "/a b"], "--path /a b"),
+    (["--target", "127.0.0.1:80", "--shape", "burst", "--path", "/" + "a" * 2048], "--path /aaa"),
 ])
 def test_bad_arguments_exit_2(args, names):
     """Bad arguments exit 2 with one line that names the argument."""
@@ -286,6 +311,8 @@ def test_help():
     for shape in ("burst", "ramp", "keepalive", "oneshot"):
         assert shape in res.stdout
     assert "--pause-at open|asked" in res.stdout and '"event":"held"' in res.stdout
+    for option in ("--worker-from none", "--tcp", "--hold-ms MS", "--path PATH", "User-Agent"):
+        assert option in res.stdout, option
 
 
 # --pause-at: the hold point a driver samples the server at (the
@@ -459,3 +486,238 @@ def test_bad_target_is_a_counted_error_not_a_hang(bad_target, mode, shape):
     assert len(said) == 1, lines
     assert "%d of %d connections to 127.0.0.1:%d unanswered: %d %s" % (total, total, port, total, kind) in said[0]
     assert hint in said[0], said[0]
+
+
+# Load without attribution (issue 25): --worker-from none asks any path of a
+# server that does not answer /pid and counts complete answers of any
+# status; --tcp only opens connections and holds them.
+NONE_KEYS = {"type", "shape", "connections", "round", "worker_from", "answered", "unanswered", "statuses",
+             "issue_span_us", "connect_us", "first_byte_us", "errors"}
+TCP_KEYS = {"type", "shape", "connections", "round", "worker_from", "tcp", "hold_ms", "opened", "held", "failed",
+            "issue_span_us", "connect_us", "errors"}
+
+
+def test_worker_from_none_against_our_server(start_server):
+    """--worker-from none on / against acceptlab-server (2 workers): every
+    connection of a burst of 32 is answered, the round carries answered,
+    statuses and no split or counts, the human line reads 'burst 32: 32
+    answered', and the workers' own accept counts sum to 32."""
+    s = start_server("bare")
+    res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", "burst", "--worker-from", "none",
+                    "--path", "/", "--json")
+    assert res.returncode == 0, res.stderr
+    (rnd,), (summary,) = json_lines(res.stdout)
+    assert set(rnd) == NONE_KEYS, sorted(rnd)
+    assert rnd["worker_from"] == "none" and rnd["answered"] == 32 and rnd["unanswered"] == 0
+    assert rnd["statuses"] == {"200": 32} and sum(rnd["errors"].values()) == 0
+    assert summary["answered"] == 32 and summary["rounds"] == 1 and "split" not in summary
+    assert "burst 32: 32 answered\n" in res.stderr
+    assert s.stop() == 0
+    assert sum(e["accepted"] for e in s.events if e.get("event") == "worker_exit") == 32
+
+
+class AnyHTTP:
+    """A one-thread HTTP server in the test's process, for the framer end to
+    end: reads each request head, records it, and answers with `answer`
+    (bytes, the same for every request); closes after it when `close`.
+    stop() ends it and closes every socket it holds."""
+
+    def __init__(self, answer, close):
+        import selectors
+        import socket
+        import threading
+        self.answer, self.close_after = answer, close
+        self.requests = []
+        self.ls = socket.socket()
+        self.ls.bind(("127.0.0.1", 0))
+        self.ls.listen(128)
+        self.ls.setblocking(False)
+        self.port = self.ls.getsockname()[1]
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.ls, selectors.EVENT_READ)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        import selectors
+        bufs = {}
+        while not self.done.is_set():
+            for key, _ in self.sel.select(0.05):
+                sock = key.fileobj
+                if sock is self.ls:
+                    try:
+                        c, _ = self.ls.accept()
+                    except BlockingIOError:
+                        continue
+                    bufs[c] = b""
+                    self.sel.register(c, selectors.EVENT_READ)
+                    continue
+                try:
+                    data = sock.recv(65536)
+                except OSError:
+                    data = b""
+                if not data:
+                    self.sel.unregister(sock)
+                    sock.close()
+                    del bufs[sock]
+                    continue
+                bufs[sock] += data
+                while b"\r\n\r\n" in bufs[sock]:
+                    head, bufs[sock] = bufs[sock].split(b"\r\n\r\n", 1)
+                    self.requests.append(head.decode())
+                    sock.setblocking(True)
+                    sock.sendall(self.answer)
+                    if self.close_after:
+                        self.sel.unregister(sock)
+                        sock.close()
+                        del bufs[sock]
+                        break
+        for sock in list(bufs) + [self.ls]:
+            sock.close()
+
+    def stop(self):
+        self.done.set()
+        self.thread.join(timeout=5)
+
+
+ANSWERS = {
+    # name: (answer, the server closes after it, status)
+    "404 with Content-Length": (b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot here\n", False, "404"),
+    "301 with no body": (b"HTTP/1.1 301 Moved Permanently\r\nLocation: /x/\r\nContent-Length: 0\r\n\r\n", False, "301"),
+    "chunked": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"
+                + b"1000\r\n" + b"x" * 4096 + b"\r\n0\r\n\r\n", False, "200"),
+    "100 Continue, then 200": (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+                               False, "200"),
+    "204": (b"HTTP/1.1 204 No Content\r\n\r\n", False, "204"),
+    "a big body": (b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + b"y" * 100000, False, "200"),
+    "close-delimited": (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + b"z" * 20000, True, "200"),
+    "HTTP/1.0 close-delimited": (b"HTTP/1.0 500 Internal Server Error\r\n\r\noops", True, "500"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+@pytest.mark.parametrize("shape", ["burst", "keepalive"])
+def test_worker_from_none_frames_any_answer(name, shape):
+    """--worker-from none counts a complete answer of any status however
+    its end is marked (Content-Length, chunked, the close), skips an interim
+    100, and asks with the path and query as given, a Host and a
+    User-Agent: a burst of 8 is all answered; keepalive asks 3 times on each
+    connection the server keeps open (replies 24), once on those it closes."""
+    answer, closes, status = ANSWERS[name]
+    srv = AnyHTTP(answer, closes)
+    try:
+        res = run_probe("--target", "127.0.0.1:%d" % srv.port, "--shape", shape, "--connections", "8",
+                        "--requests", "3", "--gap-ms", "1", "--worker-from", "none", "--path", "/search?q=a%20b&x=1",
+                        "--json", "--timeout-ms", "3000")
+    finally:
+        srv.stop()
+    assert res.returncode == 0, res.stderr
+    (rnd,), _ = json_lines(res.stdout)
+    replies = 8 if closes or shape == "burst" else 24
+    assert rnd["answered"] == 8 and rnd["unanswered"] == 0, rnd
+    assert rnd["statuses"] == {status: replies}, rnd
+    if shape == "keepalive":
+        assert rnd["replies"] == replies
+    assert len(srv.requests) == replies
+    for req in srv.requests:
+        lines = req.split("\r\n")
+        assert lines[0] == "GET /search?q=a%20b&x=1 HTTP/1.1", lines
+        assert "Host: 127.0.0.1:%d" % srv.port in lines and "User-Agent: acceptlab-probe/1" in lines, lines
+    if status != "200":
+        assert ", status %s x%d" % (status, replies) in res.stderr
+
+
+@pytest.mark.parametrize("mode", sorted(BAD_KIND))
+def test_worker_from_none_bad_target_is_a_counted_error(bad_target, mode):
+    """--worker-from none against each bad target: every connection
+    unanswered with the one right kind, exit 1, one line saying so."""
+    port = bad_target(mode)
+    kind, hint = BAD_KIND[mode]
+    res = run_probe("--target", "127.0.0.1:%d" % port, "--shape", "burst", "--worker-from", "none", "--json",
+                    "--connections", str(BAD_CONNS), "--timeout-ms", str(BAD_TIMEOUT_MS), timeout=30)
+    assert res.returncode == 1, res.stderr
+    (rnd,), _ = json_lines(res.stdout)
+    assert rnd["answered"] == 0 and rnd["errors"][kind] == BAD_CONNS and rnd["unanswered"] == BAD_CONNS, rnd
+    said = [l for l in res.stderr.splitlines() if l.startswith("acceptlab-probe: ")]
+    assert len(said) == 1 and hint in said[0], res.stderr
+
+
+def quiet_listener(backlog=128):
+    """A listening socket that never accepts or reads: the kernel completes
+    the handshakes and queues them."""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(backlog)
+    return s
+
+
+@pytest.mark.parametrize("shape", ["burst", "ramp"])
+def test_tcp_holds_connections_on_a_socket_that_never_reads(shape):
+    """--tcp against a listener that never reads: N connections open and
+    stay open for --hold-ms (the kernel shows all N established while the
+    probe is held at open, and the run lasts at least the hold each round),
+    the rounds report opened N, held N, failed 0, and nothing is asked (the
+    queued connections received no byte)."""
+    with quiet_listener() as ls:
+        port = ls.getsockname()[1]
+        t0 = time.monotonic()
+        proc = subprocess.Popen([PROBE, "--target", "127.0.0.1:%d" % port, "--shape", shape, "--tcp",
+                                 "--connections", "16", "--gap-ms", "1", "--hold-ms", "300", "--rounds", "2",
+                                 "--json", "--pause-at", "open"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            held = read_json_line(proc)
+            assert held == {"event": "held", "round": 1, "at": "open", "open": 16}, held
+            assert established(port) == 16
+            out, err = proc.communicate(timeout=30)  # EOF on stdin: go on, here and in round 2
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        elapsed = time.monotonic() - t0
+        ls.setblocking(False)
+        received = 0
+        while True:
+            try:
+                c, _ = ls.accept()
+            except BlockingIOError:
+                break
+            with c:
+                c.setblocking(False)
+                try:
+                    received += len(c.recv(4096))
+                except (BlockingIOError, ConnectionResetError):
+                    pass
+    assert proc.returncode == 0, err
+    rows = [json.loads(l) for l in out.splitlines()]
+    rounds = [r for r in rows if r.get("type") == "round"]
+    assert len(rounds) == 2 and elapsed >= 0.6
+    for rnd in rounds:
+        assert set(rnd) == TCP_KEYS - ({"issue_span_us"} if shape == "ramp" else set()), sorted(rnd)
+        assert rnd["tcp"] is True and rnd["hold_ms"] == 300
+        assert rnd["opened"] == 16 and rnd["held"] == 16 and rnd["failed"] == 0, rnd
+    summary = rows[-1]
+    assert summary["type"] == "summary" and summary["opened"] == 32 and summary["held"] == 32
+    assert "%s 16: 16 opened\n" % shape in err
+    assert received == 0, "the probe sent bytes with --tcp"
+
+
+@pytest.mark.parametrize("mode,kind", [("close", "eof"), ("reset", "reset"), ("nothing", "refused")])
+def test_tcp_counts_failures_by_kind(bad_target, mode, kind):
+    """--tcp against a server that closes or resets every connection it
+    accepts, or nothing listening: each connection counted failed with
+    that kind (opened but not held, or never opened: a reset may beat the
+    connect's completion), exit 1, one line naming the kind."""
+    port = bad_target(mode)
+    res = run_probe("--target", "127.0.0.1:%d" % port, "--shape", "burst", "--tcp", "--connections", "4",
+                    "--hold-ms", "200", "--json", timeout=30)
+    assert res.returncode == 1, res.stderr
+    (rnd,), _ = json_lines(res.stdout)
+    assert rnd["held"] == 0 and rnd["failed"] == 4 and rnd["errors"][kind] == 4, rnd
+    # A reset can come before the probe sees its connect complete: not opened then.
+    assert rnd["opened"] == {"nothing": 0, "close": 4}.get(mode, rnd["opened"]) and rnd["opened"] <= 4, rnd
+    said = [l for l in res.stderr.splitlines() if l.startswith("acceptlab-probe: ")]
+    assert len(said) == 1 and "4 of 4 connections to 127.0.0.1:%d failed: 4 %s" % (port, kind) in said[0], said
