@@ -55,6 +55,11 @@
 #define WAIT_SAMPLES 5        /* looks at each holder thread's syscall */
 #define WAIT_GAP_MS 20
 
+/* Test switch: the probe's --worker-from in active mode (default none), so
+ * a test can have the probe read the worker id our server answers and
+ * compare it with the kernel's attribution. Unset in normal use. */
+#define PROBE_WORKER_FROM_ENV "ACCEPTLAB_TEST_PROBE_WORKER_FROM"
+
 static struct env {
 	int port;
 	int pid;
@@ -96,7 +101,7 @@ static void usage(FILE *f)
 		"  --connections N the probe's connections (its default otherwise)\n"
 		"  --request PATH  the probe's request: GET PATH (default /)\n"
 		"  --tcp           connect and hold, send nothing (servers that do not speak HTTP;\n"
-		"                  nothing is read, so the split is of accepts)\n"
+		"                  burst or ramp; nothing is read, so the split is of accepts)\n"
 		"  --json          JSON lines: \"detected\", \"attached\", the probe's lines as \"probe\",\n"
 		"                  and last \"diagnosis\"\n"
 		"  --verbose       libbpf's debug output\n"
@@ -193,6 +198,8 @@ static void parse_options(int argc, char **argv)
 		bad_arg("%s: only with --load", env.connections ? "--connections" : request_given ? "--request" : "--tcp");
 	if (env.tcp && request_given)
 		bad_arg("--tcp: not with --request (--tcp sends nothing)");
+	if (env.tcp && env.load && !strcmp(env.load, "keepalive"))
+		bad_arg("--tcp: not with --load keepalive (keepalive asks requests; burst or ramp)");
 	if (env.load && env.duration_s > 0)
 		bad_arg("--duration: a passive watch's length; with --load the watch lasts as long as the load");
 	if (!env.load && !(env.duration_s > 0))
@@ -225,35 +232,16 @@ static void probe_path(char *out, size_t len)
 	snprintf(out, len, "%s/acceptlab-probe", self);
 }
 
-/* The probe's help mentions --tcp once it can connect and hold (and take
- * --worker-from none): the i25-probe branch. */
-static int probe_has_tcp(const char *probe)
-{
-	char cmd[PATH_MAX + 32], line[512];
-	int found = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "'%s' --help 2>&1", probe);
-	if (!(f = popen(cmd, "r")))
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		found |= strstr(line, "--tcp") != NULL;
-	pclose(f);
-	return found;
-}
-
 static void probe_start(struct probe_run *p, const char *target)
 {
 	char probe[PATH_MAX], conns[16];
 	const char *argv[24];
-	int fds[2], n = 0, has_tcp;
+	const char *worker_from = getenv(PROBE_WORKER_FROM_ENV);
+	int fds[2], n = 0;
 
 	probe_path(probe, sizeof(probe));
 	if (access(probe, X_OK) < 0)
 		die(1, "%s: %s (acceptlab-probe is looked for beside " PROG ")", probe, strerror(errno));
-	has_tcp = probe_has_tcp(probe);
-	if (env.tcp && !has_tcp)
-		die(1, "--tcp: %s cannot connect and hold (it has no --tcp); build the newer probe", probe);
 	argv[n++] = probe;
 	argv[n++] = "--target";
 	argv[n++] = target;
@@ -270,11 +258,10 @@ static void probe_start(struct probe_run *p, const char *target)
 	} else {
 		argv[n++] = "--path";
 		argv[n++] = env.request;
-		if (has_tcp) {
-			/* Attribution is the kernel's: the probe reads no worker id. */
-			argv[n++] = "--worker-from";
-			argv[n++] = "none";
-		}
+		/* Attribution is the kernel's: the probe reads no worker id
+		 * (a test switch makes it read one, to compare). */
+		argv[n++] = "--worker-from";
+		argv[n++] = worker_from && *worker_from ? worker_from : "none";
 	}
 	argv[n] = NULL;
 	if (pipe2(fds, O_CLOEXEC) < 0)
