@@ -470,10 +470,15 @@ static void verdict_mechanism(struct diagnosis *g)
 		else if (strcmp(g->wait, "accept") == 0)
 			say(g, ", blocked in accept(): the kernel wakes one waiter per connection, the one that has "
 			       "waited longest, so the split follows who gets back to accept() first");
-		else if (v && strcmp(v, "mutex") == 0)
+		else if (v && strcmp(v, "mutex") == 0 && (g->churn_add || g->churn_del))
 			say(g, ", but only one has it in its epoll at a time (%llu adds and %llu deletes of the listener "
-			       "seen): an accept mutex; the holder takes every connection that arrives while it holds it",
-			    g->churn_add, g->churn_del);
+			       "by %d threads while traced): an accept mutex; the holder takes every connection that "
+			       "arrives while it holds it",
+			    g->churn_add, g->churn_del, g->churn_threads);
+		else if (v && strcmp(v, "mutex") == 0)
+			say(g, ", but only some have it in their epoll (the others wait on epolls without it) and no "
+			       "thread added or deleted it while traced: an accept mutex whose holder kept it; the "
+			       "holder takes every connection that arrives while it holds it");
 		else if (v && strcmp(v, "exclusive-reorder") == 0)
 			say(g, ", registered EPOLLEXCLUSIVE and level-triggered: the kernel wakes one waiter, the first "
 			       "on the listener's wait queue%s",

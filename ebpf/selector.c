@@ -15,7 +15,10 @@
 #include "listener_iter.skel.h"
 #include "selector.h"
 
-#define PROG_TYPE_SOCKET_FILTER 1 /* a classic program (SO_ATTACH_REUSEPORT_CBPF) runs as one */
+/* Test switch: look in this one way only (iterator, sockarray, prog-fd),
+ * so a test can check each. Unset in normal use. */
+#define SELECTOR_WAY_ENV "ACCEPTLAB_TEST_SELECTOR_WAY"
+
 #define PROG_TYPE_SK_REUSEPORT 21
 #define MAP_TYPE_REUSEPORT_SOCKARRAY 20
 
@@ -129,7 +132,7 @@ static unsigned prog_using_map(unsigned map_id)
 static void by_sockarray(struct detection *d, struct selector_found *out)
 {
 	__u32 id = 0;
-	int err;
+	int err, unreadable = 0;
 
 	while ((err = bpf_map_get_next_id(id, &id)) == 0) {
 		struct bpf_map_info info = {};
@@ -139,7 +142,9 @@ static void by_sockarray(struct detection *d, struct selector_found *out)
 		if (fd < 0)
 			continue;
 		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.type == MAP_TYPE_REUSEPORT_SOCKARRAY &&
-		    info.value_size == 8) {
+		    info.value_size != 8)
+			unreadable++; /* the kernel gives cookies back only to 8-byte values */
+		else if (info.type == MAP_TYPE_REUSEPORT_SOCKARRAY) {
 			for (__u32 k = 0; k < info.max_entries && k < 65536; k++) {
 				__u64 cookie;
 
@@ -164,6 +169,12 @@ static void by_sockarray(struct detection *d, struct selector_found *out)
 		out->sockarray_ran = 1;
 	else
 		note(out, "%s%s: %s", "sockarray: map ids", errno);
+	if (unreadable && !out->prog_id) {
+		size_t len = strlen(out->note);
+		snprintf(out->note + len, sizeof(out->note) - len,
+			 "%ssockarray: %d REUSEPORT_SOCKARRAY map%s with 4-byte values, whose sockets cannot be read back",
+			 len ? "; " : "", unreadable, unreadable == 1 ? "" : "s");
+	}
 }
 
 /* ---- the holders' program descriptors ---- */
@@ -209,7 +220,19 @@ static void by_prog_fds(struct detection *d, struct selector_found *out)
 
 void selector_find(struct detection *d, int root, struct selector_found *out)
 {
+	const char *only = getenv(SELECTOR_WAY_ENV);
+
 	memset(out, 0, sizeof(*out));
+	if (only && *only) {
+		/* The test switch: one way alone. */
+		if (!strcmp(only, "iterator") && root)
+			by_iterator(d, out);
+		else if (!strcmp(only, "sockarray") && root)
+			by_sockarray(d, out);
+		else if (!strcmp(only, "prog-fd"))
+			by_prog_fds(d, out);
+		return;
+	}
 	if (root) {
 		by_iterator(d, out);
 		if (out->iterator_ran)
@@ -219,5 +242,4 @@ void selector_find(struct detection *d, int root, struct selector_found *out)
 			return;
 	}
 	by_prog_fds(d, out);
-	(void)PROG_TYPE_SOCKET_FILTER;
 }

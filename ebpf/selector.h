@@ -7,9 +7,10 @@
  *    misses nothing, but needs root and iter/tcp (Linux 5.9);
  *  - sockarray maps (root): a REUSEPORT_SOCKARRAY whose values (socket
  *    cookies) are the listeners' cookies, and the sk_reuseport program
- *    using that map: misses a program that picks from a SOCKMAP or
- *    SOCKHASH, or picks no socket from a map; a filled map with no program
- *    attached looks like one;
+ *    using that map: misses a map made with 4-byte values (the kernel
+ *    returns cookies only to 8-byte ones: reuseport-bpf's own map is such),
+ *    a program that picks from a SOCKMAP or SOCKHASH, or picks no socket
+ *    from a map; a filled map with no program attached looks like one;
  *  - the holders' descriptors (any user, own processes): a bpf-prog
  *    descriptor whose fdinfo says prog_type 21 (sk_reuseport): misses a
  *    program whose descriptor was closed after attaching (the group keeps

@@ -46,6 +46,8 @@ EXPECTED = {
     "reuseport": ("reuseport", 2, "epoll", "hash", False, "reuseport"),
     "reuseport-bpf": ("reuseport", 2, "epoll", "bpf", False, "reuseport-bpf"),
     "mutex": ("shared", 1, "epoll", None, False, "mutex"),
+    # strict turns: the listener added and deleted at every accept (churn)
+    "mutex --accept-mutex-strict": ("shared", 1, "epoll", None, False, "mutex"),
     "fdpass": ("shared", 1, "epoll", None, True, "fdpass"),
     "handoff --threads 2": ("reuseport", 2, "epoll", "hash", True, "handoff"),
 }
@@ -226,6 +228,33 @@ def test_blocking_accept_and_a_thread_per_connection(tmp_path, diagnose):
     finally:
         os.killpg(server.pid, signal.SIGKILL)
         server.wait(timeout=5)
+
+
+@root_only
+@pytest.mark.parametrize("way,spec,selector", [
+    ("iterator", "reuseport-bpf", "bpf"),
+    ("prog-fd", "reuseport-bpf", "bpf"),
+    ("iterator", "reuseport", "hash"),
+    ("prog-fd", "reuseport", "hash"),
+    # reuseport-bpf's sockarray holds 4-byte values: the kernel gives no
+    # cookies back, so this way cannot see it, and says so.
+    ("sockarray", "reuseport-bpf", "hash"),
+])
+def test_each_way_to_find_the_selector(start_server, way, spec, selector):
+    """Each way alone (a test switch): the iterator and the holders'
+    program descriptors find reuseport-bpf's program, and none in plain
+    reuseport; the sockarray way's known miss is named in its note."""
+    s = start_server(spec, workers=2)
+    out = subprocess.run([DIAGNOSE, "--port", str(s.port), "--duration", "0.2", "--json"], capture_output=True,
+                         text=True, timeout=30, env=dict(os.environ, ACCEPTLAB_TEST_SELECTOR_WAY=way))
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(l) for l in out.stdout.splitlines()]
+    diag = diagnosis_of(lines)
+    assert diag["selector"] == selector, lines[0]["selector"]
+    if selector == "bpf":
+        assert diag["selector_how"] == way and diag["selector_prog_id"] > 0
+    if way == "sockarray":
+        assert "4-byte values" in lines[0]["selector"]["note"], lines[0]["selector"]
 
 
 @root_only
