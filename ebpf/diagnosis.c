@@ -75,6 +75,17 @@ void diagnosis_pool_sample(struct diagnosis *g, int pid, long long held)
 	}
 }
 
+/* pid is the parent of a holder that waits on the listener: a supervisor
+ * (Node's cluster primary, a prefork master) with an event loop of its
+ * own, not an accept mutex's idle worker (those are siblings). */
+static int parent_of_a_waiter(const struct detection *d, int pid)
+{
+	for (int i = 0; i < d->nh; i++)
+		if (d->h[i].ppid == pid && process_waits_on_listener(d, d->h[i].pid))
+			return 1;
+	return 0;
+}
+
 void diagnosis_rows_from_detection(struct diagnosis *g, const struct detection *d)
 {
 	for (int i = 0; i < d->nt; i++) {
@@ -82,7 +93,8 @@ void diagnosis_rows_from_detection(struct diagnosis *g, const struct detection *
 		struct diag_row *r;
 
 		if (t->wait != WAIT_EPOLL && t->wait != WAIT_ACCEPT &&
-		    !(t->wait == WAIT_EPOLL_WITHOUT && !process_waits_on_listener(d, t->pid)))
+		    !(t->wait == WAIT_EPOLL_WITHOUT && !process_waits_on_listener(d, t->pid) &&
+		      !parent_of_a_waiter(d, t->pid)))
 			continue;
 		if (!(r = diagnosis_row(g, t->pid, t->tid)))
 			return;
