@@ -11,9 +11,10 @@ probe saw it answer, in active mode (the diagnosis runs the probe; a test
 switch has the probe read the worker id) and in passive mode (the test
 drives the probe while the diagnosis watches). The mechanism's fields
 (listener, listeners, wait, selector, handoff, closest_variant) must be the
-ones the variant is built with. Then a server that is not ours (workers
-blocked in accept(), a thread per connection), bad input, a server that
-exits mid-watch, and what it still says without root.
+ones the variant is built with. Then servers that are not ours (workers
+blocked in accept() with a thread per connection; the peers: nginx,
+HAProxy, Node), each way to find a reuseport selector, bad input, a server
+that exits mid-watch, and what it still says without root.
 
 The trace needs root; without it those tests skip and the not-root test
 runs as the user it is."""
@@ -31,6 +32,7 @@ import time
 import pytest
 
 from acceptlab.paths import module_cmd
+from probes.peers import peers
 from tests.conftest import PROBE, ROOT, SERVER
 
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
@@ -199,6 +201,46 @@ def test_passive_watches_and_attributes_the_tests_own_load(start_server, diagnos
     check_mechanism(diag, spec)
     check_served(diag, s, probe_counts(summary))
     assert diag["mode"] == "passive" and diag["load"] is None
+
+
+# peer -> (listener, wait, selector, handoff, closest_variant)
+PEERS_EXPECTED = {
+    "nginx-default": ("shared", "epoll-exclusive", None, False, "exclusive-reorder"),  # >= 1.21.6: LT, re-add
+    "nginx-reuseport": ("reuseport", "epoll", "hash", False, "reuseport"),
+    "nginx-accept-mutex": ("shared", "epoll", None, False, "mutex"),
+    "haproxy-mq-on": ("shared", "epoll", None, True, "fdpass"),    # the acceptor queues to the least loaded thread
+    "haproxy-mq-off": ("shared", "epoll", None, False, "lt"),
+    "node-rr": ("shared", "epoll", None, True, "fdpass"),          # the primary accepts, hands to workers
+    "node-none": ("shared", "epoll", None, False, "lt"),           # libuv: level-triggered
+}
+
+
+@root_only
+@pytest.mark.parametrize("name", list(PEERS_EXPECTED))
+def test_peers_named_as_configured(name, diagnose):
+    """Servers nobody here wrote (the peers study's configurations, 2
+    workers): the mechanism as configured, and the served split the
+    probe saw: per pid for nginx and Node (they answer their pid), as a
+    split for HAProxy (it answers its thread's number, not its tid)."""
+    ok, why = peers.availability(name)
+    if not ok:
+        pytest.skip(why)
+    peer = peers.Peer(name).start()
+    try:
+        d = diagnose("--port", str(peer.port), "--load", "burst", "--request", "/pid",
+                     env={"ACCEPTLAB_TEST_PROBE_WORKER_FROM": "body"})
+        rc, lines, err = d.finish()
+        assert rc == 0, err
+        diag = diagnosis_of(lines)
+        got = (diag["listener"], diag["wait"], diag["selector"], diag["handoff"], diag["closest_variant"])
+        assert got == PEERS_EXPECTED[name], diag["verdict"]
+        summary = [l["line"] for l in lines if l["kind"] == "probe" and l["line"]["type"] == "summary"][0]
+        truth = sorted(summary["counts"].values(), reverse=True)
+        assert diag["split"] == "/".join(map(str, truth + [0] * (2 - len(truth)))), (diag["split"], summary)
+        if peer.software != "haproxy":
+            assert served_by(diag, "pid") == probe_counts(summary)
+    finally:
+        peer.stop()
 
 
 @root_only
