@@ -167,11 +167,13 @@ static __always_inline int accept_exit(long ret)
 	struct sock *sk;
 	__u64 key;
 
-	if (ret < 0)
+	/* The holders' accepts only (a hash lookup), then the port (a walk
+	 * of the task's file table). */
+	if (ret < 0 || !bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
 	key = sock_of_fd(ret);
 	sk = (struct sock *)key;
-	if (!ours(sk) || !bpf_map_lookup_elem(&targets, &tgid))
+	if (!ours(sk))
 		return 0;
 	if (!(tot = the_totals()) || !(t = thread_of(tid, tgid)))
 		return 0;

@@ -373,13 +373,15 @@ struct tracing {
 };
 
 /* Loads and attaches both objects. 0, or -1 with err set (*denied when
- * the kernel refused for want of privilege). */
-static int trace_start(struct tracing *tr, const struct detection *d, int *denied, char *err, size_t errlen)
+ * the kernel refused for want of privilege); *no_recv when this kernel has
+ * no sock_recv_length tracepoint (served cannot be counted). */
+static int trace_start(struct tracing *tr, const struct detection *d, int *denied, int *no_recv, char *err,
+		       size_t errlen)
 {
 	struct stat st;
 	int rc, mounted;
 
-	*denied = 0;
+	*denied = *no_recv = 0;
 	if (tracefs_ensure(&mounted, err, errlen) < 0)
 		return -1;
 	libbpf_set_print(libbpf_print);
@@ -392,6 +394,11 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 		*denied = rc == -EPERM || rc == -EACCES;
 		snprintf(err, errlen, "loading the tracer's BPF programs: %s", strerror(-rc));
 		return -1;
+	}
+	/* sock_recv_length is Linux 6.3's: without it, nothing is served. */
+	if (libbpf_find_vmlinux_btf_id("sock_recv_length", BPF_TRACE_RAW_TP) < 0) {
+		bpf_program__set_autoload(tr->diag->progs.on_recv, false);
+		*no_recv = 1;
 	}
 	tr->diag->rodata->targ_port = (__u16)d->port;
 	if (stat("/proc/self/ns/net", &st) == 0)
@@ -601,7 +608,7 @@ int main(int argc, char **argv)
 	struct tracing tr = { 0 };
 	struct probe_run probe = { .pid = -1, .out = -1 };
 	char err[256], target[80] = "", cannot[512] = "";
-	int ntree = 0, root = geteuid() == 0, denied, rc = 0;
+	int ntree = 0, root = geteuid() == 0, denied, no_recv = 0, rc = 0;
 
 	parse_options(argc, argv);
 	if (detect_listeners(&d, env.port, err, sizeof(err)) < 0)
@@ -635,7 +642,7 @@ int main(int argc, char **argv)
 			 "read from /proc%s",
 			 env.load ? ", so no load was sent" : "",
 			 d.nh ? "" : " (no holder readable: another user's processes)");
-	} else if (trace_start(&tr, &d, &denied, err, sizeof(err)) < 0) {
+	} else if (trace_start(&tr, &d, &denied, &no_recv, err, sizeof(err)) < 0) {
 		if (!denied) {
 			fprintf(stderr, PROG ": %s\n", err);
 			rc = 1;
@@ -646,6 +653,9 @@ int main(int argc, char **argv)
 		trace_stop(&tr);
 	} else {
 		g.traced = 1;
+		if (no_recv)
+			snprintf(cannot, sizeof(cannot), "this kernel has no sock_recv_length tracepoint (Linux 6.3): "
+				 "who first read each connection cannot be traced, so the split is of accepts");
 	}
 	if (cannot[0])
 		fprintf(stderr, PROG ": %s\n", cannot);

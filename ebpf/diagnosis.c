@@ -474,6 +474,10 @@ static void verdict_mechanism(struct diagnosis *g)
 			    g->sel.iterator_ran ? " (every listener's group read by the iterator)" : "");
 		say(g, ". ");
 	} else {
+		if (!processes) {
+			say(g, "One listening socket%s. ", g->addresses > 1 ? " per address" : "");
+			goto handoff;
+		}
 		say(g, "One listening socket%s shared by %d process%s, %d thread%s waiting on it",
 		    g->addresses > 1 ? " per address" : "", processes, processes == 1 ? "" : "es", waiters,
 		    waiters == 1 ? "" : "s");
@@ -519,6 +523,7 @@ static void verdict_mechanism(struct diagnosis *g)
 			say(g, ", waiting in different ways (%s)", g->wait_detail);
 		say(g, ". ");
 	}
+handoff:
 	if (g->handoff_balancing)
 		say(g, "The acceptor is not always the server: %llu of %llu connections were first read by another "
 		       "thread than the one that accepted them, %s (a hand-off: descriptor passing or a queue). ",
@@ -583,12 +588,16 @@ static void verdict_why(struct diagnosis *g)
 
 void diagnosis_classify(struct diagnosis *g, const struct detection *d)
 {
+	g->holders = d->nh;
 	collapse_pools(g);
 	classify_listener(g, d);
 	classify_wait(g, d);
 	classify_variant(g);
 	classify_split(g);
 	g->verdict[0] = '\0';
+	if (!d->nh)
+		say(g, "No process holding the port's listeners could be read (another PID namespace, or another "
+		       "user's processes without root): no workers, and nothing traced. ");
 	verdict_split(g);
 	verdict_mechanism(g);
 	verdict_why(g);

@@ -50,6 +50,7 @@ struct diagnosis {
 	/* The mechanism. */
 	const char *listener;           /* "shared" | "reuseport" */
 	int listeners;
+	int holders;                    /* processes holding them (readable ones) */
 	int addresses;                  /* distinct local addresses among them */
 	int groups;                     /* reuseport groups (the iterator's), 0 unknown */
 	const char *wait;               /* "epoll" | "epoll-exclusive" | "accept" | "mixed" | NULL */
