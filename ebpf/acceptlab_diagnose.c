@@ -279,6 +279,7 @@ static void probe_start(struct probe_run *p, const char *target)
 		fprintf(stderr, PROG ": exec %s: %s\n", probe, strerror(errno));
 		_exit(127);
 	}
+	setpgid(p->pid, p->pid); /* as the child does: either wins, so a kill of the group reaches it */
 	close(fds[1]);
 	p->out = fds[0];
 	fcntl(p->out, F_SETFL, O_NONBLOCK);

@@ -361,6 +361,20 @@ def test_bad_options_are_exit_2_naming_the_option(args, named):
     assert out.stderr.count("\n") == 1
 
 
+def test_load_refuses_a_listener_the_probe_cannot_reach():
+    """--load against a listener on IPv6 loopback only (the probe speaks
+    IPv4): exit 2, one line naming --load and the port; nothing is sent."""
+    with socket.socket(socket.AF_INET6) as sock:
+        sock.bind(("::1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        out = subprocess.run([DIAGNOSE, "--port", str(port), "--load", "burst"], capture_output=True, text=True,
+                             timeout=10)
+    assert out.returncode == 2, out
+    assert out.stderr.startswith("acceptlab-diagnose: --load: port %d is not reachable on loopback" % port)
+    assert out.stderr.count("\n") == 1 and out.stdout == ""
+
+
 def test_help():
     out = subprocess.run([DIAGNOSE, "--help"], capture_output=True, text=True, timeout=10)
     assert out.returncode == 0 and out.stdout.startswith("usage: acceptlab-diagnose --port P")
