@@ -31,12 +31,20 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(s
 # The tracer (CO-RE): its types come from the running kernel's BTF.
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 # Its loader (lifecycle and options), /proc target discovery and printers.
-TRACE_SRC := ebpf/acceptlab_trace.c ebpf/targets.c ebpf/trace_print.c
-TRACE_HDR := ebpf/acceptlab_trace.h ebpf/targets.h ebpf/trace_print.h common/cli.h build/acceptlab_trace.skel.h
+TRACE_SRC := ebpf/acceptlab_trace.c ebpf/targets.c ebpf/trace_print.c ebpf/tracefs.c
+TRACE_HDR := ebpf/acceptlab_trace.h ebpf/targets.h ebpf/trace_print.h ebpf/tracefs.h common/cli.h build/acceptlab_trace.skel.h
+# The diagnosis (any running server, by port): detection from /proc and
+# sock_diag, the reuseport selector, its own BPF object beside the tracer's
+# (loaded together), the classification and the printers.
+DIAG_SRC := ebpf/acceptlab_diagnose.c ebpf/detect.c ebpf/selector.c ebpf/diagnosis.c ebpf/diagnose_print.c \
+	ebpf/targets.c ebpf/tracefs.c
+DIAG_HDR := ebpf/acceptlab_diagnose.h ebpf/acceptlab_trace.h ebpf/detect.h ebpf/selector.h ebpf/diagnosis.h \
+	ebpf/diagnose_print.h ebpf/listener_iter.h ebpf/targets.h ebpf/tracefs.h common/cli.h \
+	build/acceptlab_diagnose.skel.h build/acceptlab_trace.skel.h build/listener_iter.skel.h
 PROBE_SRC := probes/probe.c probes/ready_line.c probes/response.c probes/stop_winner.c probes/timing.c
 PROBE_HDR := $(wildcard probes/*.h) common/cli.h
 
-BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace
+BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace bin/acceptlab-diagnose
 # The mechanism models (models/): no HTTP, one file each.
 MODEL_BINS := bin/reuseport-model bin/exclusive-model
 BINS += $(MODEL_BINS)
@@ -45,7 +53,7 @@ TEST_BINS := build/test_http build/test_response build/server-asan build/test_co
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test test-stress gate measure report bench soak fuzz clean check-platform install deb
+.PHONY: all deps test test-stress gate measure report bench soak fuzz clean check-platform install deb diagnose
 
 all: deps $(BINS)
 
@@ -65,11 +73,15 @@ build/vmlinux.h: | build
 	$(Q)test -r $(VMLINUX_BTF) || { echo "make: $(VMLINUX_BTF) is missing: this kernel has no BTF, the tracer cannot be built" >&2; exit 1; }
 	$(Q)bpftool btf dump file $(VMLINUX_BTF) format c > $@
 
-build/acceptlab_trace.bpf.o build/worker_load.bpf.o: build/vmlinux.h
+build/acceptlab_trace.bpf.o build/worker_load.bpf.o build/acceptlab_diagnose.bpf.o build/listener_iter.bpf.o: build/vmlinux.h
 
 bin/acceptlab-trace: $(TRACE_SRC) $(TRACE_HDR) | bin
 	@echo "  CC      $@"
 	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf $(TRACE_SRC) -lbpf -lelf -lz -o $@
+
+bin/acceptlab-diagnose: $(DIAG_SRC) $(DIAG_HDR) | bin
+	@echo "  CC      $@"
+	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf $(DIAG_SRC) -lbpf -lelf -lz -o $@
 
 build/%.skel.h: build/%.bpf.o
 	@echo "  GEN-SKEL $@"
@@ -210,7 +222,7 @@ peers: all
 # shared libraries only: no compiler, header or Python on the host.
 PREFIX ?= /usr/local
 DESTDIR ?=
-INSTALL_PROGRAMS := acceptlab-trace acceptlab-probe acceptlab-server
+INSTALL_PROGRAMS := acceptlab-diagnose acceptlab-trace acceptlab-probe acceptlab-server
 VERSION := $(shell git log -1 --date=format:%Y%m%d --format=0.0~git%cd.%h 2>/dev/null || echo 0.0~unknown)
 MAN_PAGES := $(patsubst %,build/man/%.1,$(INSTALL_PROGRAMS))
 man_name_acceptlab-diagnose := which worker of a running server gets each connection, why, and what to change
@@ -233,6 +245,12 @@ install: $(addprefix bin/,$(INSTALL_PROGRAMS)) $(MAN_PAGES)
 deb: $(addprefix bin/,$(INSTALL_PROGRAMS)) $(MAN_PAGES)
 	$(Q)mkdir -p build/deb
 	$(Q)VERSION='$(VERSION)' PROGRAMS='$(INSTALL_PROGRAMS)' sh ci/deb.sh build/deb
+
+# Diagnose a running server: `make diagnose PORT=8080 [ARGS="--load burst"]`
+# (root for the trace; docs/diagnose.md).
+diagnose: bin/acceptlab-diagnose bin/acceptlab-probe
+	$(Q)test -n "$(PORT)" || { echo "diagnose: give PORT=P (the server's TCP port)" >&2; exit 2; }
+	$(Q)bin/acceptlab-diagnose --port $(PORT) $(ARGS)
 
 clean:
 	rm -rf bin build

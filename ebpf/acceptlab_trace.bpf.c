@@ -18,12 +18,12 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 
 #include "acceptlab_trace.h"
+#include "sock.bpf.h"
 
 #define EAGAIN 11
-#define TCP_ESTABLISHED 1
-#define TCP_SYN_RECV 3
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -224,24 +224,6 @@ static __always_inline int accept_enter(void)
 	return 0;
 }
 
-/* The socket behind the calling task's descriptor fd, or 0. */
-static __always_inline __u64 sock_of_fd(long fd)
-{
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct file **fdarr = BPF_CORE_READ(task, files, fdt, fd);
-	struct file *file = NULL;
-	struct socket *sock;
-
-	if (!fdarr || fd < 0 || fd > 1 << 20)
-		return 0;
-	if (bpf_probe_read_kernel(&file, sizeof(file), &fdarr[fd]) || !file)
-		return 0;
-	sock = BPF_CORE_READ(file, private_data);
-	if (!sock)
-		return 0;
-	return (__u64)BPF_CORE_READ(sock, sk);
-}
-
 static __always_inline int accept_exit(long ret)
 {
 	struct worker_stats *st;
@@ -364,7 +346,7 @@ int BPF_PROG(on_set_state, const struct sock *sk, const int oldstate, const int 
 	__u16 lport;
 	__u64 key = (__u64)sk;
 
-	if (newstate != TCP_ESTABLISHED || oldstate != TCP_SYN_RECV)
+	if (newstate != SOCK_TCP_ESTABLISHED || oldstate != SOCK_TCP_SYN_RECV)
 		return 0;
 	lport = sk->__sk_common.skc_num;
 	if (!bpf_map_lookup_elem(&ports, &lport))

@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +26,7 @@
 #include "acceptlab_trace.h"
 #include "acceptlab_trace.skel.h"
 #include "targets.h"
+#include "tracefs.h"
 #include "trace_print.h"
 
 #define PROG "acceptlab-trace"
@@ -132,18 +131,13 @@ static void find_targets(struct targets *t)
 /* libbpf attaches syscall tracepoints through tracefs: mount it if missing. */
 static void ensure_tracefs(void)
 {
-	struct stat st;
+	char err[256];
+	int mounted;
 
-	if (stat("/sys/kernel/tracing/events/syscalls", &st) == 0 ||
-	    stat("/sys/kernel/debug/tracing/events/syscalls", &st) == 0)
-		return;
-	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
-		die(2, "tracefs is not mounted and mounting it at /sys/kernel/tracing failed (%s); "
-		     "mount it: mount -t tracefs tracefs /sys/kernel/tracing", strerror(errno));
-	if (stat("/sys/kernel/tracing/events/syscalls", &st) < 0)
-		die(2, "tracefs has no syscall tracepoints (events/syscalls): this kernel lacks "
-		     "CONFIG_FTRACE_SYSCALLS");
-	fprintf(stderr, PROG ": mounted tracefs at /sys/kernel/tracing\n");
+	if (tracefs_ensure(&mounted, err, sizeof(err)) < 0)
+		die(2, "%s", err);
+	if (mounted)
+		fprintf(stderr, PROG ": mounted tracefs at /sys/kernel/tracing\n");
 }
 
 /* --timeline: the ring buffer's events, kept for trace_print_timeline. */

@@ -1,7 +1,8 @@
 /* targets.c: finding a server's processes in /proc (see targets.h): by
  * process group from /proc/PID/stat, and by listening socket, matching the
  * inodes of /proc/net/tcp{,6}'s LISTEN sockets against the socket links
- * in every /proc/PID/fd. */
+ * in every /proc/PID/fd (targets_scan_sockets, which the diagnosis's
+ * detection uses too). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@ struct listener {
 	int port;
 };
 
-/* What scan_fds does with a process that holds one of the listeners. */
+/* What find_holders does with a process that holds one of the listeners. */
 enum on_holder {
 	ADD_PID_AND_PORT, /* any process: add it and the listener's port */
 	ADD_PORT_OF_PID,  /* t's processes only: add the listener's port */
@@ -132,10 +133,8 @@ static int read_listeners(int port, struct listener *l, int max)
 	return n;
 }
 
-/* Every process holding one of l[0..n) (by its /proc/PID/fd socket links)
- * is added to t as `what` says. */
-static int scan_fds(struct targets *t, const struct listener *l, int n, enum on_holder what, char *err,
-		    size_t errlen)
+int targets_scan_sockets(const unsigned long *inodes, int n, const int *pids, int npids,
+			 targets_socket_found found, void *ctx, char *err, size_t errlen)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -146,12 +145,14 @@ static int scan_fds(struct targets *t, const struct listener *l, int n, enum on_
 		char path[64];
 		struct dirent *fe;
 		DIR *fd_dir;
-		int pid;
+		int pid, wanted = !pids;
 
 		if (!is_digits(de->d_name))
 			continue;
 		pid = atoi(de->d_name);
-		if (what == ADD_PORT_OF_PID && !has_pid(t, pid))
+		for (int i = 0; i < npids && !wanted; i++)
+			wanted = pids[i] == pid;
+		if (!wanted)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 		if (!(fd_dir = opendir(path)))
@@ -161,6 +162,8 @@ static int scan_fds(struct targets *t, const struct listener *l, int n, enum on_
 			unsigned long inode;
 			ssize_t len;
 
+			if (!is_digits(fe->d_name))
+				continue;
 			snprintf(link, sizeof(link), "/proc/%d/fd/%s", pid, fe->d_name);
 			len = readlink(link, target, sizeof(target) - 1);
 			if (len <= 0)
@@ -168,13 +171,9 @@ static int scan_fds(struct targets *t, const struct listener *l, int n, enum on_
 			target[len] = '\0';
 			if (sscanf(target, "socket:[%lu]", &inode) != 1)
 				continue;
-			for (int i = 0; i < n; i++) {
-				if (l[i].inode != inode)
-					continue;
-				if (what == ADD_PID_AND_PORT)
-					targets_add_pid(t, pid);
-				add_port(t, l[i].port);
-			}
+			for (int i = 0; i < n; i++)
+				if (inodes[i] == inode)
+					found(ctx, pid, atoi(fe->d_name), i);
 		}
 		closedir(fd_dir);
 	}
@@ -182,18 +181,46 @@ static int scan_fds(struct targets *t, const struct listener *l, int n, enum on_
 	return 0;
 }
 
-/* Reads the listeners (port 0: every port) and scans the fds for them. */
+/* What find_holders does with each holder it finds. */
+struct holder_scan {
+	struct targets *t;
+	const struct listener *l;
+	enum on_holder what;
+};
+
+static void add_holder(void *ctx, int pid, int fd, int i)
+{
+	struct holder_scan *hs = ctx;
+
+	(void)fd;
+	if (hs->what == ADD_PID_AND_PORT)
+		targets_add_pid(hs->t, pid);
+	add_port(hs->t, hs->l[i].port);
+}
+
+/* Reads the listeners (port 0: every port) and scans the fds for them:
+ * every process (ADD_PID_AND_PORT) or t's (ADD_PORT_OF_PID). */
 static int find_holders(struct targets *t, int port, enum on_holder what, char *err, size_t errlen)
 {
 	struct listener *l = calloc(TARGETS_MAX_LISTENERS, sizeof(*l));
-	int rc;
+	unsigned long *inodes = calloc(TARGETS_MAX_LISTENERS, sizeof(*inodes));
+	struct holder_scan hs = { t, l, what };
+	int rc = -1, n;
 
-	if (!l) {
+	if (!l || !inodes) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		goto out;
 	}
-	rc = scan_fds(t, l, read_listeners(port, l, TARGETS_MAX_LISTENERS), what, err, errlen);
+	n = read_listeners(port, l, TARGETS_MAX_LISTENERS);
+	for (int i = 0; i < n; i++)
+		inodes[i] = l[i].inode;
+	if (what == ADD_PORT_OF_PID)
+		rc = targets_scan_sockets(inodes, n, t->pids, t->npids, add_holder, &hs, err, errlen);
+	else
+		rc = targets_scan_sockets(inodes, n, NULL, 0, add_holder, &hs, err, errlen);
+out:
 	free(l);
+	free(inodes);
 	return rc;
 }
 

@@ -1,7 +1,7 @@
 /* targets.h: finding a server's processes in /proc, for a tracer or a
  * diagnosis to watch: the processes of a process group, the processes that
- * hold TCP listeners (on one port, or any), and the ports a set of
- * processes listens on. Reads /proc only, changes nothing; reports errors
+ * hold TCP listeners (on one port, or any), the ports a set of processes
+ * listens on, and which descriptors of which processes are given sockets. Reads /proc only, changes nothing; reports errors
  * through an error buffer (redis anet style) and never prints or exits. */
 #ifndef ACCEPTLAB_TARGETS_H
 #define ACCEPTLAB_TARGETS_H
@@ -41,6 +41,17 @@ int targets_add_listeners(struct targets *t, int port, char *err, size_t errlen)
  * TARGETS_MAX_PORTS are dropped). 0, or -1 with err set when /proc cannot
  * be read. */
 int targets_add_listening_ports(struct targets *t, char *err, size_t errlen);
+
+/* Called by targets_scan_sockets for each descriptor fd of process pid
+ * that is socket inodes[i]. */
+typedef void (*targets_socket_found)(void *ctx, int pid, int fd, int i);
+
+/* Scans /proc/PID/fd of every process (pids != NULL: only pids[0..npids))
+ * for links to the socket inodes[0..n) and calls found for each. Processes
+ * whose descriptors cannot be read (another user's, without root) are
+ * skipped. 0, or -1 with err set when /proc cannot be read. */
+int targets_scan_sockets(const unsigned long *inodes, int n, const int *pids, int npids,
+			 targets_socket_found found, void *ctx, char *err, size_t errlen);
 
 /* The first of t's pids with no /proc entry (no such process), or 0 when
  * every one exists. */

@@ -48,6 +48,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "worker_load.h"
+#include "sock.bpf.h"
 
 #define TCP_ESTABLISHED 1
 #define TCP_SYN_RECV 3
@@ -309,16 +310,14 @@ static __always_inline struct load_slot *slot_of(const struct conn_tag *tag)
 	return s && s->gen == tag->gen ? s : NULL;
 }
 
-/* A connection of ours: our port in our network namespace. The port is read
- * from inet_sport, not skc_num: a move to CLOSE releases the bound port
- * (inet_put_port zeroes skc_num) before this tracepoint fires, so a
- * connection reset, or closed by us with its request unread, would not
- * look like ours by skc_num. */
+/* A connection of ours: our port in our network namespace (the port read
+ * as sk_local_port reads it: still there when the move to CLOSE has
+ * released the bound port). */
 static __always_inline int ours(const struct sock *sk)
 {
-	if (!targ_port || bpf_ntohs(BPF_CORE_READ((const struct inet_sock *)sk, inet_sport)) != targ_port)
+	if (!targ_port || sk_local_port(sk) != targ_port)
 		return 0;
-	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == targ_netns;
+	return sk_netns(sk) == targ_netns;
 }
 
 /* reuseport-bpf: the SYN of this new connection no longer counts. */

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* acceptlab_diagnose.bpf.c: the kernel side of bin/acceptlab-diagnose's
+ * attribution. For one port (targ_port, in the network namespace
+ * targ_netns), the kernel says which thread accepted each connection and
+ * which thread first read its bytes, and who registers the port's listeners
+ * in an epoll (registration churn: an accept mutex, nginx's re-add).
+ *
+ *  - on_set_state (tp_btf/inet_sock_set_state): a connection to the port
+ *    becomes ESTABLISHED (from SYN_RECV): it is followed from here; it
+ *    leaves ESTABLISHED: its owner's held count drops; it reaches CLOSE:
+ *    it is forgotten.
+ *  - exit_accept/exit_accept4 (the syscalls' exit tracepoints): a traced
+ *    process's accept returned a socket whose local port is the port: its
+ *    acceptor, who owns it from now on.
+ *  - on_recv (tp_btf/sock_recv_length, every recvmsg/read on a socket; the
+ *    port is compared first, so the machine's other sockets pay one read):
+ *    the first read of a followed, accepted connection that returned bytes
+ *    (MSG_PEEK aside) names its server, any process (the server may be
+ *    another process than the acceptor: fd passing, Node's cluster); the
+ *    connection moves to the server's held count.
+ *  - enter_epoll_ctl: a traced process adds, deletes or modifies a socket
+ *    listening on the port in an epoll.
+ *
+ * Which processes are traced (the listeners' holders, with their forks) is
+ * the `targets` map, which the loader shares with acceptlab_trace.bpf.c's
+ * (bpf_map__reuse_fd: that object adds forks), so both see one set. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+
+#include "acceptlab_diagnose.h"
+#include "sock.bpf.h"
+
+#define MSG_PEEK 2
+#define EPOLL_CTL_ADD 1
+#define EPOLL_CTL_DEL 2
+#define EPOLL_CTL_MOD 3
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile __u16 targ_port = 0;
+const volatile __u32 targ_netns = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024); /* TRACE_MAX_TARGETS: the loader reuses the tracer's map */
+	__type(key, __u32);        /* tgid */
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DIAG_MAX_THREADS);
+	__type(key, __u32);        /* tid */
+	__type(value, struct diag_thread);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DIAG_MAX_CONNS);
+	__type(key, __u64);        /* struct sock * */
+	__type(value, struct diag_conn);
+} conns SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct diag_totals);
+} totals SEC(".maps");
+
+static const struct diag_thread zero_thread;
+
+static __always_inline struct diag_totals *the_totals(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&totals, &zero);
+}
+
+/* A socket of the port, in its namespace. */
+static __always_inline int ours(const struct sock *sk)
+{
+	return sk && sk_local_port(sk) == targ_port && sk_netns(sk) == targ_netns;
+}
+
+/* Thread tid's record (made on first sight, for process tgid), or NULL. */
+static __always_inline struct diag_thread *thread_of(__u32 tid, __u32 tgid)
+{
+	struct diag_thread *t = bpf_map_lookup_elem(&threads, &tid);
+
+	if (t)
+		return t;
+	bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (t && !t->tgid)
+		t->tgid = tgid;
+	return t;
+}
+
+/* Moves conn c's held count from its owner to tid (0: to nobody). */
+static __always_inline void own(struct diag_conn *c, __u32 tid, __u32 tgid)
+{
+	struct diag_thread *t;
+
+	if (c->owner == tid)
+		return;
+	if (c->owner && (t = bpf_map_lookup_elem(&threads, &c->owner)))
+		__sync_fetch_and_add(&t->held, -1);
+	c->owner = tid;
+	if (tid && (t = thread_of(tid, tgid))) {
+		__s64 now = __sync_fetch_and_add(&t->held, 1) + 1;
+		/* Not atomic with the add: a racing pair may record one less. */
+		if (now > t->held_peak)
+			t->held_peak = now;
+	}
+}
+
+/* ---- connections: established, and gone ---- */
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(on_set_state, const struct sock *sk, const int oldstate, const int newstate)
+{
+	struct diag_totals *tot;
+	struct diag_conn *c;
+	__u64 key = (__u64)sk;
+
+	if (oldstate != SOCK_TCP_ESTABLISHED && newstate != SOCK_TCP_ESTABLISHED && newstate != SOCK_TCP_CLOSE)
+		return 0;
+	if (!ours(sk) || !(tot = the_totals()))
+		return 0;
+	if (newstate == SOCK_TCP_ESTABLISHED) {
+		struct diag_conn fresh = {};
+
+		if (oldstate != SOCK_TCP_SYN_RECV)
+			return 0; /* an outgoing connection from the port */
+		bpf_map_update_elem(&conns, &key, &fresh, BPF_ANY);
+		__sync_fetch_and_add(&tot->established, 1);
+		return 0;
+	}
+	c = bpf_map_lookup_elem(&conns, &key);
+	if (!c)
+		return 0;
+	if (oldstate == SOCK_TCP_ESTABLISHED) {
+		/* Held no longer, but still followed: a request sent with
+		 * the client's FIN is read in CLOSE_WAIT. */
+		own(c, 0, 0);
+		c->gone = 1;
+		__sync_fetch_and_add(&tot->closed, 1);
+	}
+	if (newstate == SOCK_TCP_CLOSE)
+		bpf_map_delete_elem(&conns, &key);
+	return 0;
+}
+
+/* ---- accepts ---- */
+
+static __always_inline int accept_exit(long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct diag_conn *c, fresh = {};
+	struct diag_thread *t;
+	struct diag_totals *tot;
+	struct sock *sk;
+	__u64 key;
+
+	/* The holders' accepts only (a hash lookup), then the port (a walk
+	 * of the task's file table). */
+	if (ret < 0 || !bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	key = sock_of_fd(ret);
+	sk = (struct sock *)key;
+	if (!ours(sk))
+		return 0;
+	if (!(tot = the_totals()) || !(t = thread_of(tid, tgid)))
+		return 0;
+	__sync_fetch_and_add(&t->accepted, 1);
+	__sync_fetch_and_add(&tot->accepted, 1);
+	c = bpf_map_lookup_elem(&conns, &key);
+	if (!c) {
+		/* Established before the trace began: followed from here. */
+		bpf_map_update_elem(&conns, &key, &fresh, BPF_ANY);
+		c = bpf_map_lookup_elem(&conns, &key);
+		if (!c)
+			return 0;
+	}
+	c->acceptor = tid;
+	c->acceptor_tgid = tgid;
+	if (BPF_CORE_READ(sk, __sk_common.skc_state) != SOCK_TCP_ESTABLISHED)
+		c->gone = 1; /* closed before the accept returned it: held by nobody */
+	if (!c->owner && !c->gone)
+		own(c, tid, tgid);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept4")
+int exit_accept4(struct trace_event_raw_sys_exit *ctx) { return accept_exit(ctx->ret); }
+SEC("tracepoint/syscalls/sys_exit_accept")
+int exit_accept(struct trace_event_raw_sys_exit *ctx) { return accept_exit(ctx->ret); }
+
+/* ---- the first read ---- */
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
+{
+	__u64 id, key = (__u64)sk;
+	__u32 tgid, tid;
+	struct diag_conn *c;
+	struct diag_thread *t, *acc;
+	struct diag_totals *tot;
+
+	if (ret <= 0 || (flags & MSG_PEEK) || !sk || sk->__sk_common.skc_num != targ_port)
+		return 0;
+	c = bpf_map_lookup_elem(&conns, &key);
+	if (!c || c->server)
+		return 0;
+	if (sk_netns(sk) != targ_netns || !(tot = the_totals()))
+		return 0;
+	if (!c->acceptor) {
+		/* Read by someone before any traced accept returned it (not
+		 * one of ours, or --pid left its acceptor out). */
+		__sync_fetch_and_add(&tot->unaccepted_reads, 1);
+		c->server = (__u32)-1;
+		return 0;
+	}
+	id = bpf_get_current_pid_tgid();
+	tgid = id >> 32;
+	tid = (__u32)id;
+	if (!(t = thread_of(tid, tgid)))
+		return 0;
+	c->server = tid;
+	__sync_fetch_and_add(&t->served, 1);
+	__sync_fetch_and_add(&tot->served, 1);
+	if (tid != c->acceptor) {
+		__sync_fetch_and_add(&tot->handoffs, 1);
+		__sync_fetch_and_add(&t->received, 1);
+		if (tgid != c->acceptor_tgid)
+			__sync_fetch_and_add(&t->received_cross, 1);
+		if ((acc = bpf_map_lookup_elem(&threads, &c->acceptor)))
+			__sync_fetch_and_add(&acc->handed_off, 1);
+	}
+	if (!c->gone)
+		own(c, tid, tgid);
+	return 0;
+}
+
+/* ---- registrations ---- */
+
+SEC("tracepoint/syscalls/sys_enter_epoll_ctl")
+int enter_epoll_ctl(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	long op = ctx->args[1], fd = ctx->args[2];
+	struct epoll_event *uev = (struct epoll_event *)ctx->args[3];
+	struct diag_thread *t;
+	struct sock *sk;
+	__u32 events = 0;
+
+	if (!bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	sk = (struct sock *)sock_of_fd(fd);
+	if (!ours(sk) || BPF_CORE_READ(sk, __sk_common.skc_state) != SOCK_TCP_LISTEN)
+		return 0;
+	if (!(t = thread_of(tid, tgid)))
+		return 0;
+	if (op == EPOLL_CTL_ADD)
+		__sync_fetch_and_add(&t->ctl_add, 1);
+	else if (op == EPOLL_CTL_DEL)
+		__sync_fetch_and_add(&t->ctl_del, 1);
+	else if (op == EPOLL_CTL_MOD)
+		__sync_fetch_and_add(&t->ctl_mod, 1);
+	if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && uev &&
+	    bpf_probe_read_user(&events, sizeof(events), &uev->events) == 0)
+		__sync_fetch_and_or(&t->ctl_events, events);
+	return 0;
+}

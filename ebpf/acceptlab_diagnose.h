@@ -1,0 +1,46 @@
+/* acceptlab_diagnose.h: the types acceptlab_diagnose.bpf.c (kernel side)
+ * and bin/acceptlab-diagnose (the loader, acceptlab_diagnose.c) share. */
+#ifndef ACCEPTLAB_DIAGNOSE_H
+#define ACCEPTLAB_DIAGNOSE_H
+
+#define DIAG_MAX_THREADS 8192  /* threads the per-thread map holds */
+#define DIAG_MAX_CONNS 262144  /* connections followed at once (LRU beyond) */
+
+/* Per thread (keyed by tid): what it did with the port's connections. */
+struct diag_thread {
+	__u32 tgid;
+	__u32 ctl_events;    /* OR of the events masks it registered a listener with (ADD, MOD) */
+	__u64 accepted;      /* accept/accept4 returned a connection to the port */
+	__u64 served;        /* connections whose bytes it read first */
+	__s64 held;          /* connections it owns (its served, else its accepted) still ESTABLISHED */
+	__s64 held_peak;     /* the most it has held at once */
+	__u64 handed_off;    /* connections it accepted that another thread read first */
+	__u64 received;      /* connections it read first that another thread accepted */
+	__u64 received_cross; /* of those, accepted in another process */
+	__u64 ctl_add;       /* epoll_ctl(EPOLL_CTL_ADD) of a listener on the port */
+	__u64 ctl_del;       /* epoll_ctl(EPOLL_CTL_DEL) of one */
+	__u64 ctl_mod;       /* epoll_ctl(EPOLL_CTL_MOD) of one */
+};
+
+/* Per connection (keyed by struct sock *), from its ESTABLISHED (or its
+ * accept, for one established before the trace) to its CLOSE. */
+struct diag_conn {
+	__u32 acceptor;      /* tid whose accept returned it, 0 not yet */
+	__u32 acceptor_tgid; /* its process */
+	__u32 server;        /* tid that read its bytes first, 0 not yet */
+	__u32 owner;         /* tid whose `held` counts it, 0 none */
+	__u32 gone;          /* it left ESTABLISHED (its peer closed, or it did): held by nobody */
+	__u32 pad;
+};
+
+/* Totals over the whole trace (one slot of an array map). */
+struct diag_totals {
+	__u64 established;   /* connections to the port that became ESTABLISHED */
+	__u64 accepted;      /* accepts of them by the traced processes */
+	__u64 served;        /* first reads seen */
+	__u64 handoffs;      /* first reads by a thread other than the acceptor */
+	__u64 closed;        /* connections that left ESTABLISHED (peer's FIN, or ours, or a reset) */
+	__u64 unaccepted_reads; /* first reads of connections no traced accept returned */
+};
+
+#endif

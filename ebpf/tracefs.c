@@ -1,0 +1,30 @@
+/* tracefs.c: tracefs mounted if missing (see tracefs.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "tracefs.h"
+
+int tracefs_ensure(int *mounted, char *err, size_t errlen)
+{
+	struct stat st;
+
+	*mounted = 0;
+	if (stat("/sys/kernel/tracing/events/syscalls", &st) == 0 ||
+	    stat("/sys/kernel/debug/tracing/events/syscalls", &st) == 0)
+		return 0;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0) {
+		snprintf(err, errlen, "tracefs is not mounted and mounting it at /sys/kernel/tracing failed (%s); "
+			 "mount it: mount -t tracefs tracefs /sys/kernel/tracing", strerror(errno));
+		return -1;
+	}
+	if (stat("/sys/kernel/tracing/events/syscalls", &st) < 0) {
+		snprintf(err, errlen, "tracefs has no syscall tracepoints (events/syscalls): this kernel lacks "
+			 "CONFIG_FTRACE_SYSCALLS");
+		return -1;
+	}
+	*mounted = 1;
+	return 0;
+}

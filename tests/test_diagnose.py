@@ -1,0 +1,448 @@
+"""bin/acceptlab-diagnose: for a running server, by its port, it names the
+mechanism as the server was configured, and the kernel's attribution of
+each connection matches the truth.
+
+The truth is what the connections say: our server answers /pid with the
+worker that served it (its pid, or its tid in threads mode), and the probe
+counts those answers per worker. The diagnosis never asks the server; it
+counts, per thread, the connections whose bytes that thread read first. So
+for every variant, each worker's `served` must equal the connections the
+probe saw it answer, in active mode (the diagnosis runs the probe; a test
+switch has the probe read the worker id) and in passive mode (the test
+drives the probe while the diagnosis watches). The mechanism's fields
+(listener, listeners, wait, selector, handoff, closest_variant) must be the
+ones the variant is built with. Then servers that are not ours (workers
+blocked in accept() with a thread per connection; the peers: nginx,
+HAProxy, Node), each way to find a reuseport selector, bad input, a server
+that exits mid-watch, and what it still says without root.
+
+The trace needs root; without it those tests skip and the not-root test
+runs as the user it is."""
+
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from acceptlab.paths import module_cmd
+from probes.peers import peers
+from tests.conftest import PROBE, ROOT, SERVER
+
+DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
+FOREIGN = module_cmd("tests.foreign_server")
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the diagnosis traces with BPF: needs root")
+
+# variant spec -> (listener, listeners, wait, selector, handoff, closest_variant)
+EXPECTED = {
+    "bare": ("shared", 1, "epoll", None, False, "bare"),
+    "exclusive": ("shared", 1, "epoll-exclusive", None, False, "exclusive"),
+    "exclusive-reorder": ("shared", 1, "epoll-exclusive", None, False, "exclusive-reorder"),
+    "lt": ("shared", 1, "epoll", None, False, "lt"),
+    "reuseport": ("reuseport", 2, "epoll", "hash", False, "reuseport"),
+    "reuseport-bpf": ("reuseport", 2, "epoll", "bpf", False, "reuseport-bpf"),
+    "mutex": ("shared", 1, "epoll", None, False, "mutex"),
+    # strict turns: the listener added and deleted at every accept (churn)
+    "mutex --accept-mutex-strict": ("shared", 1, "epoll", None, False, "mutex"),
+    "fdpass": ("shared", 1, "epoll", None, True, "fdpass"),
+    "handoff --threads 2": ("reuseport", 2, "epoll", "hash", True, "handoff"),
+}
+CONNECTIONS = 32
+
+
+class Diagnose:
+    """acceptlab-diagnose --json ARGS, its own session; its lines read as
+    they come (wait_for) and once it is done (finish)."""
+
+    def __init__(self, *args, env=None, argv0=DIAGNOSE, wrap=()):
+        self.proc = subprocess.Popen([*wrap, argv0, *args, "--json"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True,
+                                     env=dict(os.environ, **(env or {})), cwd="/")
+        self.buf = b""
+        self.seen = []
+
+    def _pump(self, timeout):
+        """Reads what is there (unbuffered: select sees all of it); False at EOF."""
+        fd = self.proc.stdout.fileno()
+        if select.select([fd], [], [], timeout)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return False
+            self.buf += chunk
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                self.seen.append(json.loads(line))
+        return True
+
+    def wait_for(self, kind, timeout=15):
+        """Reads lines until one of this kind; returns it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for obj in self.seen:
+                if obj.get("kind") == kind:
+                    return obj
+            left = deadline - time.monotonic()
+            assert left > 0, "no %r line within %d s: %r" % (kind, timeout, self.seen)
+            if not self._pump(min(left, 0.2)):
+                self.proc.wait(timeout=5)
+                raise AssertionError("diagnose exited %s before a %r line: %s"
+                                     % (self.proc.returncode, kind, self.proc.stderr.read().decode()))
+
+    def finish(self, timeout=30):
+        """Waits for it to end: (exit code, every JSON line, stderr)."""
+        out, err = self.proc.communicate(timeout=timeout)
+        rest = self.buf + out
+        self.seen += [json.loads(l) for l in rest.splitlines() if l.strip()]
+        return self.proc.returncode, self.seen, err.decode()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=5)
+
+
+@pytest.fixture
+def diagnose():
+    started = []
+
+    def factory(*args, **kw):
+        d = Diagnose(*args, **kw)
+        started.append(d)
+        return d
+
+    yield factory
+    for d in started:
+        d.kill()
+
+
+def diagnosis_of(lines):
+    last = lines[-1]
+    assert last["kind"] == "diagnosis", last
+    return last
+
+
+def served_by(diag, key):
+    """{worker id: served}: summed by pid (process mode) or per tid."""
+    out = {}
+    for w in diag["workers"]:
+        ident = w[key]
+        if ident is not None and w["served"]:
+            out[ident] = out.get(ident, 0) + w["served"]
+    return out
+
+
+def probe_counts(summary):
+    return {int(k): v for k, v in summary["counts"].items()}
+
+
+def check_mechanism(diag, spec):
+    listener, listeners, wait, selector, handoff, variant = EXPECTED[spec]
+    got = (diag["listener"], diag["listeners"], diag["wait"], diag["selector"], diag["handoff"],
+           diag["closest_variant"])
+    assert got == (listener, listeners, wait, selector, handoff, variant), diag["verdict"]
+
+
+def check_served(diag, server, truth):
+    """Each worker's served (the kernel's) equals the connections it
+    answered (the probe's), and every connection was served once."""
+    served = served_by(diag, server.id_key)
+    assert served == truth, (served, truth, diag["workers"])
+    assert sum(served.values()) == CONNECTIONS
+    assert diag["split_of"] == "served"
+    assert diag["split"] == "/".join(str(n) for n in sorted(
+        [truth.get(i, 0) for i in server.pids], reverse=True)), (diag["split"], truth)
+
+
+@root_only
+@pytest.mark.parametrize("spec", list(EXPECTED))
+def test_active_names_the_mechanism_and_attributes_every_connection(start_server, diagnose, spec):
+    """--load burst: the probe's burst of 32 at the server; the diagnosis
+    names the mechanism the variant is built with, and each worker's served
+    count is what the probe saw it answer (the test switch has the probe
+    read /pid's answer; the diagnosis does not use it)."""
+    s = start_server(spec) if "--threads" in spec else start_server(spec, workers=2)
+    d = diagnose("--port", str(s.port), "--load", "burst", "--request", "/pid",
+                 env={"ACCEPTLAB_TEST_PROBE_WORKER_FROM": "body"})
+    rc, lines, err = d.finish()
+    assert rc == 0, err
+    kinds = [l["kind"] for l in lines]
+    assert kinds[0] == "detected" and "attached" in kinds and kinds[-1] == "diagnosis", kinds
+    summary = [l["line"] for l in lines if l["kind"] == "probe" and l["line"]["type"] == "summary"][0]
+    diag = diagnosis_of(lines)
+    check_mechanism(diag, spec)
+    check_served(diag, s, probe_counts(summary))
+    assert diag["mode"] == "active" and diag["traced"] and not diag["partial"]
+    assert diag["advice"] is None and diag["fair_chance"] is None
+
+
+@root_only
+@pytest.mark.parametrize("spec", list(EXPECTED))
+def test_passive_watches_and_attributes_the_tests_own_load(start_server, diagnose, spec):
+    """--duration: the diagnosis sends nothing; the test runs the probe
+    (burst, asking /pid) once it is attached, and each worker's served
+    count is what the probe saw it answer."""
+    s = start_server(spec) if "--threads" in spec else start_server(spec, workers=2)
+    d = diagnose("--port", str(s.port), "--duration", "2.5")
+    assert d.wait_for("attached")["traced"] is True
+    probe = subprocess.run([PROBE, "--target", "127.0.0.1:%d" % s.port, "--shape", "burst", "--connections",
+                            str(CONNECTIONS), "--path", "/pid", "--json"], capture_output=True, text=True,
+                           timeout=30)
+    assert probe.returncode == 0, probe.stderr
+    summary = [json.loads(l) for l in probe.stdout.splitlines() if '"summary"' in l][0]
+    rc, lines, err = d.finish()
+    assert rc == 0, err
+    diag = diagnosis_of(lines)
+    check_mechanism(diag, spec)
+    check_served(diag, s, probe_counts(summary))
+    assert diag["mode"] == "passive" and diag["load"] is None
+
+
+# peer -> (listener, wait, selector, handoff, closest_variant)
+PEERS_EXPECTED = {
+    "nginx-default": ("shared", "epoll-exclusive", None, False, "exclusive-reorder"),  # >= 1.21.6: LT, re-add
+    "nginx-reuseport": ("reuseport", "epoll", "hash", False, "reuseport"),
+    "nginx-accept-mutex": ("shared", "epoll", None, False, "mutex"),
+    "haproxy-mq-on": ("shared", "epoll", None, True, "fdpass"),    # the acceptor queues to the least loaded thread
+    "haproxy-mq-off": ("shared", "epoll", None, False, "lt"),
+    "node-rr": ("shared", "epoll", None, True, "fdpass"),          # the primary accepts, hands to workers
+    "node-none": ("shared", "epoll", None, False, "lt"),           # libuv: level-triggered
+}
+
+
+@root_only
+@pytest.mark.parametrize("name", list(PEERS_EXPECTED))
+def test_peers_named_as_configured(name, diagnose):
+    """Servers nobody here wrote (the peers study's configurations, 2
+    workers): the mechanism as configured, and the served split the
+    probe saw: per pid for nginx and Node (they answer their pid), as a
+    split for HAProxy (it answers its thread's number, not its tid)."""
+    ok, why = peers.availability(name)
+    if not ok:
+        pytest.skip(why)
+    peer = peers.Peer(name).start()
+    try:
+        d = diagnose("--port", str(peer.port), "--load", "burst", "--request", "/pid",
+                     env={"ACCEPTLAB_TEST_PROBE_WORKER_FROM": "body"})
+        rc, lines, err = d.finish()
+        assert rc == 0, err
+        diag = diagnosis_of(lines)
+        got = (diag["listener"], diag["wait"], diag["selector"], diag["handoff"], diag["closest_variant"])
+        assert got == PEERS_EXPECTED[name], diag["verdict"]
+        summary = [l["line"] for l in lines if l["kind"] == "probe" and l["line"]["type"] == "summary"][0]
+        truth = sorted(summary["counts"].values(), reverse=True)
+        assert diag["split"] == "/".join(map(str, truth + [0] * (2 - len(truth)))), (diag["split"], summary)
+        if peer.software != "haproxy":
+            assert served_by(diag, "pid") == probe_counts(summary)
+    finally:
+        peer.stop()
+
+
+@root_only
+def test_blocking_accept_and_a_thread_per_connection(tmp_path, diagnose):
+    """A server that is not ours: two forked workers blocked in accept() on
+    one listener, each handing every connection to a new thread. The
+    diagnosis says wait "accept", closest variant "blocking"; the hand-off
+    to the acceptor's own threads makes the process the worker, one row per
+    process, whose served count is what the probe saw that pid answer."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    server = subprocess.Popen([*FOREIGN, "--log-dir", str(logs)], cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        ready = json.loads(server.stdout.readline())
+        d = diagnose("--port", str(ready["port"]), "--load", "ramp", "--connections", "20", "--request", "/pid",
+                     env={"ACCEPTLAB_TEST_PROBE_WORKER_FROM": "body"})
+        rc, lines, err = d.finish()
+        assert rc == 0, err
+        diag = diagnosis_of(lines)
+        summary = [l["line"] for l in lines if l["kind"] == "probe" and l["line"]["type"] == "summary"][0]
+        assert (diag["listener"], diag["wait"], diag["closest_variant"]) == ("shared", "accept", "blocking"), diag
+        assert diag["handoff"] is True
+        assert served_by(diag, "pid") == probe_counts(summary)
+        pools = [w for w in diag["workers"] if w["tid"] is None]
+        assert sorted(w["pid"] for w in pools) == sorted(probe_counts(summary)), diag["workers"]
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=5)
+
+
+@root_only
+@pytest.mark.parametrize("way,spec,selector", [
+    ("iterator", "reuseport-bpf", "bpf"),
+    ("prog-fd", "reuseport-bpf", "bpf"),
+    ("iterator", "reuseport", "hash"),
+    ("prog-fd", "reuseport", "hash"),
+    # reuseport-bpf's sockarray holds 4-byte values: the kernel gives no
+    # cookies back, so this way cannot see it, and says so.
+    ("sockarray", "reuseport-bpf", "hash"),
+])
+def test_each_way_to_find_the_selector(start_server, way, spec, selector):
+    """Each way alone (a test switch): the iterator and the holders'
+    program descriptors find reuseport-bpf's program, and none in plain
+    reuseport; the sockarray way's known miss is named in its note."""
+    s = start_server(spec, workers=2)
+    out = subprocess.run([DIAGNOSE, "--port", str(s.port), "--duration", "0.2", "--json"], capture_output=True,
+                         text=True, timeout=30, env=dict(os.environ, ACCEPTLAB_TEST_SELECTOR_WAY=way))
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(l) for l in out.stdout.splitlines()]
+    diag = diagnosis_of(lines)
+    assert diag["selector"] == selector, lines[0]["selector"]
+    if selector == "bpf":
+        assert diag["selector_how"] == way and diag["selector_prog_id"] > 0
+    if way == "sockarray":
+        assert "4-byte values" in lines[0]["selector"]["note"], lines[0]["selector"]
+
+
+@root_only
+def test_server_exiting_mid_watch_gives_a_partial_result(start_server, diagnose):
+    """The server stops while watched: the diagnosis ends soon after with
+    what it saw, partial and saying why, exit 1."""
+    s = start_server("bare", workers=2)
+    d = diagnose("--port", str(s.port), "--duration", "30")
+    d.wait_for("attached")
+    started = time.monotonic()
+    s.stop()
+    rc, lines, err = d.finish(timeout=15)
+    diag = diagnosis_of(lines)
+    assert rc == 1, err
+    assert time.monotonic() - started < 10
+    assert diag["partial"] is True and "stopped listening on port %d" % s.port in diag["partial_why"]
+    assert "Partial" in diag["verdict"]
+
+
+@root_only
+def test_human_output_table_and_verdict(start_server):
+    """Without --json: the mechanism line, the table's header and a row per
+    worker, and the verdict naming the closest variant."""
+    s = start_server("reuseport", workers=2)
+    out = subprocess.run([DIAGNOSE, "--port", str(s.port), "--load", "ramp", "--connections", "8"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert text.startswith("port %d: 2 listening sockets (reuseport, selector hash)" % s.port), text
+    assert "accepted  served  held  wakeups  wasted" in text
+    for pid in s.pids:
+        assert "\n%-8d %-8d " % (pid, pid) in text, text
+    assert "The closest acceptlab variant is reuseport." in " ".join(text.split())
+
+
+def test_nothing_listening_is_exit_2_naming_the_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound, never listening
+        out = subprocess.run([DIAGNOSE, "--port", str(port)], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "port %d" % port in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("args,named", [
+    (["--port", "1", "--bogus"], "--bogus"),
+    (["--load", "burst"], "--port"),
+    (["--port", "70000"], "--port 70000"),
+    (["--port", "1", "--load", "sideways"], "--load sideways"),
+    (["--port", "1", "--tcp"], "--tcp"),
+    (["--port", "1", "--load", "burst", "--tcp", "--request", "/"], "--tcp"),
+    (["--port", "1", "--load", "keepalive", "--tcp"], "--tcp"),
+    (["--port", "1", "--load", "burst", "--duration", "3"], "--duration"),
+    (["--port", "1", "--duration", "0"], "--duration 0"),
+    (["--port", "1", "--load", "burst", "--request", "pid"], "--request pid"),
+])
+def test_bad_options_are_exit_2_naming_the_option(args, named):
+    out = subprocess.run([DIAGNOSE, *args], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 2, out
+    assert out.stderr.startswith("acceptlab-diagnose: %s" % named), out.stderr
+    assert out.stderr.count("\n") == 1
+
+
+def test_load_refuses_a_listener_the_probe_cannot_reach():
+    """--load against a listener on IPv6 loopback only (the probe speaks
+    IPv4): exit 2, one line naming --load and the port; nothing is sent."""
+    with socket.socket(socket.AF_INET6) as sock:
+        sock.bind(("::1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        out = subprocess.run([DIAGNOSE, "--port", str(port), "--load", "burst"], capture_output=True, text=True,
+                             timeout=10)
+    assert out.returncode == 2, out
+    assert out.stderr.startswith("acceptlab-diagnose: --load: port %d is not reachable on loopback" % port)
+    assert out.stderr.count("\n") == 1 and out.stdout == ""
+
+
+def test_help():
+    out = subprocess.run([DIAGNOSE, "--help"], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 0 and out.stdout.startswith("usage: acceptlab-diagnose --port P")
+
+
+def test_pid_holding_no_listener_is_exit_2(start_server):
+    """--pid naming a process that, with its descendants, holds nothing on
+    the port: exit 2 naming --pid. Naming the server's own pid works."""
+    s = start_server("bare", workers=2)
+    other = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        out = subprocess.run([DIAGNOSE, "--port", str(s.port), "--pid", str(other.pid)], capture_output=True,
+                             text=True, timeout=10)
+    finally:
+        other.kill()
+        other.wait()
+    assert out.returncode == 2 and out.stderr.startswith("acceptlab-diagnose: --pid %d" % other.pid), out.stderr
+    out = subprocess.run([DIAGNOSE, "--port", str(s.port), "--pid", str(s.proc.pid), "--duration", "0.5",
+                          "--json"], capture_output=True, text=True, timeout=20)
+    assert out.returncode == 0, out.stderr
+    detected = json.loads(out.stdout.splitlines()[0])
+    assert sorted(h["pid"] for h in detected["holders"]) == sorted([s.proc.pid] + s.pids)
+
+
+def as_nobody(binaries):
+    """(argv prefix, {name: path}): run copies of binaries as nobody (root
+    drops to it with setpriv), or as this user when not root."""
+    if os.geteuid() != 0:
+        return [], dict((os.path.basename(b), b) for b in binaries)
+    if not shutil.which("setpriv"):
+        pytest.skip("setpriv (util-linux) is not installed: cannot drop root")
+    d = tempfile.mkdtemp(prefix="acceptlab-nobody-")
+    os.chmod(d, 0o755)
+    paths = {}
+    for b in binaries:
+        paths[os.path.basename(b)] = os.path.join(d, os.path.basename(b))
+        shutil.copy(b, paths[os.path.basename(b)])
+        os.chmod(paths[os.path.basename(b)], 0o755)
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"], paths
+
+
+@pytest.mark.parametrize("variant,expected", [
+    ("exclusive", ("shared", 1, "epoll-exclusive", None, "exclusive")),
+    ("reuseport", ("reuseport", 2, "epoll", "hash", "reuseport")),
+])
+def test_without_root_reports_what_it_can_read(diagnose, variant, expected):
+    """Not root (a server and the diagnosis both run as nobody): one line
+    on stderr says what it cannot do (tracing, BPF); the diagnosis still
+    names the listeners, the holders' epoll flags and the closest variant,
+    with null counts, and sends no load."""
+    wrap, paths = as_nobody([SERVER, DIAGNOSE])
+    server = subprocess.Popen([*wrap, paths["acceptlab-server"], "--variant", variant, "--workers", "2",
+                               "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd="/", start_new_session=True)
+    try:
+        ready = json.loads(server.stdout.readline())
+        d = diagnose("--port", str(ready["port"]), "--load", "burst", argv0=paths["acceptlab-diagnose"], wrap=wrap)
+        rc, lines, err = d.finish()
+        assert rc == 0, err
+        diag = diagnosis_of(lines)
+        got = (diag["listener"], diag["listeners"], diag["wait"], diag["selector"], diag["closest_variant"])
+        assert got == expected, diag
+        assert diag["traced"] is False and diag["handoff"] is None and diag["split"] is None
+        assert diag["cannot"].startswith("not root: no tracing") and "no load was sent" in diag["cannot"]
+        assert err.count("not root") == 1 and err.count("\n") == 1, err
+        assert not [l for l in lines if l["kind"] == "probe"]
+        assert {w["pid"] for w in diag["workers"]} == {w["pid"] for w in ready["workers"]}
+        assert all(w["served"] is None for w in diag["workers"])
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=5)
