@@ -140,7 +140,8 @@ TABLE = [
     Arm("lt-yield-threads", "lt-yield", ["--threads"], process_arm="lt-yield"),
     # Every worker blocked in accept() on one blocking listener (php-fpm's
     # children): one connection at a time, one answer each.
-    Arm("blocking", "blocking", when_stopped="others", reload_loses_none=True, studies="cost payoff perturbation",
+    Arm("blocking", "blocking", when_stopped="others", reload_loses_none=True,
+        studies="cost payoff perturbation reload",
         not_applicable={"balancing:keepalive": ONE_REQUEST, "perturbation:keepalive": ONE_REQUEST}),
     Arm("blocking-threads", "blocking", ["--threads"], process_arm="blocking",
         not_applicable={"balancing:keepalive": ONE_REQUEST}),
