@@ -229,7 +229,9 @@ def meta_for(stamp, args):
     commit = run_text(["git", "-C", ROOT, "rev-parse", "HEAD"]) or "unknown"
     dirty = bool(run_text(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]))
     parameters = {"workers": args.workers, "rounds": args.rounds, "quick": args.quick, "studies": args.studies,
-                  "variants": args.arms, "arms": {a: arms.server_args(a) for a in args.arms}}
+                  "variants": args.arms, "arms": {a: arms.server_args(a) for a in args.arms},
+                  "not_applicable": {a: dict(arms.get(a).not_applicable) for a in args.arms
+                                     if arms.get(a).not_applicable}}
     for name in STUDIES:
         parameters.update(STUDY[name].meta(args))
     return {
