@@ -134,6 +134,7 @@ def test_worker_exit_counts_requests_and_wakeups(start_server, variant):
 
 
 ASAN_ARMS = ("bare", "mutex", "mutex --accept-mutex-strict", "bare --threads 2", "bare --threads 2 --shared-epoll",
+             "blocking", "blocking --threads 2",
              "handoff --threads 2", "fdpass --threads 2", "fdpass --spawn-workers",
              "reuseport-bpf --spawn-workers")
 
