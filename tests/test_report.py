@@ -1073,3 +1073,18 @@ def test_tracer_overhead_verdicts_follow_the_interval():
             "Connection: close: req/s traced/untraced 0.810 ± 0.025 over 3 rounds, against at least 0.97: missed; "
             "Keep-alive: CPU per request traced/untraced 1.067 ± 0.517 over 3 rounds, against at most 1.031: not "
             "resolved at this run's resolution") in text, text
+
+
+def test_keep_alive_runs_of_a_server_that_closes_are_named():
+    """A wrk keep-alive run whose server served about a connection per
+    request (blocking answers each with Connection: close, and wrk
+    reconnects) is named under the cost and payoff tables; one that kept
+    its connections (17/16 served for 40000 requests) is not."""
+    from report.sections.wrk import WrkRun, reconnected_text
+    run = lambda arm, rps, served: WrkRun(1, arm, 2, "keepalive", 1, rps, 1.0, 2.0, (), served=served)  # noqa: E731
+    runs = [run("bare", 20000, "17/16"), run("blocking", 4000, "4100/4000")]
+    text = " ".join(reconnected_text(runs, ["bare", "blocking"], 2))
+    assert text.startswith("With keep-alive, blocking served about a connection per request: its server"), text
+    assert "bare" not in text
+    assert reconnected_text(runs[:1], ["bare"], 2) == []
+    assert reconnected_text(runs, ["bare", "blocking"], None) == []

@@ -10,8 +10,8 @@ from acceptlab.stats import MET, MISSED, NOT_RESOLVED
 from report.common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered,
                            placement_text, plural, row_reader)
 from report.sections.cost_why import render_why
-from report.sections.wrk import (COST_MODES, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one, rotation_text,
-                                 verdict_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser)
+from report.sections.wrk import (COST_MODES, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one,
+                                 reconnected_text, rotation_text, verdict_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser)
 
 
 def sysctl_value(p: BenchParams, name: str):
@@ -95,7 +95,7 @@ def render_cost(meta: Meta, rows: list) -> list:
         measured = [r for r in runs if r.setting == mode]
         out += wrk_notes(measured, label) + wrk_failed(mine, label)
         if mode == "keepalive":
-            out += reconnected_text(measured, arms, p)
+            out += reconnected_text(measured, arms, p.duration_s if p else None)
         lines = []
         for arm in arms:
             per = []
@@ -130,26 +130,6 @@ def render_cost(meta: Meta, rows: list) -> list:
     all_runs = runs + [r for r in anchor_rows if isinstance(r, WrkRun)]
     return (out + render_cpu(all_runs, arms + sorted(anchor_arms), workers, p)
             + render_anchor(anchors, anchor_rows, runs))
-
-
-def reconnected_text(measured: list, arms: list, p: Optional[BenchParams]) -> list:
-    """The arms whose keep-alive runs served a connection for every other
-    request or more (connections served, from the workers, against req/s x
-    wrk's -d): their server closes after each answer (blocking: one request
-    per connection), so wrk reconnected, and their keep-alive figures are
-    not a keep-alive server's."""
-    if p is None or not p.duration_s:
-        return []
-    closers = [a for a in arms if any(r.arm == a and r.served and
-                                      sum(int(n) for n in r.served.split("/")) > r.rps * p.duration_s / 2
-                                      for r in measured)]
-    if not closers:
-        return []
-    return [f"In keep-alive mode {', '.join(closers)} served about a connection per request: "
-            + ("its server answers" if len(closers) == 1 else "their servers answer")
-            + " each request with `Connection: close` (one request per connection), so wrk reconnected after "
-            "every answer and every request was an accept: keep-alive clients against a server that does not "
-            "keep connections alive.", ""]
 
 
 PARTNER_INDEX = {"to_knob_off": 1, "to_process": 2, "to_reference": 3}  # in WrkRun.cpu_ratios
