@@ -62,6 +62,10 @@ An arm's fields:
                                                    --spawn-workers; and in --quick
   place                   {study: n}: the arm's place in a study whose order is not the
                           table's (lower first; the table's order breaks ties)
+  not_applicable          {"study:shape": reason}: a shape a study runs that does not apply
+                          to the arm (blocking's keepalive: one answer per connection);
+                          the study writes one row saying so, with the reason, in place of
+                          its rounds, and the report shows it as not applicable
 """
 
 from dataclasses import dataclass, field
@@ -69,6 +73,13 @@ from dataclasses import dataclass, field
 SHARE_OFF = {"ACCEPTLAB_ACCEPT_SHARE": "0"}   # fdpass's knob off: the bare race, same binary
 USER_ACCOUNTING = {"ACCEPTLAB_ACCOUNTING": "user"}  # load counted in user space (servers/load.h)
 WHEN_STOPPED = ("others", "queued", "stall")
+# The studies that run the probe's shapes, and the shapes: what
+# not_applicable's "study:shape" words may name.
+SHAPED_STUDIES = {"balancing": ("burst", "ramp", "keepalive"), "perturbation": ("burst", "ramp", "keepalive")}
+# Why the keepalive shape does not apply to a variant that answers one
+# request per connection (--list-variants' "one_request": blocking).
+ONE_REQUEST = ("one request per connection: every answer says Connection: close (a worker serves one "
+               "connection at a time), so the shape's held connections have no second request to ask")
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +101,7 @@ class Arm:
     default: bool = True
     studies: frozenset = frozenset()
     place: dict = field(default_factory=dict)
+    not_applicable: dict = field(default_factory=dict)
 
     def __post_init__(self):
         object.__setattr__(self, "options", tuple(self.options))
@@ -126,6 +138,13 @@ TABLE = [
     Arm("lt-yield", "lt-yield", when_stopped="others", reload_loses_none=True,
         studies="placement timeline reload", place={"placement": 3}),
     Arm("lt-yield-threads", "lt-yield", ["--threads"], process_arm="lt-yield"),
+    # Every worker blocked in accept() on one blocking listener (php-fpm's
+    # children): one connection at a time, one answer each.
+    Arm("blocking", "blocking", when_stopped="others", reload_loses_none=True,
+        studies="cost payoff perturbation reload",
+        not_applicable={"balancing:keepalive": ONE_REQUEST, "perturbation:keepalive": ONE_REQUEST}),
+    Arm("blocking-threads", "blocking", ["--threads"], process_arm="blocking",
+        not_applicable={"balancing:keepalive": ONE_REQUEST}),
     Arm("reuseport", "reuseport", when_stopped="queued",
         studies="quick cost payoff burst quick:burst placement placement:workers timeline perturbation respawn "
                 "respawn+migrate reload reload+migrate",
@@ -270,6 +289,11 @@ def reload_cases(quick=False):
     ordered = sorted(TABLE, key=lambda a: (not a.reload_loses_none, _INDEX[a.name]))
     return [(a.name, migrate, spawn) for a in ordered
             for migrate, spawn, word in RELOAD_CASES if prefix + word in a.studies]
+
+
+def not_applicable(name, study, shape):
+    """Why a study's shape does not apply to an arm, or None when it does."""
+    return get(name).not_applicable.get("%s:%s" % (study, shape))
 
 
 def study_words():

@@ -233,7 +233,9 @@ def meta_for(stamp, plan):
     commit = run_text(["git", "-C", ROOT, "rev-parse", "HEAD"]) or "unknown"
     dirty = bool(run_text(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]))
     parameters = {"workers": plan.workers, "rounds": plan.rounds, "quick": plan.quick, "studies": plan.studies,
-                  "arms_chosen": plan.arms, "arms": {a: arms.server_args(a) for a in plan.arms}}
+                  "arms_chosen": plan.arms, "arms": {a: arms.server_args(a) for a in plan.arms},
+                  "not_applicable": {a: dict(arms.get(a).not_applicable) for a in plan.arms
+                                     if arms.get(a).not_applicable}}
     for name in STUDIES:
         parameters.update(STUDY[name].meta(plan))
     return {

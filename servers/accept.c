@@ -76,6 +76,7 @@ static enum accept_result accept_class(int err)
 	case EAGAIN:
 		return ACCEPT_AGAIN;
 	case EINTR:
+		return ACCEPT_INTERRUPTED;
 	case ECONNABORTED:
 		return ACCEPT_TRANSIENT;
 	case EMFILE:
@@ -102,7 +103,7 @@ enum accept_result worker_accept(struct worker *w, struct sockaddr_in *peer, int
 		w->accepted++;
 	else if (r == ACCEPT_AGAIN)
 		w->accept_eagain++;
-	else
+	else if (r != ACCEPT_INTERRUPTED)
 		w->accept_errors++;
 	return r;
 }

@@ -182,7 +182,7 @@ static void route_request(struct worker *w, struct conn *c, const struct http_re
 {
 	char body[APP_BODY_MAX];
 	size_t n;
-	int status, waited, ka = r->keep_alive && !w->stopping;
+	int status, waited, ka = r->keep_alive && !w->stopping && !w->srv->cfg.variant->one_request;
 
 	w->requests++;
 	status = app_route(w, r, body, sizeof(body), &n, &waited);

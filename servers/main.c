@@ -262,7 +262,8 @@ static void usage(FILE *f)
 		"  --idle-timeout S      close keep-alive connections idle S seconds (default 30)\n"
 		"  --header-timeout S    close, without an answer, a connection whose request head\n"
 		"                        is still incomplete S seconds after its first byte\n"
-		"                        (a slowloris; default 10)\n"
+		"                        (a slowloris; default 10); blocking: S seconds after\n"
+		"                        its accept (a worker holds one connection at a time)\n"
 		"  --respawn-limit N     respawns allowed per hour, all workers (default 10 x workers)\n"
 		"  --stop-grace-ms MS    on SIGTERM, workers get MS to finish before SIGKILL (default 10000)\n",
 		MAX_WORKERS);
@@ -275,7 +276,8 @@ static void usage(FILE *f)
 		"                        variant's shared descriptors by number (environment\n"
 		"                        ACCEPTLAB_SPAWNED); a reload then runs new code\n"
 		"  --list-variants       print each variant as one JSON line (name, modes, the\n"
-		"                        knob options it reads, mechanism) and exit 0\n"
+		"                        knob options it reads, whether it answers one request\n"
+		"                        per connection, mechanism) and exit 0\n"
 		"  --list-environment    print each environment variable below as one JSON line\n"
 		"                        (name, value, kind, applies, effect) and exit 0\n"
 		"  --help                this text\n"
@@ -317,7 +319,7 @@ static void list_variants(void)
 				first = 0;
 			}
 		}
-		printf("],\"mechanism\":");
+		printf("],\"one_request\":%s,\"mechanism\":", v->one_request ? "true" : "false");
 		json_string(v->mechanism);
 		printf("}\n");
 	}

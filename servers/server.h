@@ -81,6 +81,10 @@ struct accept_variant {
 	const struct knob_set *knob_sets[MAX_KNOB_SETS];
 	/* The modes it runs in (MODE_*); 0 means both. */
 	unsigned modes;
+	/* 1: every connection gets one answer, which says Connection: close
+	 * (a worker that serves one connection at a time cannot keep one
+	 * open: blocking). 0: HTTP/1.1 keep-alive. --list-variants says it. */
+	int one_request;
 
 	/* Optional, in the supervisor before any fork: shared state. */
 	int (*before_fork)(struct server *srv, char *err, size_t errlen);
@@ -94,7 +98,9 @@ struct accept_variant {
 	int (*pass_begin)(struct worker *w);
 	/* Optional, as soon as epoll_wait returns: the pass has begun. */
 	void (*pass_woke)(struct worker *w);
-	/* The listener (epoll tag LISTENER_TAG) is readable: accept and admit. */
+	/* The listener (epoll tag LISTENER_TAG) is readable: accept and admit.
+	 * NULL only for a variant that never puts the listener in an epoll
+	 * (blocking, which accepts in pass_begin with worker_accept_blocking). */
 	void (*listener_readable)(struct worker *w);
 	/* Optional: a fd the variant registered with VARIANT_TAG is readable. */
 	void (*variant_fd_ready)(struct worker *w);
@@ -269,8 +275,11 @@ int worker_watch_listener(struct worker *w, uint32_t events, char *err, size_t e
 enum accept_result {
 	ACCEPT_OK,        /* a connection */
 	ACCEPT_AGAIN,     /* the queue is empty (EAGAIN) */
-	ACCEPT_TRANSIENT, /* a signal (EINTR), or a connection gone before it was taken
-			   * (ECONNABORTED): worker_accept tries again, never returns it */
+	ACCEPT_TRANSIENT, /* a connection gone before it was taken (ECONNABORTED):
+			   * worker_accept tries again, never returns it */
+	ACCEPT_INTERRUPTED, /* a signal (EINTR): only an accept() that waits, on a
+			     * blocking listener, is interrupted; returned, so that
+			     * the loop sees the signal (worker_accept_blocking) */
 	ACCEPT_NO_FDS,    /* out of descriptors or kernel memory (EMFILE, ENFILE, ENOBUFS, ENOMEM) */
 	ACCEPT_HARD,      /* any other error */
 };
@@ -285,6 +294,19 @@ enum accept_result worker_accept(struct worker *w, struct sockaddr_in *peer, int
  * leaves w's epoll for a while. Returns the connected fd, or -1 when the
  * queue is empty or accept failed. */
 int worker_accept_one(struct worker *w, struct sockaddr_in *peer);
+
+/* For a variant whose listener is blocking (no O_NONBLOCK) and in no epoll
+ * (blocking): worker_accept_one waiting in accept() with the stop signals
+ * deliverable, as they are inside epoll_pwait, so that a stop or a reload's
+ * retirement interrupts it (EINTR); none is waited for once one has been
+ * seen. Call it from pass_begin (the loop's stop check follows the wait).
+ * A signal that comes in the instant between that check and accept()
+ * entering the kernel is seen only when accept() returns: the variant
+ * bounds its wait (SO_RCVTIMEO on the listener). Returns the connected fd
+ * (non-blocking, for worker_admit), or -1: interrupted, timed out, a stop
+ * seen, or accept failed (counted as worker_accept_one counts it). In
+ * worker.c, which owns the signals. */
+int worker_accept_blocking(struct worker *w);
 
 /* Accepts up to max connections (max < 0: until EAGAIN) with
  * worker_accept_one and admits each. Returns how many were accepted. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 extern const struct accept_variant variant_bare, variant_exclusive, variant_exclusive_reorder,
-	variant_lt, variant_lt_yield, variant_reuseport, variant_reuseport_bpf,
+	variant_lt, variant_lt_yield, variant_blocking, variant_reuseport, variant_reuseport_bpf,
 	variant_mutex, variant_fdpass, variant_handoff;
 
 const struct accept_variant *const accept_variants[] = {
@@ -15,6 +15,7 @@ const struct accept_variant *const accept_variants[] = {
 	&variant_exclusive_reorder,
 	&variant_lt,
 	&variant_lt_yield,
+	&variant_blocking,
 	&variant_reuseport,
 	&variant_reuseport_bpf,
 	&variant_mutex,

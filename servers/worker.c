@@ -28,7 +28,8 @@
 
 /* Set by the stop signal: SIGTERM from the supervisor in process mode,
  * SIGUSR1 from the main thread (pthread_kill, one per thread) in threads
- * mode. Either way it is unblocked only inside epoll_pwait. */
+ * mode. Either way it is unblocked only inside epoll_pwait (and inside a
+ * blocking variant's accept(): worker_accept_blocking). */
 static volatile sig_atomic_t stop_requested;
 /* Set by RETIRE_SIGNAL (process mode): the supervisor's reload replaces this
  * worker; stop taking connections and let the open ones finish gently. */
@@ -40,6 +41,33 @@ static void on_stop_signal(int sig)
 		retire_requested = 1;
 	else
 		stop_requested = 1;
+}
+
+/* The signal mask a worker waits with: the one it runs with (the stop
+ * signals blocked), less its stop signals. */
+static void wait_mask(const struct worker *w, sigset_t *mask)
+{
+	pthread_sigmask(SIG_BLOCK, NULL, mask);
+	sigdelset(mask, w->srv->cfg.threads ? SIGUSR1 : SIGTERM);
+	if (!w->srv->cfg.threads)
+		sigdelset(mask, RETIRE_SIGNAL);
+}
+
+int worker_accept_blocking(struct worker *w)
+{
+	sigset_t waiting, saved;
+	int fd = -1;
+
+	wait_mask(w, &waiting);
+	/* A stop signal already pending is delivered as the mask opens (its
+	 * handler has run when pthread_sigmask returns): then no wait. The
+	 * handler is installed without SA_RESTART, so one that comes during
+	 * the wait ends accept() with EINTR. */
+	pthread_sigmask(SIG_SETMASK, &waiting, &saved);
+	if (!stop_requested && !retire_requested)
+		fd = worker_accept_one(w, NULL);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	return fd;
 }
 
 int worker_pin(const struct server *srv, int i, char *err, size_t errlen)
@@ -116,17 +144,15 @@ int worker_run(struct worker *w)
 	int stop_sig = w->srv->cfg.threads ? SIGUSR1 : SIGTERM;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
+	sa.sa_handler = on_stop_signal; /* no SA_RESTART: a blocking accept() ends with EINTR */
 	sigaction(stop_sig, &sa, NULL);
 	if (!w->srv->cfg.threads)
 		sigaction(RETIRE_SIGNAL, &sa, NULL);
-	/* The stop signals stay blocked except inside epoll_pwait, so a request
-	 * in progress (even /sleep) finishes before the stop is seen. The
+	/* The stop signals stay blocked except inside epoll_pwait (and a
+	 * blocking variant's accept, worker_accept_blocking), so a request in
+	 * progress (even /sleep) finishes before the stop is seen. The
 	 * supervisor blocks them before the fork. */
-	pthread_sigmask(SIG_BLOCK, NULL, &during_wait);
-	sigdelset(&during_wait, stop_sig);
-	if (!w->srv->cfg.threads)
-		sigdelset(&during_wait, RETIRE_SIGNAL);
+	wait_mask(w, &during_wait);
 
 	cs = w->conn_set = w->srv->conn_set ? w->srv->conn_set : &own_epoll_conns;
 	if (cs->open(w) < 0) {
@@ -204,7 +230,7 @@ int worker_run(struct worker *w)
 		for (int i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64;
 
-			if (tag == LISTENER_TAG && !w->stopping)
+			if (tag == LISTENER_TAG && !w->stopping && v->listener_readable)
 				v->listener_readable(w);
 			else if (tag == VARIANT_TAG)
 				v->variant_fd_ready(w);

@@ -3,6 +3,7 @@ stop it (its whole process group) however the test ends; talk raw HTTP."""
 
 import ctypes
 import fcntl
+import functools
 import json
 import mmap
 import os
@@ -108,6 +109,20 @@ SERVING_SPAWN = [v + " --spawn-workers" for v in SERVING_PROCESS]
 SERVING = SERVING_PROCESS + SERVING_THREADS + SERVING_SPAWN
 # The SIGSTOP tests' arms: the variants, forked and spawned.
 STOPPABLE = VARIANTS + [v + " --spawn-workers" for v in VARIANTS]
+
+
+@functools.lru_cache(maxsize=None)
+def _listed_variants():
+    out = subprocess.run([SERVER, "--list-variants"], capture_output=True, text=True, timeout=10, check=True).stdout
+    return {v["variant"]: v for v in map(json.loads, out.splitlines())}
+
+
+def one_request(spec):
+    """Whether the variant of spec ("blocking --threads 2") answers one
+    request per connection, with Connection: close (--list-variants'
+    "one_request"): the serving tests then expect the close where others
+    expect keep-alive."""
+    return bool(_listed_variants().get(spec.split()[0], {}).get("one_request"))
 
 
 class Server:
@@ -388,6 +403,17 @@ def in_epoll_wait(state, wchan):
     return state == "S" and ("epoll" in wchan or "ep_poll" in wchan)
 
 
+def in_accept_wait(state, wchan):
+    """Blocked in accept() on a blocking listener (blocking's workers)."""
+    return state == "S" and "accept" in wchan
+
+
+def idle_waiting(state, wchan):
+    """Asleep waiting for work: in epoll_wait, or in accept() for a variant
+    that waits there (blocking)."""
+    return in_epoll_wait(state, wchan) or in_accept_wait(state, wchan)
+
+
 def in_nanosleep(state, wchan):
     """Inside an inline /sleep (servers/app.c's nanosleep loop)."""
     return state == "S" and "nanosleep" in wchan
@@ -424,9 +450,10 @@ def worker_tasks(pid, tids=None):
 
 def wait_idle_in_epoll(pid, tids=None, timeout=10.0):
     """Waits until each of tids (default: every thread of process pid)
-    sleeps in epoll_wait (state S, a wchan naming epoll) on two consecutive
-    polls: it has handled every wakeup issued before the call."""
-    wait_tasks(worker_tasks(pid, tids), in_epoll_wait, "asleep in epoll_wait", timeout)
+    sleeps in epoll_wait (state S, a wchan naming epoll), or in accept() for
+    a variant that waits there (idle_waiting), on two consecutive polls: it
+    has handled every wakeup issued before the call."""
+    wait_tasks(worker_tasks(pid, tids), idle_waiting, "asleep in epoll_wait (or accept)", timeout)
 
 
 def wait_stopped(pid, timeout=10.0):

@@ -102,6 +102,38 @@ def test_fields_hold_known_values():
     assert not bad, "; ".join(bad)
 
 
+def test_not_applicable_names_shapes_and_follows_one_request(variants):
+    """Each not_applicable word is "study:shape" for a study that runs the
+    probe's shapes (arms.SHAPED_STUDIES) and includes the arm, with a
+    reason; an arm of a variant that answers one request per connection
+    (--list-variants' "one_request") marks the keepalive shape of each such
+    study it is in, and no other arm marks it."""
+    bad = []
+    for a in arms.TABLE:
+        for word, reason in a.not_applicable.items():
+            study, _, shape = word.partition(":")
+            if shape not in arms.SHAPED_STUDIES.get(study, ()):
+                bad.append("%s: not_applicable %r names no shape of a study that runs shapes (%s)"
+                           % (a.name, word, ", ".join("%s:%s" % (st, sh) for st, shapes in
+                                                      arms.SHAPED_STUDIES.items() for sh in shapes)))
+            elif study != "balancing" and study not in a.studies:
+                bad.append("%s: not_applicable %r, but it is not in the %s study" % (a.name, word, study))
+            if not isinstance(reason, str) or not reason.strip():
+                bad.append("%s: not_applicable %r gives no reason" % (a.name, word))
+        one_request = variants.get(a.variant, {}).get("one_request")
+        for study in ("balancing", "perturbation"):
+            if study != "balancing" and study not in a.studies:
+                continue
+            marked = arms.not_applicable(a.name, study, "keepalive") is not None
+            if one_request and not marked:
+                bad.append("%s answers one request per connection, but %s:keepalive is not marked not_applicable"
+                           % (a.name, study))
+            elif marked and not one_request:
+                bad.append("%s keeps connections alive, but %s:keepalive is marked not_applicable"
+                           % (a.name, study))
+    assert not bad, "; ".join(bad)
+
+
 def study_of(word):
     """The study a membership word names: "quick:cost" -> cost,
     "cost:one_worker" -> cost, "reload+spawn" -> reload, "quick" -> quick."""

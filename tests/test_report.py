@@ -649,6 +649,42 @@ def test_perturbation_unknown_kind(results, tmp_path):
     assert "gremlins" in proc.stderr
 
 
+NOT_APPLICABLE = "one request per connection: no second request to ask"
+
+
+def test_not_applicable_shapes_are_said_with_their_reason(results, tmp_path):
+    """A shape the arms table marks not applicable to an arm (blocking's
+    keepalive) is one row with "not_applicable" in balancing.jsonl and in
+    perturbation.jsonl: the cell says so, the reason is under the table,
+    the variant's summary names it, and nothing counts it as a round or a
+    failure."""
+    run = results / STAMP
+    burst = next(r for r in map(json.loads, (run / "balancing.jsonl").read_text().splitlines())
+                 if r.get("shape") == "burst" and "split" in r and r.get("workers") == 2)
+    with (run / "balancing.jsonl").open("a") as f:
+        f.write(json.dumps(dict(burst, variant="blocking")) + "\n")
+        f.write(json.dumps({"variant": "blocking", "mode": "process", "workers": 2, "how": "fresh",
+                            "shape": "keepalive", "round": None, "not_applicable": NOT_APPLICABLE}) + "\n")
+    perturbed = json.loads((run / "perturbation.jsonl").read_text().splitlines()[0])
+    with (run / "perturbation.jsonl").open("a") as f:
+        f.write(json.dumps({"variant": perturbed["variant"], "workers": perturbed["workers"], "mode": "process",
+                            "perturbation": "hogs", "run": 2, "shape": "keepalive",
+                            "not_applicable": NOT_APPLICABLE}) + "\n")
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "linux.md").read_text()
+    balancing = section(text, "## Balancing")
+    row = next(l for l in balancing.splitlines() if l.startswith("| blocking |"))
+    assert row.endswith("| not applicable | 0/1 |") and "failed" not in row, row  # 28/4: outside 2:1
+    assert "- blocking, keepalive: %s." % NOT_APPLICABLE in balancing
+    summary = next(l for l in balancing.splitlines() if l.startswith("- blocking: "))
+    assert "keepalive not applicable." in summary and "failed" not in summary, summary
+    perturbation = perturbation_section(tmp_path)
+    assert "(keepalive n/a)" in perturbation
+    assert "- %s, keepalive: %s." % (perturbed["variant"], NOT_APPLICABLE) in perturbation
+    assert "%s x%d failed" % (perturbed["variant"], perturbed["workers"]) not in perturbation
+
+
 def perturbation_section(tmp_path) -> str:
     text = (tmp_path / "linux.md").read_text()
     return text.split("## Balance under perturbation", 1)[1].split("\n## ", 1)[0]
@@ -1161,3 +1197,18 @@ def test_tracer_overhead_verdicts_follow_the_interval():
             "Connection: close: req/s traced/untraced 0.810 ± 0.025 over 3 rounds, against at least 0.97: missed; "
             "Keep-alive: CPU per request traced/untraced 1.067 ± 0.517 over 3 rounds, against at most 1.031: not "
             "resolved at this run's resolution") in text, text
+
+
+def test_keep_alive_runs_of_a_server_that_closes_are_named():
+    """A wrk keep-alive run whose server served about a connection per
+    request (blocking answers each with Connection: close, and wrk
+    reconnects) is named under the cost and payoff tables; one that kept
+    its connections (17/16 served for 40000 requests) is not."""
+    from report.sections.wrk import WrkRun, reconnected_text
+    run = lambda arm, rps, served: WrkRun(1, arm, 2, "keepalive", 1, rps, 1.0, 2.0, (), served=served)  # noqa: E731
+    runs = [run("bare", 20000, "17/16"), run("blocking", 4000, "4100/4000")]
+    text = " ".join(reconnected_text(runs, ["bare", "blocking"], 2))
+    assert text.startswith("With keep-alive, blocking served about a connection per request: its server"), text
+    assert "bare" not in text
+    assert reconnected_text(runs[:1], ["bare"], 2) == []
+    assert reconnected_text(runs, ["bare", "blocking"], None) == []

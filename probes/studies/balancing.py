@@ -13,7 +13,11 @@ At every other count: the arms users serve with (arms.balancing_wide(): the
 process-mode arms that are no knob-off or measurement arm, and handoff, which
 runs in threads mode only), ONE server per (arm, N) taking the three shapes
 one after another with no pause between rounds (back-to-back, as a server
-that never rests), WIDE_ROUNDS rounds of each; no tracer."""
+that never rests), WIDE_ROUNDS rounds of each; no tracer.
+
+A shape that does not apply to an arm (arms.py's not_applicable: blocking's
+keepalive) is one row with "not_applicable" and the reason, in place of its
+rounds, and runs nothing."""
 
 import json
 import os
@@ -150,6 +154,13 @@ def traced(arm):
     return a.mode == "process" or a.acceptor_is_not_owner or a.process_arm is None
 
 
+def not_applicable_row(arm, workers, how, shape, reason):
+    """The one row of a shape that does not apply to an arm (arms.py's
+    not_applicable), in place of its rounds: no server runs for it."""
+    return {"arm": arm, "mode": arms.get(arm).mode, "workers": workers, "how": how, "shape": shape["name"],
+            "round": None, "not_applicable": reason}
+
+
 def row_of(arm, ready, how, r):
     return dict({"arm": arm, "mode": ready.get("mode", "process"), "workers": len(ready["workers"]),
                  "how": how}, **r)
@@ -159,6 +170,15 @@ def fresh_steps(plan, raw_dir):
     """Every chosen arm x shape at --workers, one fresh server per cell."""
     for arm in plan.arms:
         for shape in shapes_for(plan.workers):
+            reason = arms.not_applicable(arm, NAME, shape["name"])
+            if reason:
+                def skip(arm=arm, shape=shape, reason=reason):
+                    return [not_applicable_row(arm, plan.workers, "fresh", shape, reason)], "not applicable: " + reason
+                yield "%-17s %s" % (arm, shape_label(shape)), skip, {"arm": arm, "workers": plan.workers,
+                                                                     "how": "fresh", "shape": shape["name"],
+                                                                     "round": None}
+                continue
+
             def step(arm=arm, shape=shape):
                 prefix = os.path.join(raw_dir, "balancing-%s-%s" % (arm, shape["name"]))
                 trace = None
@@ -201,13 +221,18 @@ def wide_steps(plan, raw_dir, workers):
             try:
                 with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
                     for shape in shapes_for(workers):
+                        reason = arms.not_applicable(arm, NAME, shape["name"])
+                        if reason:
+                            rows.append(not_applicable_row(arm, workers, "back-to-back", shape, reason))
+                            texts.append("%s not applicable" % shape["name"])
+                            continue
                         got = run_probe("%s-%s" % (prefix, shape["name"]),
                                         probe_cmd(ready["port"], shape, rounds, path, extra=["--round-gap-ms", "0"]),
                                         rounds)
                         rows += [row_of(arm, ready, "back-to-back", r) for r in got]
                         texts.append("%s %s" % (shape["name"], split_text(got)))
             except StepFailed as e:
-                done = {r["shape"] for r in rows}
+                done = {r["shape"] for r in rows}  # measured, or not applicable
                 raise StepFailed(str(e), rows + [{"arm": arm, "workers": workers, "how": "back-to-back",
                                                   "shape": s["name"], "round": None, "error": str(e)}
                                                  for s in SHAPE_FORMS if s["name"] not in done])

@@ -9,7 +9,10 @@ waits at --pause-at asked) and again after each probe run ->
 perturbation.jsonl (one line per round). The target
 (servers/load.h, acceptlab/balance.py): within 17/15 at 2 workers, max - min
 <= 2 above; the arms that claim balance (arms.py) are held to it, the
-knob-off arms reported."""
+knob-off arms reported. A run whose shape does not apply to an arm
+(arms.py's not_applicable: blocking's keepalive) is not run: one row with
+"not_applicable" and the reason stands in its place.
+"""
 
 import json
 import os
@@ -209,13 +212,18 @@ def steps(plan, raw_dir):
                             continue  # SIGSTOP stops every thread of the process
                         if name in PERTURBATIONS_NEED_ROOT and not is_root():
                             continue  # the report shows "-" for it
-                        rows += perturbation_one(prefix, proc, ready, path, workers, name, runs)
+                        rows += perturbation_one(prefix, proc, ready, path, workers, name, runs, arm)
                 for r in rows:
-                    r.update({"arm": arm, "workers": workers, "mode": ready.get("mode", "process"),
-                              "target_held": arms.get(arm).claims_balance})
-                bad = [r for r in rows if not r["within_target"]]
+                    r.update({"arm": arm, "workers": workers, "mode": ready.get("mode", "process")})
+                    if "not_applicable" not in r:
+                        r["target_held"] = arms.get(arm).claims_balance
+                measured = [r for r in rows if "not_applicable" not in r]
+                bad = [r for r in measured if not r["within_target"]]
                 samples = [s for r in rows for s in r.get("counter_samples", [])]
-                text = "%d of %d rounds within the target" % (len(rows) - len(bad), len(rows))
+                text = "%d of %d rounds within the target" % (len(measured) - len(bad), len(measured))
+                skipped = sorted({r["shape"] for r in rows if "not_applicable" in r})
+                if skipped:
+                    text += "; %s not applicable" % ", ".join(skipped)
                 if bad:
                     text += " (outside: %s)" % ", ".join("%s %s" % (r["perturbation"], r["split"]) for r in bad[:4])
                 for at in ("held", "after"):
@@ -228,8 +236,10 @@ def steps(plan, raw_dir):
             yield "%-14s %dw" % (arm, workers), step, {"arm": arm, "workers": workers, "perturbation": None}
 
 
-def perturbation_one(prefix, proc, ready, path, workers, name, runs):
-    """The probe runs of one perturbation: rows, one per round."""
+def perturbation_one(prefix, proc, ready, path, workers, name, runs, arm):
+    """The probe runs of one perturbation: rows, one per round; a run whose
+    shape does not apply to the arm (arms.py's not_applicable) is not run,
+    and is one row with "not_applicable" and the reason."""
     rows, seq = [], 0
     tracer = trace = hogs = None
     try:
@@ -238,6 +248,10 @@ def perturbation_one(prefix, proc, ready, path, workers, name, runs):
         if name == "hogs":
             hogs = StressHogs(PERTURBATION_HOG_CPUS).__enter__()
         for k, (shape, rounds) in enumerate(runs, 1):
+            reason = arms.not_applicable(arm, NAME, shape)
+            if reason:
+                rows.append({"perturbation": name, "run": k, "shape": shape, "not_applicable": reason})
+                continue
             run_prefix = "%s-%s-%d-%s" % (prefix, name, k, shape)
             note = None
             if name == "hogs":
@@ -280,5 +294,6 @@ def perturbation_one(prefix, proc, ready, path, workers, name, runs):
     if trace is not None:
         why = tracer_why(trace, ready)
         for r in rows:
-            r["tracer"] = why  # over the perturbation's runs
+            if "not_applicable" not in r:
+                r["tracer"] = why  # over the perturbation's runs
     return rows

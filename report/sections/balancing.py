@@ -66,12 +66,27 @@ class FailedStep:
     workers: Optional[int] = None  # the step's worker count when the row says it
 
 
+@dataclass(frozen=True)
+class NotApplicable:
+    """A shape that does not apply to a variant (the arms table's
+    not_applicable: blocking's keepalive), recorded in place of its rounds."""
+    line: int
+    variant: str
+    shape: str
+    reason: str
+    workers: Optional[int] = None
+    round: Optional[int] = None
+
+
 def parse_balancing_row(obj: dict, line: int, with_workers: bool = True):
-    """A round (Round) or a step that failed (FailedStep). with_workers: the row
-    must say its worker count (balancing rows do; the peers' rounds are read
-    without it)."""
+    """A round (Round), a step that failed (FailedStep), or a shape that does
+    not apply (NotApplicable). with_workers: the row must say its worker
+    count (balancing rows do; the peers' rounds are read without it)."""
     variant = get_arm(obj)
     shape = get_str(obj, "shape")
+    if "not_applicable" in obj:
+        return NotApplicable(line, variant, shape, " ".join(get_str(obj, "not_applicable").split()),
+                             get_int(obj, "workers", 1) if with_workers and "workers" in obj else None)
     if "error" in obj:
         error, rnd = get_failure(obj)
         return FailedStep(line, variant, shape, rnd, error,
@@ -150,7 +165,20 @@ def shape_columns(meta: Meta, rows: list) -> list:
 
 def sort_steps(steps: list) -> list:
     """Measured rounds in round order, then failed steps (by round if known) in file order."""
-    return sorted(steps, key=lambda r: (isinstance(r, FailedStep), r.round or 0, r.line))
+    return sorted(steps, key=lambda r: (not isinstance(r, Round), r.round or 0, r.line))
+
+
+def not_applicable_notes(rows: list) -> list:
+    """The lines under a table that say why its "not applicable" cells are
+    so, once per variant and shape."""
+    seen = {}
+    for r in rows:
+        if isinstance(r, NotApplicable):
+            seen.setdefault((r.variant, r.shape), r.reason)
+    if not seen:
+        return []
+    return (["\"not applicable\": a shape the variant was not run in, and why (the arms table's not_applicable):", ""]
+            + [f"- {v}, {shape}: {reason}." for (v, shape), reason in seen.items()] + [""])
 
 
 def error_note(r: Round) -> str:
@@ -170,7 +198,9 @@ def steps_cell(name: str, shape: str, steps: list, notes: list) -> str:
     a failed step), or "not run"."""
     parts = []
     for r in sort_steps(steps):
-        if isinstance(r, FailedStep):
+        if isinstance(r, NotApplicable):
+            parts.append("not applicable")
+        elif isinstance(r, FailedStep):
             parts.append("failed: " + cell_text(r.error))
         elif r.troubled:
             parts.append(r.split + "!")
@@ -238,6 +268,7 @@ def render_balancing(meta: Meta, all_rows: list) -> list:
         out.append("")
         out += notes
         out.append("")
+    out += not_applicable_notes(rows)
 
     out.append("**What this shows.** Per arm, from the rounds above: how many fell outside 2:1, "
                "how many left a worker with no connection, the worst and best round (by max/min), "
@@ -246,7 +277,7 @@ def render_balancing(meta: Meta, all_rows: list) -> list:
     shape_rank = {name: i for i, (name, _) in enumerate(columns)}
     for v in variants:
         mine = sorted((r for r in rows if r.variant == v),
-                      key=lambda r: (shape_rank[r.shape], isinstance(r, FailedStep), r.round or 0, r.line))
+                      key=lambda r: (shape_rank[r.shape], not isinstance(r, Round), r.round or 0, r.line))
         out.append(f"- {variant_summary(v, mine)}")
     measured = [r for r in rows if isinstance(r, Round)]
     failed = [r for r in rows if isinstance(r, FailedStep)]
@@ -305,6 +336,9 @@ def variant_summary(variant: str, rows: list) -> str:
         parts.append("no round measured.")
     for f in failed:
         parts.append(f"{f.shape} failed: {' '.join(f.error.split())}.")
+    skipped = list(dict.fromkeys(r.shape for r in rows if isinstance(r, NotApplicable)))
+    if skipped:
+        parts.append(f"{', '.join(skipped)} not applicable.")
     return f"{variant}: " + " ".join(parts)
 
 
@@ -316,6 +350,9 @@ def verdict_cell(name: str, shape: str, steps: list, notes: list) -> str:
     ("ok" within, "out" outside)."""
     parts = []
     for r in sort_steps(steps):
+        if isinstance(r, NotApplicable):
+            parts.append("not applicable")
+            continue
         if isinstance(r, FailedStep):
             parts.append("failed: " + cell_text(r.error))
             continue
@@ -392,6 +429,7 @@ def render_by_workers(meta: Meta, rows: list) -> list:
         out.append("")
         if notes:
             out += ["`!` marks a round with errors or unanswered connections:", ""] + notes + [""]
+        out += not_applicable_notes(mine)
         failed = sorted({r.variant for r in mine if isinstance(r, FailedStep)})
         text = (f"**What this shows at {n} workers.** Every round within 2:1: {held_text(held)}. "
                 f"Outside 2:1 in some round: {held_text(missed)}.")

@@ -10,8 +10,8 @@ from acceptlab.stats import MET, MISSED, NOT_RESOLVED
 from report.common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered,
                            placement_text, plural, row_reader)
 from report.sections.cost_why import render_why
-from report.sections.wrk import (COST_MODES, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one, rotation_text,
-                                 verdict_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser)
+from report.sections.wrk import (COST_MODES, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one,
+                                 reconnected_text, rotation_text, verdict_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser)
 
 
 def sysctl_value(p: BenchParams, name: str):
@@ -94,6 +94,8 @@ def render_cost(meta: Meta, rows: list) -> list:
         out.append("")
         measured = [r for r in runs if r.setting == mode]
         out += wrk_notes(measured, label) + wrk_failed(mine, label)
+        if mode == "keepalive":
+            out += reconnected_text(measured, arms, p.duration_s if p else None)
         lines = []
         for arm in arms:
             per = []

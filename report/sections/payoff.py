@@ -6,7 +6,8 @@ import statistics
 from acceptlab import balance
 from acceptlab.stats import MET, MISSED, NOT_RESOLVED, judge_values
 from report.common import Meta, Study, cell_text, ms_text, ordered, plural, row_reader
-from report.sections.wrk import WrkRun, check_wrk_rows, rotation_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser
+from report.sections.wrk import (WrkRun, check_wrk_rows, reconnected_text, rotation_text, wrk_cmd, wrk_failed, wrk_notes,
+                                 wrk_row_parser)
 
 SELF_BALANCED = 0.9  # bare at N <= CPUs reaching this share of what min(N, CPUs) allows over one worker
 
@@ -56,6 +57,7 @@ def render_payoff(meta: Meta, rows: list) -> list:
     out.append("")
     label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {key[2]} connections"  # noqa: E731
     out += wrk_notes(runs, label) + wrk_failed(rows, label)
+    out += reconnected_text(runs, list(dict.fromkeys(c[0] for c in cells)), p.duration_s if p else None)
     lines = []
     for cell in cells:
         if cell == ("bare", 1):

@@ -51,6 +51,18 @@ class PerturbedRound:
 
 
 @dataclass(frozen=True)
+class PerturbedNotApplicable:
+    """A run of a perturbation whose shape does not apply to the variant (the
+    arms table's not_applicable: blocking's keepalive), not run."""
+    line: int
+    variant: str
+    workers: int
+    perturbation: str
+    shape: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class PerturbedFailed:
     line: int
     variant: str
@@ -70,6 +82,9 @@ def parse_perturbation_row(obj: dict, line: int):
     if perturbation not in dict(PERTURBATION_COLUMNS):
         raise RowError(f'"perturbation" must be one of {", ".join(dict(PERTURBATION_COLUMNS))}, '
                        f'got {json.dumps(perturbation)}')
+    if "not_applicable" in obj:
+        return PerturbedNotApplicable(line, variant, workers, perturbation, get_str(obj, "shape"),
+                                      " ".join(get_str(obj, "not_applicable").split()))
     counts = get_counter(obj, "counts")
     if len(counts) > workers:
         raise RowError(f'"counts" names {len(counts)} workers, more than "workers" {workers}')
@@ -273,6 +288,7 @@ def counter_findings(measured: list) -> list:
 def render_perturbation(meta: Meta, rows: list) -> list:
     measured = [r for r in rows if isinstance(r, PerturbedRound)]
     failed = [r for r in rows if isinstance(r, PerturbedFailed)]
+    skipped = [r for r in rows if isinstance(r, PerturbedNotApplicable)]
     per = sorted({r.connections // r.workers for r in measured})
     per_text = " or ".join(str(p) for p in per) if per else "16"
     claiming = sorted({r.variant for r in measured if r.target_held})
@@ -313,8 +329,10 @@ def render_perturbation(meta: Meta, rows: list) -> list:
         cells = []
         for name, _ in PERTURBATION_COLUMNS:
             got = sorted((r for r in mine if r.perturbation == name), key=lambda r: r.round)
-            cells.append(" ".join(compact_split(r.split) + ("!" if r.answered < r.connections else "")
-                                  for r in got) or "-")
+            not_run = list(dict.fromkeys(r.shape for r in skipped
+                                         if (r.variant, r.workers, r.perturbation) == (v, n, name)))
+            cells.append(" ".join([compact_split(r.split) + ("!" if r.answered < r.connections else "")
+                                   for r in got] + [f"({shape} n/a)" for shape in not_run]) or "-")
         samples = [s for _, s in distinct_samples(mine)]
         errors = {at: [s.error for s in samples if s.at == at] for at in ("held", "after")}
         syns = [s.syn for s in samples if s.syn is not None]
@@ -327,6 +345,13 @@ def render_perturbation(meta: Meta, rows: list) -> list:
     out.append("")
     if any(r.answered < r.connections for r in measured):
         out += ["`!` marks a round with connections left unanswered.", ""]
+    reasons = {}
+    for r in skipped:
+        reasons.setdefault((r.variant, r.shape), r.reason)
+    if reasons:
+        out += ["\"(SHAPE n/a)\": a run of that shape the variant was not given, as it does not apply "
+                "(the arms table's not_applicable):", ""]
+        out += [f"- {v}, {shape}: {reason}." for (v, shape), reason in reasons.items()] + [""]
     out += ["**What this shows.**", ""]
     held = [r for r in measured if r.target_held]
     if held:

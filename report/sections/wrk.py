@@ -199,6 +199,26 @@ def check_wrk_rows(what: str, with_ratio: bool):
                                  f"= {r.rps / bare.rps:.4f}")
     return check
 
+def reconnected_text(runs: list, arms: list, duration_s) -> list:
+    """The arms whose keep-alive wrk runs served a connection for every other
+    request or more (connections served, from the workers, against req/s x
+    wrk's -d): their server closes after each answer (blocking: one request
+    per connection), so wrk reconnected, and their figures are not a
+    keep-alive server's."""
+    if not duration_s:
+        return []
+    closers = [a for a in arms if any(r.arm == a and r.served and
+                                      sum(int(n) for n in r.served.split("/")) > r.rps * duration_s / 2
+                                      for r in runs)]
+    if not closers:
+        return []
+    return [f"With keep-alive, {', '.join(closers)} served about a connection per request: "
+            + ("its server answers" if len(closers) == 1 else "their servers answer")
+            + " each request with `Connection: close` (one request per connection), so wrk reconnected after "
+            "every answer and every request was an accept: keep-alive clients against a server that does not "
+            "keep connections alive.", ""]
+
+
 def wrk_notes(runs: list, label) -> list:
     notes = [f"- {label(r.key)}, round {r.round}: " + ", ".join(f"{name} {n}" for name, n in r.errors) + "."
              for r in sorted(runs, key=lambda r: r.line) if r.errors]
