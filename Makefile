@@ -37,9 +37,9 @@ TRACE_HDR := ebpf/acceptlab_trace.h ebpf/targets.h ebpf/trace_print.h ebpf/trace
 # sock_diag, the reuseport selector, its own BPF object beside the tracer's
 # (loaded together), the classification and the printers.
 DIAG_SRC := ebpf/acceptlab_diagnose.c ebpf/detect.c ebpf/selector.c ebpf/diagnosis.c ebpf/diagnose_print.c \
-	ebpf/targets.c ebpf/tracefs.c
-DIAG_HDR := ebpf/acceptlab_diagnose.h ebpf/acceptlab_trace.h ebpf/detect.h ebpf/selector.h ebpf/diagnosis.h \
-	ebpf/diagnose_print.h ebpf/listener_iter.h ebpf/targets.h ebpf/tracefs.h common/cli.h \
+	ebpf/targets.c ebpf/tracefs.c ebpf/advice.c common/fair_split.c
+DIAG_HDR := ebpf/acceptlab_diagnose.h ebpf/advice.h ebpf/acceptlab_trace.h ebpf/detect.h ebpf/selector.h ebpf/diagnosis.h \
+	ebpf/diagnose_print.h ebpf/listener_iter.h ebpf/targets.h ebpf/tracefs.h common/cli.h common/fair_split.h \
 	build/acceptlab_diagnose.skel.h build/acceptlab_trace.skel.h build/listener_iter.skel.h
 PROBE_SRC := probes/probe.c probes/ready_line.c probes/response.c probes/stop_winner.c probes/timing.c
 PROBE_HDR := $(wildcard probes/*.h) common/cli.h
@@ -49,7 +49,7 @@ BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace bin/acceptl
 MODEL_BINS := bin/reuseport-model bin/exclusive-model
 BINS += $(MODEL_BINS)
 TEST_BINS := build/test_http build/test_response build/server-asan build/test_conn_queue build/test_conn_queue_tsan \
-	build/test_shared_epoll build/test_fair_split
+	build/test_shared_epoll build/test_fair_split build/test_advice
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -81,7 +81,7 @@ bin/acceptlab-trace: $(TRACE_SRC) $(TRACE_HDR) | bin
 
 bin/acceptlab-diagnose: $(DIAG_SRC) $(DIAG_HDR) | bin
 	@echo "  CC      $@"
-	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf $(DIAG_SRC) -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf $(DIAG_SRC) -lbpf -lelf -lz -lm -o $@
 
 build/%.skel.h: build/%.bpf.o
 	@echo "  GEN-SKEL $@"
@@ -122,6 +122,11 @@ build/test_conn_queue_tsan: tests/c/test_conn_queue.c tests/c/check.h servers/co
 build/test_fair_split: tests/c/test_fair_split.c tests/c/check.h common/fair_split.c common/fair_split.h | build
 	@echo "  CC-SAN  $@"
 	$(Q)$(CC) $(WARN) $(SAN) -Icommon tests/c/test_fair_split.c common/fair_split.c -lm -o $@
+
+# The diagnosis's advice file parser (ebpf/advice.c), under ASan/UBSan.
+build/test_advice: tests/c/test_advice.c tests/c/check.h ebpf/advice.c ebpf/advice.h | build
+	@echo "  CC-SAN  $@"
+	$(Q)$(CC) $(WARN) $(SAN) -Iebpf -Itests/c tests/c/test_advice.c ebpf/advice.c -o $@
 
 build/server-asan: $(SERVER_SRC) $(SERVER_HDR) | build
 	@echo "  CC-SAN  $@"
