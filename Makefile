@@ -222,12 +222,18 @@ peers: all
 # Installing where servers run. `make install PREFIX=/usr/local [DESTDIR=]`
 # installs the programs a user runs on a server host, each with a man page
 # made from its own --help (help2man), so the page cannot drift from the
-# program. `make deb` builds the same as a Debian package,
+# program, and the diagnosis's advice file. `make deb` builds the same as a Debian package,
 # build/deb/acceptlab-tools_VERSION_ARCH.deb (ci/deb.sh), which depends on
 # shared libraries only: no compiler, header or Python on the host.
 PREFIX ?= /usr/local
 DESTDIR ?=
 INSTALL_PROGRAMS := acceptlab-diagnose acceptlab-trace acceptlab-probe acceptlab-server
+# The diagnosis's advice (report/advice.py's, from the CANONICAL run; `make
+# report` writes it), installed as $(PREFIX)/share/acceptlab/advice.tsv,
+# where acceptlab-diagnose looks for it (docs/diagnose.md). ADVICE=FILE
+# installs another; without one the programs install and the diagnosis
+# says it has no advice.
+ADVICE ?= report/advice.tsv
 VERSION := $(shell git log -1 --date=format:%Y%m%d --format=0.0~git%cd.%h 2>/dev/null || echo 0.0~unknown)
 MAN_PAGES := $(patsubst %,build/man/%.1,$(INSTALL_PROGRAMS))
 man_name_acceptlab-diagnose := which worker of a running server gets each connection, why, and what to change
@@ -245,7 +251,13 @@ install: $(addprefix bin/,$(INSTALL_PROGRAMS)) $(MAN_PAGES)
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	$(Q)install -m 755 $(addprefix bin/,$(INSTALL_PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
 	$(Q)install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
-	@echo "install: $(INSTALL_PROGRAMS) and their man pages under $(DESTDIR)$(PREFIX)"
+	$(Q)if [ -f "$(ADVICE)" ]; then \
+		install -d $(DESTDIR)$(PREFIX)/share/acceptlab && \
+		install -m 644 "$(ADVICE)" $(DESTDIR)$(PREFIX)/share/acceptlab/advice.tsv; \
+	else \
+		echo "install: $(ADVICE) is missing (make report writes it): acceptlab-diagnose will say it has no advice" >&2; \
+	fi
+	@echo "install: $(INSTALL_PROGRAMS), their man pages and the diagnosis's advice under $(DESTDIR)$(PREFIX)"
 
 deb: $(addprefix bin/,$(INSTALL_PROGRAMS)) $(MAN_PAGES)
 	$(Q)mkdir -p build/deb

@@ -92,7 +92,7 @@ static void usage(FILE *f)
 		"wakeups and wasted wakeups, and who adds and deletes the listener in an epoll\n"
 		"(an accept mutex, nginx's re-add). The server is never asked who served.\n"
 		"The split is set against a fair random one (the exact chance it is as\n"
-		"skewed), and \"What to change\" says what this machine's measured run found\n"
+		"skewed), and \"What to change\" says what acceptlab's measured run found\n"
 		"for the same mechanism and its alternatives at that worker count, and the\n"
 		"settings that change it in known servers, from the file $" ADVICE_ENV "\n"
 		"names, else ../share/acceptlab/advice.tsv (installed) or\n"

@@ -1,5 +1,5 @@
 /* advice.h: bin/acceptlab-diagnose's "What to change", read from the
- * advice file report/advice.py writes from this machine's CANONICAL run
+ * advice file report/advice.py writes from the CANONICAL run
  * (report/advice.tsv in a clone, share/acceptlab/advice.tsv installed).
  *
  * The file: lines starting with '#' are comments, and the first line is

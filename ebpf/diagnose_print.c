@@ -291,7 +291,7 @@ static void print_advice_text(const struct advice *a)
 		return;
 	}
 	advice_count_text(a, count, sizeof(count));
-	snprintf(head, sizeof(head), "What to change (this machine's run %s, %s; %s):", a->run, count, a->path);
+	snprintf(head, sizeof(head), "What to change (acceptlab's run %s, %s; %s):", a->run, count, a->path);
 	print_wrapped(head, 78);
 	for (int i = 0; i < a->nlines; i++)
 		print_hanging("- ", 2, a->lines[i].text, 78);

@@ -431,7 +431,7 @@ def test_advice_at_the_nearest_worker_count(start_server):
     assert rc == 0, err
     tail = text[text.index("\nWhat to change"):]
     assert " ".join(tail.split()).startswith(
-        "What to change (this machine's run 20990101T000000Z, measured at 4 workers, the nearest to your 3; %s):"
+        "What to change (acceptlab's run 20990101T000000Z, measured at 4 workers, the nearest to your 3; %s):"
         % ADVICE_FIXTURE), tail
     assert "\n- Fixture: bare measured at 4 workers.\n- Fixture: a setting for bare at 4 workers" in tail, tail
 
