@@ -127,7 +127,7 @@ const char *diagnosis_wait_word(const struct diag_row *r)
 int diagnosis_in_split(const struct diagnosis *g, const struct diag_row *r)
 {
 	if (g->split_of && strcmp(g->split_of, "served") == 0)
-		return !(r->served == 0 && r->accepted > 0);
+		return !(r->served == 0 && r->accepted > 0 && r->handed_off > 0);
 	return 1;
 }
 
@@ -484,7 +484,8 @@ static void verdict_fair(struct diagnosis *g)
 	diagnosis_chance_text(g->fair_chance, p, sizeof(p));
 	diagnosis_chance_text(g->fair_outside, out, sizeof(out));
 	if (g->fair_max <= fair_share)
-		say(g, "That is as even as %ld connections over %d workers can be", g->fair_n, g->fair_k);
+		say(g, "That is as even as %ld connection%s over %d workers can be", g->fair_n, g->fair_n == 1 ? "" : "s",
+		    g->fair_k);
 	else
 		say(g, "A fair random split of %ld connections over %d workers (each connection to any worker with "
 		       "equal chance) gives a busiest worker with %ld or more with chance %s: %s (%s %g %%)", g->fair_n,

@@ -119,7 +119,10 @@ void diagnosis_pool_sample(struct diagnosis *g, int pid, long long held);
 void diagnosis_classify(struct diagnosis *g, const struct detection *d);
 
 /* A row counts in the split unless it only accepts (accepted some, served
- * none: an acceptor that hands every connection on). */
+ * none, handed some on: an acceptor that hands every connection on). A
+ * worker whose few accepts were never read (a client that connected and
+ * closed: a health check) and that handed none on still counts, with
+ * served 0. */
 int diagnosis_in_split(const struct diagnosis *g, const struct diag_row *r);
 
 /* The workers in the split (diagnosis_in_split's rows; every row when

@@ -36,7 +36,7 @@ import pytest
 from acceptlab.paths import module_cmd
 from models.spread import count_within
 from probes.peers import peers
-from tests.conftest import PROBE, ROOT, SERVER
+from tests.conftest import PROBE, ROOT, SERVER, get
 
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
 FOREIGN = module_cmd("tests.foreign_server")
@@ -271,6 +271,31 @@ def test_passive_watches_and_attributes_the_tests_own_load(start_server, diagnos
     check_served(diag, s, probe_counts(summary))
     assert diag["mode"] == "passive" and diag["load"] is None
     check_fair_chance(diag)
+
+
+@root_only
+def test_a_connection_closed_unread_leaves_its_acceptor_in_the_split(start_server, diagnose):
+    """A client that connects and closes without a byte (a health check):
+    the worker that accepted it served nothing and handed nothing on, so it
+    is a worker with served 0, not an acceptor left out of the split.
+    blocking at 2 workers makes it certain: accept() wakes the longest
+    waiter, so the closed connection goes to one worker and the next
+    request, /pid, to the other."""
+    s = start_server("blocking", workers=2)
+    d = diagnose("--port", str(s.port), "--duration", "2")
+    assert d.wait_for("attached")["traced"] is True
+    socket.create_connection(("127.0.0.1", s.port), timeout=5).close()
+    time.sleep(0.3)
+    answered = int(get(s.port)[2])
+    rc, lines, err = d.finish()
+    assert rc == 0, err
+    diag = diagnosis_of(lines)
+    rows = {w["pid"]: w for w in diag["workers"]}
+    (closed,) = [p for p in s.pids if p != answered]
+    assert (rows[closed]["accepted"], rows[closed]["served"], rows[closed]["handed_off"]) == (1, 0, 0), rows
+    assert rows[closed]["in_split"] and rows[answered]["in_split"], rows
+    assert (diag["split"], diag["split_of"]) == ("1/0", "served"), diag
+    assert diag["fair_chance"] == 1.0 and "as even as 1 connection over 2 workers" in diag["verdict"]
 
 
 # peer -> (listener, wait, selector, handoff, closest_variant)
