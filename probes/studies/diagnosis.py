@@ -306,7 +306,8 @@ def settled_log(path, start, expected, wait=3.0):
 def diagnose_once(mode, port, connections, prefix, ready_path, probe_truth, running):
     """One diagnosis: (its diagnosis line, the probe's summary: the
     diagnosis's own in active mode, the study's in passive mode, and in
-    passive mode {"probe_s": from the attached line to the probe's end}). The
+    passive mode {"watch_s": the watch asked for, "probe_s": from the
+    attached line to the probe's end}). The
     Diagnose is appended to running, for the step to reap once it is done.
     probe_truth: the answers are the truth (the active probe asks /pid and
     reads the answers through the test switch)."""
@@ -328,7 +329,7 @@ def diagnose_once(mode, port, connections, prefix, ready_path, probe_truth, runn
                              % (d.reap(), tail(prefix + ".diagnose.stderr")))
         attached = time.monotonic()
         summary = run_probe(port, connections, prefix, ready_path)
-        timing = {"probe_s": round(time.monotonic() - attached, 3)}
+        timing = {"watch_s": PASSIVE_S, "probe_s": round(time.monotonic() - attached, 3)}
         diag = d.read_until("diagnosis", DIAGNOSE_TIMEOUT_S)
     if diag is None:
         raise StepFailed("acceptlab-diagnose (%s) exited %s without a diagnosis: %s"
