@@ -53,6 +53,11 @@ An arm's fields:
                             cost:bench             make bench's cost runs it (the campaign's
                                                    does not)
                             timeline, slowview     in the study
+                            diagnosis, quick:diagnosis
+                                                   the diagnosis study (bin/acceptlab-diagnose
+                                                   beside the server's own record), and its
+                                                   --quick run; the variant needs its row in
+                                                   probes/studies/diagnosis.py's OURS_EXPECTED
                             respawn, respawn+migrate
                                                    a respawn trial, without and with
                                                    --reuseport-migrate

@@ -413,7 +413,8 @@ def parse_args():
                        ",".join(cost.default_arms(False)), ",".join(payoff.default_arms(False)),
                        ",".join(burst.default_arms(False)), ",".join(ANCHORS)))
     ap.add_argument("--peers", help="comma-separated peer configurations for the peers study (default: all: %s; "
-                                    "with --quick: %s)" % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS)))
+                                    "with --quick: %s); they narrow the diagnosis study's peers too"
+                    % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS)))
     ap.add_argument("--results-dir", default=RESULTS_DIR)
     ap.add_argument("--no-canonical", action="store_true", help="do not point CANONICAL at this run")
     ap.add_argument("--no-trace", action="store_true",

@@ -136,6 +136,9 @@ def peer_configs(plan):
 
 def expected_ours(arm, workers):
     variant = arms.get(arm).variant
+    if variant not in OURS_EXPECTED:
+        raise StepFailed("no expected mechanism for variant %s: add its row to OURS_EXPECTED in "
+                         "probes/studies/diagnosis.py" % variant)
     listener, wait, selector, handoff = OURS_EXPECTED[variant]
     return {"listener": listener, "listeners": workers if listener == "reuseport" else 1, "wait": wait,
             "selector": selector, "handoff": handoff, "closest_variant": variant}
@@ -409,6 +412,7 @@ def ours_step(plan, raw_dir, arm, workers):
             "workers": workers}
     if not is_root():
         raise StepFailed(NEEDS_ROOT, skipped_rows(base, NEEDS_ROOT))
+    expected = expected_ours(arm, workers)
     connections = PER_WORKER * workers
     prefix = os.path.join(raw_dir, "diagnosis-%s-w%d" % (arm, workers))
     rows, running = None, []
@@ -421,7 +425,7 @@ def ours_step(plan, raw_dir, arm, workers):
                 with failing_mode(base, mode, measured):
                     diag, summary, timing = diagnose_once(mode, ready["port"], connections,
                                                           "%s.%s" % (prefix, mode), ready_path, True, running)
-                measured.append(diagnosis_row(base, mode, diag, timing, expected_ours(arm, workers),
+                measured.append(diagnosis_row(base, mode, diag, timing, expected,
                                               (summary or {}).get("counts") or {}, TRUTH_SOURCES["ours"], id_key,
                                               [w[id_key] for w in ready["workers"]], id_key, False))
         rows = measured

@@ -170,7 +170,7 @@ def render_diagnosis(meta: Meta, rows: list) -> list:
     per = sorted({r.connections // r.workers for r in done if r.connections % r.workers == 0})
     watches = sorted({r.watch_s for r in done if r.mode == "passive" and r.watch_s})
     out.append(
-        "`bin/acceptlab-diagnose` (see [docs/diagnose.md](../docs/diagnose.md)) was run by port against each "
+        "`bin/acceptlab-diagnose` (`docs/diagnose.md`) was run by port against each "
         "server, started fresh: our variants and the peers (nginx, HAProxy, a Node.js cluster, as the peers "
         "study configures them). Each was diagnosed twice: **active**, the diagnosis running the probe itself ("
         + (f"`--load {', '.join(loads)}`" if loads else "`--load`")
@@ -211,14 +211,18 @@ def render_diagnosis(meta: Meta, rows: list) -> list:
     else:
         out += ["No server was diagnosed in this run.", ""]
     if missing:
-        out += ["Not diagnosed:", ""]
+        out += ["Not diagnosed, by reason:", ""]
+        groups = {}
         for m in missing:
             what = "unavailable" if m.kind == "unavailable" else (
                 "skipped" if m.reason.startswith("skipped") else "failed")
-            where = server_label(m) + (f", {m.mode}" if m.mode else "")
             reason = m.reason[len("skipped: "):] if what == "skipped" and m.reason.startswith("skipped: ") \
                 else m.reason
-            out.append(f"- {where}: {what}: {cell_text(reason)}")
+            servers = groups.setdefault((what, reason), {})
+            servers.setdefault(server_label(m), []).extend([m.mode] if m.mode else [])
+        for (what, reason), servers in groups.items():
+            named = "; ".join(label + (f" ({', '.join(modes)})" if modes else "") for label, modes in servers.items())
+            out.append(f"- {what}: {cell_text(reason)}: {named}")
         out.append("")
     return out
 
