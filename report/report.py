@@ -32,8 +32,8 @@ from acceptlab.results_io import InputError
 from acceptlab.results_io import decode_utf8, read_bytes, shown, write_atomic
 from report import advice, figures  # (report/advice.py: the diagnosis's advice; figures.py: the SVG figures)
 from report.common import Meta, plural, read_meta
-from report.sections import (balancing, burst, cost, faults, latency, models, payoff, peers, perturbation, placement,
-                             profile, reload, respawn, timeline, trace)
+from report.sections import (balancing, burst, cost, diagnosis, faults, latency, models, payoff, peers, perturbation,
+                             placement, profile, reload, respawn, timeline, trace)
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / "results" / "linux"
@@ -48,6 +48,7 @@ STUDIES = (
     perturbation.STUDY,
     trace.TRACE,
     peers.STUDY,
+    diagnosis.STUDY,
     timeline.STUDY,
     placement.STUDY,
     models.STUDY,
