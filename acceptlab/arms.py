@@ -53,6 +53,11 @@ An arm's fields:
                             cost:bench             make bench's cost runs it (the campaign's
                                                    does not)
                             timeline, slowview     in the study
+                            diagnosis, quick:diagnosis
+                                                   the diagnosis study (bin/acceptlab-diagnose
+                                                   beside the server's own record), and its
+                                                   --quick run; the variant needs its row in
+                                                   probes/studies/diagnosis.py's OURS_EXPECTED
                             respawn, respawn+migrate
                                                    a respawn trial, without and with
                                                    --reuseport-migrate
@@ -121,19 +126,19 @@ class Arm:
 TABLE = [
     Arm("bare", "bare", when_stopped="others", reload_loses_none=True,
         studies="quick cost quick:cost cost:one_worker payoff quick:payoff burst quick:burst placement "
-                "quick:placement placement:workers timeline respawn reload",
+                "quick:placement placement:workers timeline respawn reload diagnosis quick:diagnosis",
         place={"cost": 1, "payoff": 1, "burst": 1, "placement": 1}),
     Arm("bare-threads", "bare", ["--threads"], process_arm="bare", studies="quick cost:bench", place={"cost": 5}),
     # The race with every thread waiting in ONE epoll instance: any thread may
     # serve any connection's next request.
     Arm("bare-shared-epoll", "bare", ["--threads", "--shared-epoll"], acceptor_is_not_owner=True),
     Arm("exclusive", "exclusive", when_stopped="others", reload_loses_none=True,
-        studies="quick placement placement:workers timeline reload", place={"placement": 2}),
+        studies="quick placement placement:workers timeline reload diagnosis", place={"placement": 2}),
     Arm("exclusive-threads", "exclusive", ["--threads"], process_arm="exclusive"),
     Arm("exclusive-reorder", "exclusive-reorder", when_stopped="others", reload_loses_none=True,
-        studies="cost payoff burst reload", place={"cost": 12, "payoff": 2, "burst": 2}),
+        studies="cost payoff burst reload diagnosis", place={"cost": 12, "payoff": 2, "burst": 2}),
     Arm("exclusive-reorder-threads", "exclusive-reorder", ["--threads"], process_arm="exclusive-reorder"),
-    Arm("lt", "lt", when_stopped="others", reload_loses_none=True, studies="reload"),
+    Arm("lt", "lt", when_stopped="others", reload_loses_none=True, studies="reload diagnosis"),
     Arm("lt-threads", "lt", ["--threads"], process_arm="lt"),
     Arm("lt-yield", "lt-yield", when_stopped="others", reload_loses_none=True,
         studies="placement timeline reload", place={"placement": 3}),
@@ -141,22 +146,22 @@ TABLE = [
     # Every worker blocked in accept() on one blocking listener (php-fpm's
     # children): one connection at a time, one answer each.
     Arm("blocking", "blocking", when_stopped="others", reload_loses_none=True,
-        studies="cost payoff perturbation reload",
+        studies="cost payoff perturbation reload diagnosis",
         not_applicable={"balancing:keepalive": ONE_REQUEST, "perturbation:keepalive": ONE_REQUEST}),
     Arm("blocking-threads", "blocking", ["--threads"], process_arm="blocking",
         not_applicable={"balancing:keepalive": ONE_REQUEST}),
     Arm("reuseport", "reuseport", when_stopped="queued",
         studies="quick cost payoff burst quick:burst placement placement:workers timeline perturbation respawn "
-                "respawn+migrate reload reload+migrate",
+                "respawn+migrate reload reload+migrate diagnosis quick:diagnosis",
         place={"cost": 10, "payoff": 3, "burst": 3, "placement": 4, "perturbation": 4}),
     Arm("reuseport-threads", "reuseport", ["--threads"], process_arm="reuseport"),
     Arm("reuseport-bpf", "reuseport-bpf", needs_root=True, when_stopped="queued", claims_balance=True,
         reference="reuseport",
         studies="quick cost payoff burst perturbation quick:perturbation respawn respawn+migrate reload "
-                "reload+migrate",
+                "reload+migrate diagnosis",
         place={"cost": 11, "payoff": 4, "burst": 4, "perturbation": 3}),
     Arm("reuseport-bpf-threads", "reuseport-bpf", ["--threads"], needs_root=True, process_arm="reuseport-bpf"),
-    Arm("mutex", "mutex", when_stopped="stall", reload_loses_none=True, studies="reload slowview"),
+    Arm("mutex", "mutex", when_stopped="stall", reload_loses_none=True, studies="reload slowview diagnosis"),
     Arm("mutex-threads", "mutex", ["--threads"], process_arm="mutex"),
     Arm("mutex-strict", "mutex", ["--accept-mutex-strict"], when_stopped="stall", reload_loses_none=True,
         studies="quick cost payoff reload slowview", place={"cost": 13, "payoff": 5}),
@@ -165,7 +170,7 @@ TABLE = [
         acceptor_is_not_owner=True, claims_balance=True,
         studies="quick cost quick:cost cost:one_worker payoff quick:payoff burst quick:burst placement "
                 "quick:placement placement:workers timeline perturbation quick:perturbation slowview reload "
-                "reload+spawn quick:reload+spawn",
+                "reload+spawn quick:reload+spawn diagnosis",
         place={"cost": 3, "payoff": 6, "burst": 5, "placement": 5, "perturbation": 1}),
     Arm("fdpass-threads", "fdpass", ["--threads"], knob_off="fdpass-off-threads", process_arm="fdpass",
         acceptor_is_not_owner=True, studies="cost:bench", place={"cost": 6}),
@@ -178,7 +183,7 @@ TABLE = [
     # policy (open), "handoff-written" the note's rule as written,
     # "handoff-off" its knob-off arm (plain reuseport).
     Arm("handoff", "handoff", ["--threads"], knob_off="handoff-off", acceptor_is_not_owner=True,
-        claims_balance=True, studies="quick cost payoff burst placement perturbation",
+        claims_balance=True, studies="quick cost payoff burst placement perturbation diagnosis",
         place={"cost": 8, "payoff": 8, "burst": 7, "placement": 7, "perturbation": 5}),
     Arm("handoff-written", "handoff", ["--threads", "--handoff-policy", "written"], acceptor_is_not_owner=True,
         measurement_only=True),

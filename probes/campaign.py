@@ -66,6 +66,12 @@ studies, in the order they run:
                  per request, CPU us per request -> profile.jsonl
   peers          nginx, HAProxy and a Node.js cluster, measured exactly as
                  `-m probes.peers.peers measure` does -> peers.jsonl
+  diagnosis      bin/acceptlab-diagnose against each server's own record: our
+                 arms at %(diagnosis_workers)s workers and the peers, each diagnosed
+                 active (--load burst) and passive (--duration, the study's burst),
+                 its mechanism beside the configuration and each worker's served
+                 count beside the /pid answers, nginx's access log or HAProxy's
+                 thread numbers -> diagnosis.jsonl
   reload         every worker replaced (one SIGHUP at each of %(reload_at)s s)
                  under keep-alive and Connection: close wrk loads at once
                  (%(reload_wrk)s each): requests lost -> reload.jsonl
@@ -111,14 +117,14 @@ from probes.harness.tracer import TRACER
 from probes.harness.wrk import WRK, WRK_THREADS
 from probes.peers import peers
 from probes.plan import BENCH_MAX_ROUNDS, BENCH_QUICK_SECONDS, BENCH_ROUNDS, BENCH_SECONDS, RESULTS_DIR, Plan
-from probes.studies import (balancing, burst, common, cost, faults, models, mutex_delay, payoff, perturbation,
-                            placement, profile, reload, respawn, slowview, timeline, trace_overhead)
+from probes.studies import (balancing, burst, common, cost, diagnosis, faults, models, mutex_delay, payoff,
+                            perturbation, placement, profile, reload, respawn, slowview, timeline, trace_overhead)
 from probes.studies import peers as peers_study
 from probes.studies.common import read_sysctl
 
 # The studies, in the order they run (each module's NAME is its study's name).
 STUDY = {m.NAME: m for m in (balancing, perturbation, timeline, placement, models, respawn, mutex_delay, slowview,
-                             faults, cost, payoff, burst, trace_overhead, profile, peers_study, reload)}
+                             faults, cost, payoff, burst, trace_overhead, profile, peers_study, diagnosis, reload)}
 STUDIES = list(STUDY)
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)
@@ -146,6 +152,7 @@ __doc__ = (__doc__ or "") % {
     "burst_workers": ", ".join(map(str, STUDY["burst"].BURST_WORKERS)),
     "burst_rounds": STUDY["burst"].BURST_ROUNDS,
     "reload_at": ", ".join(map(str, STUDY["reload"].RELOAD_AT_S)),
+    "diagnosis_workers": " and ".join(map(str, STUDY["diagnosis"].DIAGNOSIS_WORKERS)),
     "reload_wrk": "-d%ds" % STUDY["reload"].RELOAD_SECONDS,
     "profile_workers": STUDY["profile"].PROFILE_WORKERS, "profile_hz": STUDY["profile"].PROFILE_HZ,
     "profile_seconds": STUDY["profile"].PROFILE_SECONDS, "stat_seconds": STUDY["profile"].STAT_SECONDS,
@@ -407,7 +414,8 @@ def parse_args():
                        ",".join(cost.default_arms(False)), ",".join(payoff.default_arms(False)),
                        ",".join(burst.default_arms(False)), ",".join(ANCHORS)))
     ap.add_argument("--peers", help="comma-separated peer configurations for the peers study (default: all: %s; "
-                                    "with --quick: %s)" % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS)))
+                                    "with --quick: %s); they narrow the diagnosis study's peers too"
+                    % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS)))
     ap.add_argument("--results-dir", default=RESULTS_DIR)
     ap.add_argument("--no-canonical", action="store_true", help="do not point CANONICAL at this run")
     ap.add_argument("--no-trace", action="store_true",

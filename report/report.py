@@ -30,10 +30,10 @@ from pathlib import Path
 
 from acceptlab.results_io import InputError
 from acceptlab.results_io import decode_utf8, read_bytes, shown, write_atomic
-from report import figures  # (report/figures.py: the SVG figures)
+from report import advice, figures  # (report/advice.py: the diagnosis's advice; figures.py: the SVG figures)
 from report.common import Meta, plural, read_meta
-from report.sections import (balancing, burst, cost, faults, latency, models, payoff, peers, perturbation, placement,
-                             profile, reload, respawn, timeline, trace)
+from report.sections import (balancing, burst, cost, diagnosis, faults, latency, models, payoff, peers, perturbation,
+                             placement, profile, reload, respawn, timeline, trace)
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / "results" / "linux"
@@ -48,6 +48,7 @@ STUDIES = (
     perturbation.STUDY,
     trace.TRACE,
     peers.STUDY,
+    diagnosis.STUDY,
     timeline.STUDY,
     placement.STUDY,
     models.STUDY,
@@ -212,13 +213,17 @@ def main(argv=None) -> int:
         drawn = figures.make_figures(args.results_dir / run, args.out.parent / "figures")
         text += render_figures(drawn)
         write_atomic(args.out, text.encode("utf-8"))
+        # What the diagnosis advises, from the same run, beside the report
+        # (report/advice.tsv; report/advice.py).
+        advice_out = args.out.parent / "advice.tsv"
+        write_atomic(advice_out, advice.build(args.results_dir, run).encode("utf-8"))
     except InputError as e:
         sys.stderr.write(e.render() + "\n")
         return 1
     except figures.FiguresError as e:
         sys.stderr.write(e.render() + "\n")
         return 1
-    print(f"report: wrote {shown(args.out)} from run {run} ({plural(rounds, 'round')})")
+    print(f"report: wrote {shown(args.out)} and {shown(advice_out)} from run {run} ({plural(rounds, 'round')})")
     return 0
 
 

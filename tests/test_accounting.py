@@ -182,7 +182,7 @@ def test_perturbation_samples_counters_under_load(tmp_path, arm):
     runs = [("burst", 2), ("keepalive", 1), ("ramp", 1)]
     try:
         with ServerRun(arms.server_args(arm), workers, str(tmp_path / arm), arms.env(arm)) as (proc, ready, path):
-            rows = perturbation_one(str(tmp_path / arm), proc, ready, path, workers, "back-to-back", runs)
+            rows = perturbation_one(str(tmp_path / arm), proc, ready, path, workers, "back-to-back", runs, arm)
     finally:
         stop_all()
     assert [r["shape"] for r in rows] == ["burst", "burst", "keepalive", "ramp"], rows

@@ -31,7 +31,7 @@ def test_quick_campaign_writes_results_and_report(tmp_path):
     run = tmp_path / stamp
     meta = json.loads((run / "meta.json").read_text())
     assert meta["platform"] == "linux" and meta["cpus"] == os.cpu_count()
-    assert meta["parameters"]["variants"] == ["bare", "lt"]
+    assert meta["parameters"]["arms_chosen"] == ["bare", "lt"]
     rows = [json.loads(l) for l in (run / "balancing.jsonl").read_text().splitlines()]
     assert [(r["arm"], r["shape"]) for r in rows] == [
         (v, s) for v in ("bare", "lt") for s in ("burst", "ramp", "keepalive")]

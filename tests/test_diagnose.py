@@ -157,11 +157,17 @@ def probe_counts(summary):
     return {int(k): v for k, v in summary["counts"].items()}
 
 
-def check_mechanism(diag, spec, workers):
+def expected(spec, workers):
+    """EXPECTED[spec] at workers: (listener, listeners, wait, selector,
+    handoff, closest_variant), a reuseport group's listeners one per worker."""
     listener, listeners, wait, selector, handoff, variant = EXPECTED[spec]
+    return listener, listeners or workers, wait, selector, handoff, variant
+
+
+def check_mechanism(diag, spec, workers):
     got = (diag["listener"], diag["listeners"], diag["wait"], diag["selector"], diag["handoff"],
            diag["closest_variant"])
-    assert got == (listener, listeners or workers, wait, selector, handoff, variant), diag["verdict"]
+    assert got == expected(spec, workers), diag["verdict"]
 
 
 def fair_split_table(n, k, m):
@@ -486,6 +492,25 @@ def test_advice_missing_or_malformed_is_null_with_a_reason(start_server, tmp_pat
     rc, text, err = run_diagnose(s.port, env={"ACCEPTLAB_ADVICE": str(path)}, json_out=False)
     assert rc == 0, err
     assert "What to change: no advice (%s" % why.format(path=path)[:30] in " ".join(text.split()), text
+
+
+def test_the_committed_advice_is_read_in_a_clone(start_server):
+    """Run from this clone without ACCEPTLAB_ADVICE, the diagnosis reads
+    report/advice.tsv (report/advice.py's, from the CANONICAL run): the
+    whole file is accepted (a malformed line anywhere would refuse it), and
+    bare at 2 workers gets its measured line first."""
+    committed = os.path.join(ROOT, "report", "advice.tsv")
+    if not os.path.isfile(committed):
+        pytest.skip("report/advice.tsv is not in this tree (make report writes it)")
+    with open(os.path.join(ROOT, "results", "linux", "CANONICAL")) as f:
+        canonical = f.read().strip()
+    s = start_server("bare", workers=2)
+    rc, diag, err = run_diagnose(s.port)
+    assert rc == 0, err
+    advice = diag["advice"]
+    assert advice is not None, diag["advice_why"]
+    assert (advice["file"], advice["run"], advice["workers"]) == (committed, canonical, 2), advice
+    assert advice["lines"][0]["kind"] == "measured" and advice["lines"][-1]["kind"] == "setting", advice
 
 
 def test_advice_found_beside_the_executable(start_server, tmp_path):

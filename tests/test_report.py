@@ -80,7 +80,7 @@ def test_golden_output_matches_expected(tmp_path):
     proc = run_report("--results-dir", FIXTURE_RESULTS, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert proc.stdout == f"report: wrote {out} from run {STAMP} (176 rounds)\n"
+    assert proc.stdout == f"report: wrote {out} and {tmp_path / 'advice.tsv'} from run {STAMP} (176 rounds)\n"
     got, want = out.read_bytes(), EXPECTED.read_bytes()
     if got != want:
         diff = difflib.unified_diff(want.decode().splitlines(keepends=True),
@@ -105,7 +105,7 @@ def test_run_option_overrides_canonical(results, tmp_path):
     (results / "CANONICAL").write_text("20990101T000000Z\n")
     proc = run_in(tmp_path, "--run", STAMP)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"report: wrote linux.md from run {STAMP} (176 rounds)\n"
+    assert proc.stdout == f"report: wrote linux.md and advice.tsv from run {STAMP} (176 rounds)\n"
     assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
 
 
@@ -231,7 +231,7 @@ def test_run_without_any_study(results, tmp_path):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"report: results/linux/{STAMP}: no study results in the run "
                                   "(expected one of balancing.jsonl, perturbation.jsonl, trace.jsonl, peers.jsonl, "
-                                  "timeline.jsonl, placement.jsonl"), proc.stderr
+                                  "diagnosis.jsonl, timeline.jsonl, placement.jsonl"), proc.stderr
 
 
 # ---------------------------------------------------------------- the arms' facts: the run's own
@@ -389,7 +389,8 @@ def test_run_must_be_a_directory_name(tmp_path):
 def test_committed_report_regenerates_byte_for_byte(tmp_path):
     """report/linux.md is a pure function of the run CANONICAL names: the
     generator rebuilds the committed file exactly from the committed results,
-    so nobody can edit a figure by hand without this failing."""
+    so nobody can edit a figure by hand without this failing. The same holds
+    for report/advice.tsv, the diagnosis's advice written beside it."""
     repo = Path(__file__).resolve().parent.parent
     committed = repo / "report" / "linux.md"
     if not (repo / "results" / "linux" / "CANONICAL").exists():
@@ -398,6 +399,8 @@ def test_committed_report_regenerates_byte_for_byte(tmp_path):
     res = subprocess.run([*REPORT, "--out", str(out)], cwd=repo, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert out.read_bytes() == committed.read_bytes(), "report/linux.md differs from its regeneration"
+    advice = (tmp_path / "advice.tsv").read_bytes()
+    assert advice == (repo / "report" / "advice.tsv").read_bytes(), "report/advice.tsv differs from its regeneration"
 
 
 def test_trace_row_that_contradicts_itself(results, tmp_path):

@@ -121,16 +121,17 @@ def stop_server(proc):
 
 
 @contextlib.contextmanager
-def peer_running(name, workers, prefix):
+def peer_running(name, workers, prefix, access_log=False):
     """A peer configuration (probes/peers/peers.py) started fresh on a free
-    port with its access log off, as the wrk studies' anchors run: yields
+    port with its access log off, as the wrk studies' anchors run (on with
+    access_log, for a study that reads nginx's record of who served): yields
     the Peer, with its ready line saved at prefix.ready; stopped after, its
     configuration and logs kept at prefix.*. StepFailed "skipped: ..." when
     it cannot be had here, "... did not start: ..." when it fails to start."""
     ok, reason = peers.availability(name)
     if not ok:
         raise StepFailed("skipped: " + reason)
-    peer = register(peers.Peer(name, workers=workers, access_log=False), peers.Peer.cleanup)
+    peer = register(peers.Peer(name, workers=workers, access_log=access_log), peers.Peer.cleanup)
     try:
         try:
             peer.start()
