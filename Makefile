@@ -37,9 +37,9 @@ TRACE_HDR := ebpf/acceptlab_trace.h ebpf/targets.h ebpf/trace_print.h ebpf/trace
 # sock_diag, the reuseport selector, its own BPF object beside the tracer's
 # (loaded together), the classification and the printers.
 DIAG_SRC := ebpf/acceptlab_diagnose.c ebpf/detect.c ebpf/selector.c ebpf/diagnosis.c ebpf/diagnose_print.c \
-	ebpf/targets.c ebpf/tracefs.c
-DIAG_HDR := ebpf/acceptlab_diagnose.h ebpf/acceptlab_trace.h ebpf/detect.h ebpf/selector.h ebpf/diagnosis.h \
-	ebpf/diagnose_print.h ebpf/listener_iter.h ebpf/targets.h ebpf/tracefs.h common/cli.h \
+	ebpf/targets.c ebpf/tracefs.c ebpf/advice.c common/fair_split.c
+DIAG_HDR := ebpf/acceptlab_diagnose.h ebpf/advice.h ebpf/acceptlab_trace.h ebpf/detect.h ebpf/selector.h ebpf/diagnosis.h \
+	ebpf/diagnose_print.h ebpf/listener_iter.h ebpf/targets.h ebpf/tracefs.h common/cli.h common/fair_split.h \
 	build/acceptlab_diagnose.skel.h build/acceptlab_trace.skel.h build/listener_iter.skel.h
 PROBE_SRC := probes/probe.c probes/ready_line.c probes/response.c probes/stop_winner.c probes/timing.c
 PROBE_HDR := $(wildcard probes/*.h) common/cli.h
@@ -49,7 +49,7 @@ BINS := bin/acceptlab-server bin/acceptlab-probe bin/acceptlab-trace bin/acceptl
 MODEL_BINS := bin/reuseport-model bin/exclusive-model
 BINS += $(MODEL_BINS)
 TEST_BINS := build/test_http build/test_response build/server-asan build/test_conn_queue build/test_conn_queue_tsan \
-	build/test_shared_epoll build/test_fair_split
+	build/test_shared_epoll build/test_fair_split build/test_advice
 
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -81,7 +81,7 @@ bin/acceptlab-trace: $(TRACE_SRC) $(TRACE_HDR) | bin
 
 bin/acceptlab-diagnose: $(DIAG_SRC) $(DIAG_HDR) | bin
 	@echo "  CC      $@"
-	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf $(DIAG_SRC) -lbpf -lelf -lz -o $@
+	$(Q)$(CC) $(WARN) $(CFLAGS) -Ibuild -Iebpf $(DIAG_SRC) -lbpf -lelf -lz -lm -o $@
 
 build/%.skel.h: build/%.bpf.o
 	@echo "  GEN-SKEL $@"
@@ -122,6 +122,11 @@ build/test_conn_queue_tsan: tests/c/test_conn_queue.c tests/c/check.h servers/co
 build/test_fair_split: tests/c/test_fair_split.c tests/c/check.h common/fair_split.c common/fair_split.h | build
 	@echo "  CC-SAN  $@"
 	$(Q)$(CC) $(WARN) $(SAN) -Icommon tests/c/test_fair_split.c common/fair_split.c -lm -o $@
+
+# The diagnosis's advice file parser (ebpf/advice.c), under ASan/UBSan.
+build/test_advice: tests/c/test_advice.c tests/c/check.h ebpf/advice.c ebpf/advice.h | build
+	@echo "  CC-SAN  $@"
+	$(Q)$(CC) $(WARN) $(SAN) -Iebpf -Itests/c tests/c/test_advice.c ebpf/advice.c -o $@
 
 build/server-asan: $(SERVER_SRC) $(SERVER_HDR) | build
 	@echo "  CC-SAN  $@"
@@ -217,12 +222,18 @@ peers: all
 # Installing where servers run. `make install PREFIX=/usr/local [DESTDIR=]`
 # installs the programs a user runs on a server host, each with a man page
 # made from its own --help (help2man), so the page cannot drift from the
-# program. `make deb` builds the same as a Debian package,
+# program, and the diagnosis's advice file. `make deb` builds the same as a Debian package,
 # build/deb/acceptlab-tools_VERSION_ARCH.deb (ci/deb.sh), which depends on
 # shared libraries only: no compiler, header or Python on the host.
 PREFIX ?= /usr/local
 DESTDIR ?=
 INSTALL_PROGRAMS := acceptlab-diagnose acceptlab-trace acceptlab-probe acceptlab-server
+# The diagnosis's advice (report/advice.py's, from the CANONICAL run; `make
+# report` writes it), installed as $(PREFIX)/share/acceptlab/advice.tsv,
+# where acceptlab-diagnose looks for it (docs/diagnose.md). ADVICE=FILE
+# installs another; without one the programs install and the diagnosis
+# says it has no advice.
+ADVICE ?= report/advice.tsv
 VERSION := $(shell git log -1 --date=format:%Y%m%d --format=0.0~git%cd.%h 2>/dev/null || echo 0.0~unknown)
 MAN_PAGES := $(patsubst %,build/man/%.1,$(INSTALL_PROGRAMS))
 man_name_acceptlab-diagnose := which worker of a running server gets each connection, why, and what to change
@@ -240,7 +251,13 @@ install: $(addprefix bin/,$(INSTALL_PROGRAMS)) $(MAN_PAGES)
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	$(Q)install -m 755 $(addprefix bin/,$(INSTALL_PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
 	$(Q)install -m 644 $(MAN_PAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
-	@echo "install: $(INSTALL_PROGRAMS) and their man pages under $(DESTDIR)$(PREFIX)"
+	$(Q)if [ -f "$(ADVICE)" ]; then \
+		install -d $(DESTDIR)$(PREFIX)/share/acceptlab && \
+		install -m 644 "$(ADVICE)" $(DESTDIR)$(PREFIX)/share/acceptlab/advice.tsv; \
+	else \
+		echo "install: $(ADVICE) is missing (make report writes it): acceptlab-diagnose will say it has no advice" >&2; \
+	fi
+	@echo "install: $(INSTALL_PROGRAMS), their man pages and the diagnosis's advice under $(DESTDIR)$(PREFIX)"
 
 deb: $(addprefix bin/,$(INSTALL_PROGRAMS)) $(MAN_PAGES)
 	$(Q)mkdir -p build/deb

@@ -1,7 +1,9 @@
 #!/bin/sh
 # ci/deb.sh OUTDIR: builds the Debian package of acceptlab's tools
 # (acceptlab-tools: the programs `make install` installs, each with its man
-# page) from bin/ and build/man/, which `make deb` builds first. The package
+# page, and the diagnosis's advice file, share/acceptlab/advice.tsv, from
+# report/advice.tsv or make's ADVICE) from bin/ and build/man/, which
+# `make deb` builds first. The package
 # holds no compiler, header or Python: its Depends are the shared libraries
 # the programs link, as dpkg-shlibdeps finds them. Writes
 # OUTDIR/acceptlab-tools_VERSION_ARCH.deb and prints its path.
@@ -16,6 +18,10 @@ stage=$out/stage
 rm -rf "$stage"
 mkdir -p "$stage/DEBIAN"
 make -s install DESTDIR="$stage" PREFIX=/usr
+# The advice acceptlab-diagnose reads (../share/acceptlab/advice.tsv from
+# /usr/bin): said when the package goes without it.
+[ -f "$stage/usr/share/acceptlab/advice.tsv" ] ||
+	echo "deb: no advice file in the package: acceptlab-diagnose will say it has no advice" >&2
 # Debian policy: man pages compressed, a copyright file under /usr/share/doc.
 strip --strip-unneeded "$stage"/usr/bin/*
 gzip -9n "$stage"/usr/share/man/man1/*.1
@@ -56,7 +62,9 @@ Description: which worker of a server gets each TCP connection, and why
  acceptlab-diagnose tells, for a running server found by its port, which
  process and thread accepts and serves each connection, by which sharing
  mechanism (shared listener or SO_REUSEPORT group, epoll flags, BPF
- steering, hand-offs), and whether the split is beyond chance.
+ steering, hand-offs), whether the split is beyond chance, and what
+ acceptlab's measured run found for the same mechanism and its
+ alternatives (share/acceptlab/advice.tsv).
  acceptlab-trace says why each worker won (eBPF), acceptlab-probe loads a
  server in the shapes that expose skew, and acceptlab-server is the
  harness with every accept variant. Tracing needs root.

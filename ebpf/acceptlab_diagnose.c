@@ -34,6 +34,7 @@
 #include <bpf/libbpf.h>
 
 #include "acceptlab_diagnose.h"
+#include "advice.h"
 #include "acceptlab_diagnose.skel.h"
 #include "acceptlab_trace.h"
 #include "acceptlab_trace.skel.h"
@@ -90,6 +91,12 @@ static void usage(FILE *f)
 		"differ when connections are handed off), how many each held at once, its\n"
 		"wakeups and wasted wakeups, and who adds and deletes the listener in an epoll\n"
 		"(an accept mutex, nginx's re-add). The server is never asked who served.\n"
+		"The split is set against a fair random one (the exact chance it is as\n"
+		"skewed), and \"What to change\" says what acceptlab's measured run found\n"
+		"for the same mechanism and its alternatives at that worker count, and the\n"
+		"settings that change it in known servers, from the file $" ADVICE_ENV "\n"
+		"names, else ../share/acceptlab/advice.tsv (installed) or\n"
+		"../report/advice.tsv (a clone), relative to the executable's directory.\n"
 		"\n"
 		"  --port P        the server's TCP port (required)\n"
 		"  --pid PID       only this process and its descendants, when several servers\n"
@@ -217,18 +224,26 @@ struct probe_run {
 	int done;
 };
 
-/* acceptlab-probe beside this program. */
-static void probe_path(char *out, size_t len)
+/* The directory this program's executable is in. */
+static void exe_dir(char *out, size_t len)
 {
-	char self[PATH_MAX - 32];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
 	char *slash;
 
 	if (n <= 0)
 		die(1, "/proc/self/exe: %s", strerror(errno));
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	*slash = '\0';
+	out[n] = '\0';
+	slash = strrchr(out, '/');
+	if (slash)
+		*slash = '\0';
+}
+
+/* acceptlab-probe beside this program. */
+static void probe_path(char *out, size_t len)
+{
+	char self[PATH_MAX - 32];
+
+	exe_dir(self, sizeof(self));
 	snprintf(out, len, "%s/acceptlab-probe", self);
 }
 
@@ -606,6 +621,7 @@ int main(int argc, char **argv)
 	static struct detection d;
 	static struct diagnosis g;
 	static int tree[TARGETS_MAX_PIDS];
+	static struct advice adv;
 	struct tracing tr = { 0 };
 	struct probe_run probe = { .pid = -1, .out = -1 };
 	char err[256], target[80] = "", cannot[512] = "";
@@ -696,11 +712,18 @@ int main(int argc, char **argv)
 			rc = 1;
 	}
 	diagnosis_classify(&g, &d);
+	{
+		char dir[PATH_MAX];
+
+		exe_dir(dir, sizeof(dir));
+		advice_find(&adv, dir, g.closest_variant, diagnosis_split_workers(&g));
+	}
 	if (env.json)
-		diag_print_json(&g, cannot[0] ? cannot : NULL);
+		diag_print_json(&g, cannot[0] ? cannot : NULL, &adv);
 	else
-		diag_print_text(&g, &d, cannot[0] ? cannot : NULL);
+		diag_print_text(&g, &d, cannot[0] ? cannot : NULL, &adv);
 	fflush(stdout);
+	advice_free(&adv);
 
 cleanup:
 	probe_kill(&probe);

@@ -1,5 +1,6 @@
 /* diagnose_print.c: bin/acceptlab-diagnose's printers (see
  * diagnose_print.h). */
+#include <math.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -94,6 +95,15 @@ void diag_print_detected_json(const struct detection *d, const struct selector_f
 	printf("}}\n");
 }
 
+/* A chance, to full precision (%.17g round-trips a double); null for NAN. */
+static void json_double(double v)
+{
+	if (isnan(v))
+		printf("null");
+	else
+		printf("%.17g", v);
+}
+
 static void json_count(const char *name, unsigned long long v, int traced)
 {
 	if (traced)
@@ -107,7 +117,27 @@ static double held_mean(const struct diagnosis *g, const struct diag_row *r)
 	return g->samples ? r->held_sum / g->samples : 0;
 }
 
-void diag_print_json(const struct diagnosis *g, const char *cannot)
+static void print_advice_json(const struct advice *a)
+{
+	if (!a->found) {
+		printf(",\"advice\":null,\"advice_why\":");
+		json_string(stdout, a->why);
+		return;
+	}
+	printf(",\"advice\":{\"run\":");
+	json_string(stdout, a->run);
+	printf(",\"workers\":%d,\"diagnosed_workers\":%d,\"file\":", a->workers, a->asked);
+	json_string(stdout, a->path);
+	printf(",\"lines\":[");
+	for (int i = 0; i < a->nlines; i++) {
+		printf("%s{\"kind\":\"%s\",\"text\":", i ? "," : "", a->lines[i].kind);
+		json_string(stdout, a->lines[i].text);
+		printf("}");
+	}
+	printf("],\"left_out\":%d},\"advice_why\":null", a->more);
+}
+
+void diag_print_json(const struct diagnosis *g, const char *cannot, const struct advice *adv)
 {
 	printf("{\"kind\":\"diagnosis\",\"port\":%d,\"listener\":\"%s\",\"listeners\":%d,\"addresses\":%d,\"wait\":",
 	       g->port, g->listener, g->listeners, g->addresses);
@@ -165,9 +195,12 @@ void diag_print_json(const struct diagnosis *g, const char *cannot)
 	printf(",\"split_of\":");
 	json_string(stdout, g->split_of);
 	printf(",\"within_2to1\":%s", g->within_2to1 < 0 ? "null" : tf(g->within_2to1));
-	/* TODO(i25-probe): the exact chance that a fair random split of this
-	 * many connections is this skewed (common/fair_split.h), once merged. */
-	printf(",\"fair_chance\":null");
+	printf(",\"fair_chance\":");
+	json_double(g->fair_chance);
+	printf(",\"fair_chance_outside_2to1\":");
+	json_double(g->fair_outside);
+	printf(",\"fair_chance_why\":");
+	json_string(stdout, g->fair_why[0] ? g->fair_why : NULL);
 	printf(",\"totals\":");
 	if (g->traced)
 		printf("{\"established\":%llu,\"accepted\":%llu,\"served\":%llu,\"handoffs\":%llu,\"closed\":%llu,"
@@ -185,7 +218,36 @@ void diag_print_json(const struct diagnosis *g, const char *cannot)
 	json_string(stdout, g->partial ? g->partial_why : NULL);
 	printf(",\"verdict\":");
 	json_string(stdout, g->verdict);
-	printf(",\"advice\":null}\n");
+	print_advice_json(adv);
+	printf("}\n");
+}
+
+/* text wrapped at width columns, the first line after first (printed
+ * before it), the others indented by indent spaces. */
+static void print_hanging(const char *first, int indent, const char *text, int width)
+{
+	const char *p = text;
+	int lead = (int)strlen(first);
+
+	printf("%s", first);
+	while (*p) {
+		int len = (int)strlen(p), cut = len, room = width - lead;
+
+		if (len > room) {
+			cut = room;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0) /* a word longer than the line (a path): whole */
+				cut = (int)strcspn(p, " ");
+		}
+		printf("%.*s\n", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		if (*p)
+			printf("%*s", indent, "");
+		lead = indent;
+	}
 }
 
 /* The verdict, wrapped at width columns. */
@@ -200,8 +262,8 @@ static void print_wrapped(const char *text, int width)
 			cut = width;
 			while (cut > 0 && p[cut] != ' ')
 				cut--;
-			if (cut == 0)
-				cut = width;
+			if (cut == 0) /* a word longer than the line (a path): whole */
+				cut = (int)strcspn(p, " ");
 		}
 		printf("%.*s\n", cut, p);
 		p += cut;
@@ -218,7 +280,27 @@ static void text_count(unsigned long long v, int width, int traced)
 		printf(" %*s", width, "-");
 }
 
-void diag_print_text(const struct diagnosis *g, const struct detection *d, const char *cannot)
+static void print_advice_text(const struct advice *a)
+{
+	char head[5000], count[96];
+
+	printf("\n");
+	if (!a->found) {
+		snprintf(head, sizeof(head), "What to change: no advice (%s).", a->why);
+		print_wrapped(head, 78);
+		return;
+	}
+	advice_count_text(a, count, sizeof(count));
+	snprintf(head, sizeof(head), "What to change (acceptlab's run %s, %s; %s):", a->run, count, a->path);
+	print_wrapped(head, 78);
+	for (int i = 0; i < a->nlines; i++)
+		print_hanging("- ", 2, a->lines[i].text, 78);
+	if (a->more)
+		printf("(%d more lines in the file)\n", a->more);
+}
+
+void diag_print_text(const struct diagnosis *g, const struct detection *d, const char *cannot,
+		     const struct advice *adv)
 {
 	printf("port %d: %d listening socket%s (%s", g->port, g->listeners, g->listeners == 1 ? "" : "s", g->listener);
 	if (g->selector)
@@ -256,5 +338,6 @@ void diag_print_text(const struct diagnosis *g, const struct detection *d, const
 		printf("(no worker thread seen waiting on the port%s)\n", g->traced ? " or handling its connections" : "");
 	printf("\n");
 	print_wrapped(g->verdict, 78);
+	print_advice_text(adv);
 	(void)cannot; /* said once, on stderr */
 }

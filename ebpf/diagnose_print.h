@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "advice.h"
 #include "detect.h"
 #include "diagnosis.h"
 
@@ -16,11 +17,13 @@ void json_string(FILE *f, const char *s);
 void diag_print_detected_json(const struct detection *d, const struct selector_found *sel);
 
 /* {"kind":"diagnosis",...}, the last line; cannot: what was not possible
- * (not root), or NULL. */
-void diag_print_json(const struct diagnosis *g, const char *cannot);
+ * (not root), or NULL; adv: the advice found (or why none). */
+void diag_print_json(const struct diagnosis *g, const char *cannot, const struct advice *adv);
 
 /* The human output: a line naming the mechanism, the table of workers, the
- * listeners and holders in brief, and the verdict paragraph. */
-void diag_print_text(const struct diagnosis *g, const struct detection *d, const char *cannot);
+ * listeners and holders in brief, the verdict paragraph, and "What to
+ * change" (the advice's lines, or why there are none). */
+void diag_print_text(const struct diagnosis *g, const struct detection *d, const char *cannot,
+		     const struct advice *adv);
 
 #endif

@@ -1,5 +1,8 @@
 /* diagnosis.c: from what was detected and traced to the diagnosis's fields
  * and its verdict (see diagnosis.h). */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "diagnosis.h"
+#include "../common/fair_split.h"
 
 struct diag_row *diagnosis_find(struct diagnosis *g, int tid)
 {
@@ -123,7 +127,7 @@ const char *diagnosis_wait_word(const struct diag_row *r)
 int diagnosis_in_split(const struct diagnosis *g, const struct diag_row *r)
 {
 	if (g->split_of && strcmp(g->split_of, "served") == 0)
-		return !(r->served == 0 && r->accepted > 0);
+		return !(r->served == 0 && r->accepted > 0 && r->handed_off > 0);
 	return 1;
 }
 
@@ -372,6 +376,35 @@ static int cmp_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* The split against a fair random one of as many connections over as many
+ * workers: how likely its largest share is at least this large, and how
+ * likely it is outside 2:1 (common/fair_split.h, exact). */
+static void classify_fair(struct diagnosis *g, const unsigned long long *desc, int n)
+{
+	unsigned long long total = 0;
+
+	for (int i = 0; i < n; i++)
+		total += desc[i];
+	g->fair_k = n;
+	g->fair_n = total > (unsigned long long)LONG_MAX ? LONG_MAX : (long)total;
+	g->fair_max = n ? (long)desc[0] : 0;
+	if (n < 2) {
+		snprintf(g->fair_why, sizeof(g->fair_why), "one worker in the split");
+		return;
+	}
+	if (n > FAIR_SPLIT_MAX_K || total > (unsigned long long)FAIR_SPLIT_MAX_N) {
+		snprintf(g->fair_why, sizeof(g->fair_why), "beyond the sizes it is computed exactly for (%ld connections, %d workers)",
+			 FAIR_SPLIT_MAX_N, FAIR_SPLIT_MAX_K);
+		return;
+	}
+	g->fair_chance = fair_split_chance_max_at_least(g->fair_n, n, g->fair_max);
+	g->fair_outside = fair_split_chance_outside_2to1(g->fair_n, n);
+	if (isnan(g->fair_chance))
+		snprintf(g->fair_why, sizeof(g->fair_why), "not computed: %s", strerror(errno));
+	else
+		g->fair_why[0] = '\0';
+}
+
 static void classify_split(struct diagnosis *g)
 {
 	static unsigned long long counts[DIAG_MAX_ROWS];
@@ -382,6 +415,10 @@ static void classify_split(struct diagnosis *g)
 	g->split_of = NULL;
 	g->split[0] = '\0';
 	g->within_2to1 = -1;
+	g->fair_n = g->fair_max = 0;
+	g->fair_k = 0;
+	g->fair_chance = g->fair_outside = NAN;
+	snprintf(g->fair_why, sizeof(g->fair_why), "no split");
 	if (!g->traced)
 		return;
 	for (int i = 0; i < g->nrows; i++) {
@@ -401,6 +438,7 @@ static void classify_split(struct diagnosis *g)
 	for (int i = 0; i < n && off < sizeof(g->split) - 24; i++)
 		off += (size_t)snprintf(g->split + off, sizeof(g->split) - off, "%s%llu", i ? "/" : "", counts[i]);
 	g->within_2to1 = n > 0 && counts[n - 1] > 0 && counts[0] <= 2 * counts[n - 1];
+	classify_fair(g, counts, n);
 }
 
 /* ---- the verdict ---- */
@@ -414,6 +452,57 @@ static const struct diag_row *busiest(const struct diagnosis *g)
 		    (!best || count_of(g, &g->rows[i]) > count_of(g, best)))
 			best = &g->rows[i];
 	return best;
+}
+
+void diagnosis_chance_text(double p, char *out, size_t len)
+{
+	double pct = p * 100;
+
+	if (p <= 0)
+		snprintf(out, len, "below 1e-306 %%");
+	else if (pct >= 0.01)
+		snprintf(out, len, "%.3g %%", pct);
+	else
+		snprintf(out, len, "%.2e %%", pct);
+}
+
+/* Whether the split is beyond what chance gives: a fair random split of as
+ * many connections over as many workers, each connection to any worker
+ * with equal chance (what a reuseport group's hash does). */
+static void verdict_fair(struct diagnosis *g)
+{
+	char p[48], out[48];
+	long fair_share;
+
+	if (g->fair_k < 2)
+		return;
+	if (isnan(g->fair_chance)) {
+		say(g, "Its chance under a fair random split is not given: %s. ", g->fair_why);
+		return;
+	}
+	fair_share = (g->fair_n + g->fair_k - 1) / g->fair_k;
+	diagnosis_chance_text(g->fair_chance, p, sizeof(p));
+	diagnosis_chance_text(g->fair_outside, out, sizeof(out));
+	if (g->fair_max <= fair_share)
+		say(g, "That is as even as %ld connection%s over %d workers can be", g->fair_n, g->fair_n == 1 ? "" : "s",
+		    g->fair_k);
+	else
+		say(g, "A fair random split of %ld connections over %d workers (each connection to any worker with "
+		       "equal chance) gives a busiest worker with %ld or more with chance %s: %s (%s %g %%)", g->fair_n,
+		    g->fair_k, g->fair_max, p,
+		    g->fair_chance < DIAG_BEYOND_CHANCE ? "this skew is beyond chance, the mechanism's own doing"
+							 : "no more skewed than chance gives",
+		    g->fair_chance < DIAG_BEYOND_CHANCE ? "below" : "not below", DIAG_BEYOND_CHANCE * 100);
+	say(g, "; a fair split of that many over that many is outside 2:1 with chance %s. ", out);
+}
+
+int diagnosis_split_workers(const struct diagnosis *g)
+{
+	int n = 0;
+
+	for (int i = 0; i < g->nrows; i++)
+		n += diagnosis_in_split(g, &g->rows[i]);
+	return n;
 }
 
 static void verdict_split(struct diagnosis *g)
@@ -446,6 +535,7 @@ static void verdict_split(struct diagnosis *g)
 		say(g, " (the busiest, pid %d's pool of %d threads, %s %llu of %llu)", top->pid, top->threads,
 		    g->split_of, count_of(g, top), total);
 	say(g, ". ");
+	verdict_fair(g);
 	if (strcmp(g->split_of, "accepted") == 0)
 		say(g, "No connection's bytes were read while traced (--tcp, or a protocol where the client waits), "
 		       "so the split is of accepts. ");

@@ -75,6 +75,15 @@ struct diagnosis {
 	const char *split_of;           /* "served" | "accepted" | NULL */
 	char split[256];
 	int within_2to1;                /* 1, 0, or -1 (no split) */
+	/* The split against a fair one (common/fair_split.h): n connections
+	 * over k workers, each to any worker with chance 1/k. NAN when not
+	 * computed (no split, one worker, or beyond fair_split's sizes:
+	 * fair_why says which). */
+	long fair_n, fair_max;          /* the split's total and its largest count */
+	int fair_k;                     /* the workers in the split */
+	double fair_chance;             /* P(a fair split's largest >= fair_max) */
+	double fair_outside;            /* P(a fair split is outside 2:1) */
+	char fair_why[96];              /* why fair_chance is NAN, or empty */
 	char verdict[2048];
 };
 
@@ -100,13 +109,29 @@ int diagnosis_is_pool(const struct diag_row *r);
 /* Notes the held count of pid's pool threads in one sample. */
 void diagnosis_pool_sample(struct diagnosis *g, int pid, long long held);
 
+/* Below this chance a fair split as skewed as the one seen is called
+ * beyond chance in the verdict. */
+#define DIAG_BEYOND_CHANCE 0.01
+
 /* Everything else from the rows and the detection: the mechanism's
- * fields, closest_variant, the split and the verdict. */
+ * fields, closest_variant, the split (with its fair chances) and the
+ * verdict. */
 void diagnosis_classify(struct diagnosis *g, const struct detection *d);
 
 /* A row counts in the split unless it only accepts (accepted some, served
- * none: an acceptor that hands every connection on). */
+ * none, handed some on: an acceptor that hands every connection on). A
+ * worker whose few accepts were never read (a client that connected and
+ * closed: a health check) and that handed none on still counts, with
+ * served 0. */
 int diagnosis_in_split(const struct diagnosis *g, const struct diag_row *r);
+
+/* The workers in the split (diagnosis_in_split's rows; every row when
+ * there is no split): the worker count the advice is looked up by. */
+int diagnosis_split_workers(const struct diagnosis *g);
+
+/* A chance as a percentage for a sentence: "43.1 %", "0.0312 %",
+ * "4.66e-08 %", "below 1e-306 %" for one that underflowed to 0. */
+void diagnosis_chance_text(double p, char *out, size_t len);
 
 /* The row's wait as a word: "epoll", "epoll-exclusive", "accept",
  * "epoll-no-listener", "poll", or NULL. */

@@ -55,8 +55,9 @@ studies, in the order they run:
                  per K on one fresh server per arm x N: each burst's completion
                  time, every request's latency and who served it -> burst.jsonl
                  (the anchor arm "nginx" runs the peers' nginx-work configuration)
-  trace_overhead wrk against bare as cost runs it, with and without the
-                 tracer attached, alternated: the tracer's cost
+  trace_overhead wrk against bare as cost runs it, untraced, with the
+                 tracer attached and with the diagnosis's passive watch
+                 attached, alternated: what each costs the server
                  -> trace_overhead.jsonl
   profile        where the CPU goes on keep-alive GET %(cost_path)s: bare and nginx at
                  %(profile_workers)d workers, perf record (cpu-clock, %(profile_hz)d Hz) over one

@@ -353,6 +353,81 @@ def test_stopping_rule_stops_at_the_cap_and_reports_it():
     assert series == {"traced / untraced, keepalive": [1.05, 1.01]}
     steps, state = trace_overhead.more(bench_plan(bench_max_rounds=2), trace_rows, "/nonexistent", 3)
     assert steps == [] and set(state["cap_hit"]) == {"traced / untraced, keepalive"}
+    # the passive state's ratio is a series of its own, held to the same rule
+    passive_rows = trace_rows + [{"state": "passive", "traced": False, "mode": "keepalive", "round": n,
+                                  "requests_per_s": 1000.0, "cpu_us_per_request": c}
+                                 for n, c in ((1, 10.0), (2, 10.4))]
+    series = trace_overhead.cpu_series(passive_rows)
+    assert series == {"traced / untraced, keepalive": [1.05, 1.01], "passive / untraced, keepalive": [1.0, 1.04]}
+    steps, state = trace_overhead.more(bench_plan(bench_max_rounds=2), passive_rows, "/nonexistent", 3)
+    assert steps == [] and set(state["cap_hit"]) == {"traced / untraced, keepalive", "passive / untraced, keepalive"}
+
+
+def test_trace_overhead_states_rotate_and_fill_their_ratios():
+    """trace_overhead's three states (untraced, traced, passive) take every
+    place in the order over three rounds; each traced and passive row gets
+    its req/s and CPU ratios to the untraced run of its mode and round
+    (ratio_traced, cpu_ratio_traced; ratio_passive, cpu_ratio_passive), a
+    row from before the passive state (no "state") is read by "traced",
+    and a round without its untraced run gives null ratios."""
+    orders = [trace_overhead.round_order(n) for n in (1, 2, 3, 4)]
+    assert orders[0] == ["untraced", "traced", "passive"] and orders[3] == orders[0]
+    for state in trace_overhead.STATES:
+        assert {o.index(state) for o in orders[:3]} == {0, 1, 2}
+    rows = [{"state": "untraced", "traced": False, "mode": "keepalive", "round": 1, "requests_per_s": 1000.0,
+             "cpu_us_per_request": 10.0},
+            {"state": "traced", "traced": True, "mode": "keepalive", "round": 1, "requests_per_s": 990.0,
+             "cpu_us_per_request": 10.3},
+            {"state": "passive", "traced": False, "mode": "keepalive", "round": 1, "requests_per_s": 980.0,
+             "cpu_us_per_request": 10.2},
+            {"traced": False, "mode": "close", "round": 1, "requests_per_s": 100.0, "cpu_us_per_request": 50.0},
+            {"traced": True, "mode": "close", "round": 1, "requests_per_s": 95.0, "cpu_us_per_request": 52.0},
+            {"state": "passive", "traced": False, "mode": "close", "round": 2, "requests_per_s": 90.0,
+             "cpu_us_per_request": 51.0}]
+    trace_overhead.fill_ratio_traced(rows)
+    assert (rows[1]["ratio_traced"], rows[1]["cpu_ratio_traced"]) == (0.99, 1.03)
+    assert (rows[2]["ratio_passive"], rows[2]["cpu_ratio_passive"]) == (0.98, 1.02)
+    assert "ratio_traced" not in rows[2] and "ratio_passive" not in rows[1] and "ratio_traced" not in rows[0]
+    assert (rows[4]["ratio_traced"], rows[4]["cpu_ratio_traced"]) == (0.95, 1.04)
+    assert (rows[5]["ratio_passive"], rows[5]["cpu_ratio_passive"]) == (None, None)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the tracer and the diagnosis load BPF programs: needs root")
+@needs_wrk
+def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
+    """A quick trace_overhead (keep-alive, one round, 1 s wrk runs): one row
+    per state, the passive row with the diagnosis's own account (traced, the
+    closest variant bare, every wrk connection accepted) and its ratios to
+    the untraced run; the diagnosis's output kept in raw/; no diagnosis left
+    running; the report's passive table and verdict."""
+    results = tmp_path / "r"
+    before = pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose"))
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "trace_overhead", "--quick",
+                          "--cost-seconds", "1", "--results-dir", str(results), "--no-canonical"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr
+    assert "0 of 3 steps failed or skipped" in res.stdout, res.stdout
+    run = run_dir_of(results)
+    rows = read_rows(run / "trace_overhead.jsonl")
+    assert [r["state"] for r in rows] == ["untraced", "traced", "passive"], rows
+    passive = rows[2]
+    assert passive["traced"] is False and passive["netns"] is True
+    assert passive["diagnosis"]["traced"] is True and passive["diagnosis"]["closest_variant"] == "bare", passive
+    assert passive["diagnosis"]["accepted"] >= 16 and passive["diagnosis"]["served"] >= 16, passive
+    assert passive["ratio_passive"] > 0 and passive["cpu_ratio_passive"] > 0, passive
+    assert "cpu_ratio_traced" in rows[1] and "cpu_converged" in passive
+    raw = (run / "raw" / "trace-overhead-passive-keepalive-r1.diagnose.jsonl").read_text().splitlines()
+    assert json.loads(raw[-1])["kind"] == "diagnosis" and json.loads(raw[-1])["partial"] is True
+    assert pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose")) <= before, "a diagnosis was left running"
+    out = tmp_path / "linux.md"
+    rep = subprocess.run([*REPORT, "--results-dir", str(results), "--run", run.name, "--out", str(out)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert rep.returncode == 0, rep.stderr
+    text = out.read_text()
+    assert "### The diagnosis's passive mode" in text
+    assert [l for l in text.splitlines() if l.startswith("| Keep-alive | %.2f / %.2f | " % (
+        rows[0]["cpu_us_per_request"], passive["cpu_us_per_request"]))], text
+    assert "Keep-alive: CPU per request passive/untraced (the diagnosis's passive watch) " in text
 
 
 def test_bad_stopping_rule_options_exit_2(tmp_path):
@@ -614,6 +689,8 @@ def edit_row(path, lineno, edit):
     ("payoff", 10, lambda r: r.update(error=None), '"error" must be a string, got null'),
     ("payoff", 2, lambda r: r.update(served_split="nine"),
      '"served_split" must be counts separated by "/" like "31/1", got "nine"'),
+    ("trace_overhead", 2, lambda r: r.update(state="halfway"),
+     '"state" must be "untraced", "traced" or "passive", got "halfway"'),
 ])
 def test_malformed_rows_are_one_line_errors(results, tmp_path, study, line, edit, message):
     """A malformed cost or payoff row stops the report with exactly one line,

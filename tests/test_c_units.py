@@ -1,13 +1,15 @@
 """Runs the C unit tests (the server's request parser, the probe's response
 parsers, the hand-off queues and policy, the --shared-epoll listener's
 EMFILE interleaving, and the exact chances of a fair split in
-common/fair_split.c, under ASan/UBSan; the hand-off tests again under TSan)
+common/fair_split.c, and the diagnosis's advice file parser in ebpf/advice.c,
+under ASan/UBSan; the hand-off tests again under TSan)
 and a short fuzzing pass for servers/http.c; and checks fair_split's
 chances against models/spread.py's exact big-integer counts.
 
 The binaries are built by the Makefile (build/test_http, build/test_response,
 build/test_conn_queue, build/test_conn_queue_tsan, build/test_shared_epoll,
-build/test_fair_split, build/fuzz_http); these tests only run them.
+build/test_fair_split, build/test_advice, build/fuzz_http); these tests only
+run them.
 """
 import math
 import os
@@ -49,7 +51,7 @@ def check_summary_line(last, source, out):
 
 
 @pytest.mark.parametrize("name", ["test_http", "test_response", "test_conn_queue", "test_shared_epoll",
-                                  "test_fair_split"])
+                                  "test_fair_split", "test_advice"])
 def test_c_unit_tests_pass(name):
     """build/<name> exits 0 and its last line, "N passed, 0 failed in C
     cases", says some checks passed, none failed, and every case its
@@ -59,6 +61,9 @@ def test_c_unit_tests_pass(name):
     with every input placed against a guard page, so an over-read shows up as
     a crash (non-zero exit) and a contract violation as a counted failure.
     test_conn_queue checks the connection queues and the hand-off policy;
+    test_advice the diagnosis's advice file parser (ebpf/advice.c): the rows
+    picked, every malformed file refused naming its line, where the file is
+    looked for;
     test_fair_split the exact chances of a fair split against brute-force
     enumeration, an independent recurrence and, at the top sizes, its two
     ways of computing them against each other; test_shared_epoll

@@ -20,6 +20,7 @@ The trace needs root; without it those tests skip and the not-root test
 runs as the user it is."""
 
 import json
+import math
 import os
 import select
 import shutil
@@ -28,32 +29,47 @@ import socket
 import subprocess
 import tempfile
 import time
+from fractions import Fraction
 
 import pytest
 
 from acceptlab.paths import module_cmd
+from models.spread import count_within
 from probes.peers import peers
-from tests.conftest import PROBE, ROOT, SERVER
+from tests.conftest import PROBE, ROOT, SERVER, get
 
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
 FOREIGN = module_cmd("tests.foreign_server")
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the diagnosis traces with BPF: needs root")
 
-# variant spec -> (listener, listeners, wait, selector, handoff, closest_variant)
+# variant spec -> (listener, listeners, wait, selector, handoff, closest_variant);
+# listeners None: one per worker (a reuseport group)
 EXPECTED = {
     "bare": ("shared", 1, "epoll", None, False, "bare"),
     "exclusive": ("shared", 1, "epoll-exclusive", None, False, "exclusive"),
     "exclusive-reorder": ("shared", 1, "epoll-exclusive", None, False, "exclusive-reorder"),
     "lt": ("shared", 1, "epoll", None, False, "lt"),
-    "reuseport": ("reuseport", 2, "epoll", "hash", False, "reuseport"),
-    "reuseport-bpf": ("reuseport", 2, "epoll", "bpf", False, "reuseport-bpf"),
+    "reuseport": ("reuseport", None, "epoll", "hash", False, "reuseport"),
+    "reuseport-bpf": ("reuseport", None, "epoll", "bpf", False, "reuseport-bpf"),
     "mutex": ("shared", 1, "epoll", None, False, "mutex"),
     # strict turns: the listener added and deleted at every accept (churn)
     "mutex --accept-mutex-strict": ("shared", 1, "epoll", None, False, "mutex"),
     "fdpass": ("shared", 1, "epoll", None, True, "fdpass"),
-    "handoff --threads 2": ("reuseport", 2, "epoll", "hash", True, "handoff"),
+    "handoff --threads 2": ("reuseport", None, "epoll", "hash", True, "handoff"),
+    # every worker blocked in accept(): one request per connection, Connection: close
+    "blocking": ("shared", 1, "accept", None, False, "blocking"),
 }
+# Every variant at 2 workers; at 4 a subset that keeps the file fast: the
+# shared race, the hash, a hand-off, the mutex and blocking accept().
+AT_4 = ["bare", "reuseport", "fdpass", "mutex", "blocking"]
+CASES = [(spec, 2) for spec in EXPECTED] + [(spec, 4) for spec in AT_4]
+CASE_IDS = ["%s-at-%d" % c for c in CASES]
 CONNECTIONS = 32
+# The advice file the tests read (report/advice.py's format; its texts name
+# the variant and count they are filed under, so a test sees which rows the
+# diagnosis picked). Every variant at 2 and 4 workers, bare at 8 too.
+ADVICE_FIXTURE = os.path.join(ROOT, "tests", "fixtures", "diagnose", "advice.tsv")
+ADVICE_ENV = {"ACCEPTLAB_ADVICE": ADVICE_FIXTURE}
 
 
 class Diagnose:
@@ -141,11 +157,59 @@ def probe_counts(summary):
     return {int(k): v for k, v in summary["counts"].items()}
 
 
-def check_mechanism(diag, spec):
+def expected(spec, workers):
+    """EXPECTED[spec] at workers: (listener, listeners, wait, selector,
+    handoff, closest_variant), a reuseport group's listeners one per worker."""
     listener, listeners, wait, selector, handoff, variant = EXPECTED[spec]
+    return listener, listeners or workers, wait, selector, handoff, variant
+
+
+def check_mechanism(diag, spec, workers):
     got = (diag["listener"], diag["listeners"], diag["wait"], diag["selector"], diag["handoff"],
            diag["closest_variant"])
-    assert got == (listener, listeners, wait, selector, handoff, variant), diag["verdict"]
+    assert got == expected(spec, workers), diag["verdict"]
+
+
+def fair_split_table(n, k, m):
+    """(P(max >= m), P(outside 2:1)) of a fair split of n over k, as
+    build/test_fair_split --table (common/fair_split's own test) gives them."""
+    out = subprocess.run([os.path.join(ROOT, "build", "test_fair_split"), "--table"], input="%d %d %d\n" % (n, k, m),
+                         capture_output=True, text=True, timeout=60, check=True).stdout.split()
+    return float(out[3]), float(out[4])
+
+
+def check_fair_chance(diag):
+    """fair_chance is the exact chance that a fair split of the split's
+    connections over its workers has a busiest worker with at least the
+    largest count: the number common/fair_split's own test program gives,
+    and models/spread.py's exact big-integer count; fair_chance_outside_2to1
+    likewise; the verdict says whether the skew is beyond chance (below
+    1 %) with the number."""
+    counts = [int(c) for c in diag["split"].split("/")]
+    n, k, m = sum(counts), len(counts), max(counts)
+    want, outside = fair_split_table(n, k, m)
+    assert diag["fair_chance"] == want and diag["fair_chance_outside_2to1"] == outside, (diag["split"], diag)
+    exact = 1 - Fraction(count_within(k, n, 0, m - 1), k ** n)
+    assert math.isclose(diag["fair_chance"], float(exact), rel_tol=1e-9, abs_tol=1e-300), (diag["split"], exact)
+    words = " ".join(diag["verdict"].split())
+    if m <= -(-n // k):
+        assert "as even as %d connections over %d workers can be" % (n, k) in words, words
+    else:
+        assert "busiest worker with %d or more with chance " % m in words, words
+        assert ("beyond chance" in words) == (diag["fair_chance"] < 0.01), words
+
+
+def check_advice(diag, workers):
+    """The fixture's rows of closest_variant at this worker count, in order."""
+    advice = diag["advice"]
+    assert advice is not None, diag.get("advice_why")
+    variant = diag["closest_variant"]
+    assert (advice["run"], advice["workers"], advice["diagnosed_workers"], advice["file"]) == \
+        ("20990101T000000Z", workers, workers, ADVICE_FIXTURE), advice
+    assert [l["kind"] for l in advice["lines"]] == ["measured", "setting"], advice
+    assert advice["lines"][0]["text"] == "Fixture: %s measured at %d workers." % (variant, workers)
+    assert "(UTF-8 \u00b1, `quotes`, \"double\")" in advice["lines"][1]["text"]
+    assert diag["advice_why"] is None
 
 
 def check_served(diag, server, truth):
@@ -159,35 +223,46 @@ def check_served(diag, server, truth):
         [truth.get(i, 0) for i in server.pids], reverse=True)), (diag["split"], truth)
 
 
+def start_case(start_server, spec, workers):
+    """The server of a case: spec at workers (a --threads spec names its own count)."""
+    s = start_server(spec) if "--threads" in spec else start_server(spec, workers=workers)
+    assert len(s.pids) == workers, s.ready
+    return s
+
+
 @root_only
-@pytest.mark.parametrize("spec", list(EXPECTED))
-def test_active_names_the_mechanism_and_attributes_every_connection(start_server, diagnose, spec):
+@pytest.mark.parametrize("spec,workers", CASES, ids=CASE_IDS)
+def test_active_names_the_mechanism_and_attributes_every_connection(start_server, diagnose, spec, workers):
     """--load burst: the probe's burst of 32 at the server; the diagnosis
     names the mechanism the variant is built with, and each worker's served
     count is what the probe saw it answer (the test switch has the probe
-    read /pid's answer; the diagnosis does not use it)."""
-    s = start_server(spec) if "--threads" in spec else start_server(spec, workers=2)
+    read /pid's answer; the diagnosis does not use it). blocking answers
+    one request per connection with Connection: close; the burst asks one.
+    The split's fair chance is fair_split's, and the advice is the
+    fixture's rows of the closest variant at this worker count."""
+    s = start_case(start_server, spec, workers)
     d = diagnose("--port", str(s.port), "--load", "burst", "--request", "/pid",
-                 env={"ACCEPTLAB_TEST_PROBE_WORKER_FROM": "body"})
+                 env=dict(ADVICE_ENV, ACCEPTLAB_TEST_PROBE_WORKER_FROM="body"))
     rc, lines, err = d.finish()
     assert rc == 0, err
     kinds = [l["kind"] for l in lines]
     assert kinds[0] == "detected" and "attached" in kinds and kinds[-1] == "diagnosis", kinds
     summary = [l["line"] for l in lines if l["kind"] == "probe" and l["line"]["type"] == "summary"][0]
     diag = diagnosis_of(lines)
-    check_mechanism(diag, spec)
+    check_mechanism(diag, spec, workers)
     check_served(diag, s, probe_counts(summary))
     assert diag["mode"] == "active" and diag["traced"] and not diag["partial"]
-    assert diag["advice"] is None and diag["fair_chance"] is None
+    check_fair_chance(diag)
+    check_advice(diag, workers)
 
 
 @root_only
-@pytest.mark.parametrize("spec", list(EXPECTED))
-def test_passive_watches_and_attributes_the_tests_own_load(start_server, diagnose, spec):
+@pytest.mark.parametrize("spec,workers", CASES, ids=CASE_IDS)
+def test_passive_watches_and_attributes_the_tests_own_load(start_server, diagnose, spec, workers):
     """--duration: the diagnosis sends nothing; the test runs the probe
     (burst, asking /pid) once it is attached, and each worker's served
     count is what the probe saw it answer."""
-    s = start_server(spec) if "--threads" in spec else start_server(spec, workers=2)
+    s = start_case(start_server, spec, workers)
     d = diagnose("--port", str(s.port), "--duration", "2.5")
     assert d.wait_for("attached")["traced"] is True
     probe = subprocess.run([PROBE, "--target", "127.0.0.1:%d" % s.port, "--shape", "burst", "--connections",
@@ -198,9 +273,35 @@ def test_passive_watches_and_attributes_the_tests_own_load(start_server, diagnos
     rc, lines, err = d.finish()
     assert rc == 0, err
     diag = diagnosis_of(lines)
-    check_mechanism(diag, spec)
+    check_mechanism(diag, spec, workers)
     check_served(diag, s, probe_counts(summary))
     assert diag["mode"] == "passive" and diag["load"] is None
+    check_fair_chance(diag)
+
+
+@root_only
+def test_a_connection_closed_unread_leaves_its_acceptor_in_the_split(start_server, diagnose):
+    """A client that connects and closes without a byte (a health check):
+    the worker that accepted it served nothing and handed nothing on, so it
+    is a worker with served 0, not an acceptor left out of the split.
+    blocking at 2 workers makes it certain: accept() wakes the longest
+    waiter, so the closed connection goes to one worker and the next
+    request, /pid, to the other."""
+    s = start_server("blocking", workers=2)
+    d = diagnose("--port", str(s.port), "--duration", "2")
+    assert d.wait_for("attached")["traced"] is True
+    socket.create_connection(("127.0.0.1", s.port), timeout=5).close()
+    time.sleep(0.3)
+    answered = int(get(s.port)[2])
+    rc, lines, err = d.finish()
+    assert rc == 0, err
+    diag = diagnosis_of(lines)
+    rows = {w["pid"]: w for w in diag["workers"]}
+    (closed,) = [p for p in s.pids if p != answered]
+    assert (rows[closed]["accepted"], rows[closed]["served"], rows[closed]["handed_off"]) == (1, 0, 0), rows
+    assert rows[closed]["in_split"] and rows[answered]["in_split"], rows
+    assert (diag["split"], diag["split_of"]) == ("1/0", "served"), diag
+    assert diag["fair_chance"] == 1.0 and "as even as 1 connection over 2 workers" in diag["verdict"]
 
 
 # peer -> (listener, wait, selector, handoff, closest_variant)
@@ -330,6 +431,111 @@ def test_human_output_table_and_verdict(start_server):
     for pid in s.pids:
         assert "\n%-8d %-8d " % (pid, pid) in text, text
     assert "The closest acceptlab variant is reuseport." in " ".join(text.split())
+    assert "A fair random split of 8 connections over 2 workers" in " ".join(text.split()) or \
+        "as even as 8 connections over 2 workers can be" in " ".join(text.split()), text
+
+
+def run_diagnose(port, *args, env=None, argv0=DIAGNOSE, json_out=True):
+    """A short passive watch (or, not root, the detection alone): (exit
+    code, the diagnosis line or the human text, stderr)."""
+    out = subprocess.run([argv0, "--port", str(port), "--duration", "0.3", *args] + (["--json"] if json_out else []),
+                         capture_output=True, text=True, timeout=60, cwd="/",
+                         env=dict({k: v for k, v in os.environ.items() if k != "ACCEPTLAB_ADVICE"}, **(env or {})))
+    if json_out and out.returncode == 0:
+        return out.returncode, diagnosis_of([json.loads(l) for l in out.stdout.splitlines()]), out.stderr
+    return out.returncode, out.stdout, out.stderr
+
+
+def test_advice_at_the_nearest_worker_count(start_server):
+    """bare at 3 workers, the fixture measured at 2, 4 and 8: the rows of
+    4 (between two as near, the larger), said in JSON (workers 4,
+    diagnosed_workers 3) and in the human output's "What to change"
+    paragraph, each line a bullet."""
+    s = start_server("bare", workers=3)
+    rc, diag, err = run_diagnose(s.port, env=ADVICE_ENV)
+    assert rc == 0, err
+    assert diag["closest_variant"] == "bare"
+    advice = diag["advice"]
+    assert (advice["workers"], advice["diagnosed_workers"]) == (4, 3), advice
+    assert [l["text"] for l in advice["lines"]][0] == "Fixture: bare measured at 4 workers."
+    rc, text, err = run_diagnose(s.port, env=ADVICE_ENV, json_out=False)
+    assert rc == 0, err
+    tail = text[text.index("\nWhat to change"):]
+    assert " ".join(tail.split()).startswith(
+        "What to change (acceptlab's run 20990101T000000Z, measured at 4 workers, the nearest to your 3; %s):"
+        % ADVICE_FIXTURE), tail
+    assert "\n- Fixture: bare measured at 4 workers.\n- Fixture: a setting for bare at 4 workers" in tail, tail
+
+
+@pytest.mark.parametrize("content,why", [
+    (None, "{path}: No such file or directory"),
+    ("bare\t2\tmeasured\tNo run line.\n", "{path}: malformed: line 1 is not \"# run STAMP\""),
+    ("# run X\nbare\t2\tmeasured\tok.\nbare\t2\tverdict\tA kind that is none.\n",
+     "{path}: malformed: line 3: the kind is not measured, alternative, cost or setting"),
+    ("# run X\nbare\t2\tmeasured\n", "{path}: malformed: line 2 has 3 tab-separated fields, not 4"),
+    ("# run X\nbare\t2\tmeasured\tBad \udcff byte.\n", "{path}: malformed: line 2: the text is empty, not UTF-8"),
+    ("# run X\nlt\t2\tmeasured\tOnly lt.\n", "{path} (run X) has no rows for bare"),
+])
+def test_advice_missing_or_malformed_is_null_with_a_reason(start_server, tmp_path, content, why):
+    """A missing file, a malformed one (refused whole, the line at fault
+    named) or one without rows for the variant: advice null and
+    advice_why one line saying so; the diagnosis itself is whole (exit 0),
+    and the human output says it in "What to change"."""
+    s = start_server("bare", workers=2)
+    path = tmp_path / "advice.tsv"
+    if content is not None:
+        path.write_bytes(content.encode("utf-8", "surrogateescape"))
+    rc, diag, err = run_diagnose(s.port, env={"ACCEPTLAB_ADVICE": str(path)})
+    assert rc == 0, err
+    assert diag["advice"] is None and diag["closest_variant"] == "bare"
+    assert diag["advice_why"].startswith(why.format(path=path)) and "\n" not in diag["advice_why"], diag["advice_why"]
+    rc, text, err = run_diagnose(s.port, env={"ACCEPTLAB_ADVICE": str(path)}, json_out=False)
+    assert rc == 0, err
+    assert "What to change: no advice (%s" % why.format(path=path)[:30] in " ".join(text.split()), text
+
+
+def test_the_committed_advice_is_read_in_a_clone(start_server):
+    """Run from this clone without ACCEPTLAB_ADVICE, the diagnosis reads
+    report/advice.tsv (report/advice.py's, from the CANONICAL run): the
+    whole file is accepted (a malformed line anywhere would refuse it), and
+    bare at 2 workers gets its measured line first."""
+    committed = os.path.join(ROOT, "report", "advice.tsv")
+    if not os.path.isfile(committed):
+        pytest.skip("report/advice.tsv is not in this tree (make report writes it)")
+    with open(os.path.join(ROOT, "results", "linux", "CANONICAL")) as f:
+        canonical = f.read().strip()
+    s = start_server("bare", workers=2)
+    rc, diag, err = run_diagnose(s.port)
+    assert rc == 0, err
+    advice = diag["advice"]
+    assert advice is not None, diag["advice_why"]
+    assert (advice["file"], advice["run"], advice["workers"]) == (committed, canonical, 2), advice
+    assert advice["lines"][0]["kind"] == "measured" and advice["lines"][-1]["kind"] == "setting", advice
+
+
+def test_advice_found_beside_the_executable(start_server, tmp_path):
+    """Without ACCEPTLAB_ADVICE: <exe>/../share/acceptlab/advice.tsv (as
+    installed), else <exe>/../report/advice.tsv (as in a clone); with
+    neither, advice null naming both."""
+    s = start_server("bare", workers=2)
+    (tmp_path / "bin").mkdir()
+    exe = tmp_path / "bin" / "acceptlab-diagnose"
+    shutil.copy(DIAGNOSE, exe)
+    rc, diag, err = run_diagnose(s.port, argv0=str(exe))
+    assert rc == 0, err
+    assert diag["advice"] is None and diag["advice_why"] == (
+        "no advice file: neither %s/share/acceptlab/advice.tsv (installed) nor %s/report/advice.tsv (a clone) "
+        "exists, and ACCEPTLAB_ADVICE is not set" % (tmp_path, tmp_path)), diag["advice_why"]
+    (tmp_path / "report").mkdir()
+    shutil.copy(ADVICE_FIXTURE, tmp_path / "report" / "advice.tsv")
+    rc, diag, err = run_diagnose(s.port, argv0=str(exe))
+    assert diag["advice"]["file"] == str(tmp_path / "report" / "advice.tsv"), diag
+    (tmp_path / "share" / "acceptlab").mkdir(parents=True)
+    (tmp_path / "share" / "acceptlab" / "advice.tsv").write_text("# run INSTALLED\nbare\t2\tsetting\tInstalled.\n")
+    rc, diag, err = run_diagnose(s.port, argv0=str(exe))
+    assert diag["advice"]["file"] == str(tmp_path / "share" / "acceptlab" / "advice.tsv"), diag
+    assert (diag["advice"]["run"], diag["advice"]["lines"]) == ("INSTALLED", [{"kind": "setting",
+                                                                              "text": "Installed."}])
 
 
 def test_nothing_listening_is_exit_2_naming_the_port():
@@ -425,13 +631,14 @@ def test_without_root_reports_what_it_can_read(diagnose, variant, expected):
     on stderr says what it cannot do (tracing, BPF); the diagnosis still
     names the listeners, the holders' epoll flags and the closest variant,
     with null counts, and sends no load."""
-    wrap, paths = as_nobody([SERVER, DIAGNOSE])
+    wrap, paths = as_nobody([SERVER, DIAGNOSE, ADVICE_FIXTURE])
     server = subprocess.Popen([*wrap, paths["acceptlab-server"], "--variant", variant, "--workers", "2",
                                "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               cwd="/", start_new_session=True)
     try:
         ready = json.loads(server.stdout.readline())
-        d = diagnose("--port", str(ready["port"]), "--load", "burst", argv0=paths["acceptlab-diagnose"], wrap=wrap)
+        d = diagnose("--port", str(ready["port"]), "--load", "burst", argv0=paths["acceptlab-diagnose"], wrap=wrap,
+                     env={"ACCEPTLAB_ADVICE": paths["advice.tsv"]})
         rc, lines, err = d.finish()
         assert rc == 0, err
         diag = diagnosis_of(lines)
@@ -443,6 +650,10 @@ def test_without_root_reports_what_it_can_read(diagnose, variant, expected):
         assert not [l for l in lines if l["kind"] == "probe"]
         assert {w["pid"] for w in diag["workers"]} == {w["pid"] for w in ready["workers"]}
         assert all(w["served"] is None for w in diag["workers"])
+        # the advice needs no trace: the closest variant and the workers found
+        assert (diag["advice"]["workers"], diag["advice"]["lines"][0]["text"]) == \
+            (2, "Fixture: %s measured at 2 workers." % expected[-1]), diag["advice"]
+        assert diag["fair_chance"] is None and diag["fair_chance_why"] == "no split"
     finally:
         os.killpg(server.pid, signal.SIGKILL)
         server.wait(timeout=5)

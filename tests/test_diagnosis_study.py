@@ -215,13 +215,13 @@ def test_report_refuses_a_row_whose_flag_disagrees(tmp_path):
 
 def test_expectations_are_test_diagnoses():
     """The study's expected mechanisms are the ones tests/test_diagnose.py
-    holds the diagnosis to (our variants at 2 workers, the peers), and every
+    holds the diagnosis to (our variants at 2 and 4 workers, the peers), and every
     arm with the study's word has one; the study is in the campaign's
     default list of studies, so `make measure` runs it."""
-    for spec, want in test_diagnose.EXPECTED.items():
+    for spec, workers in test_diagnose.CASES:
         variant = spec.split()[0]  # its process-mode arm has its name; handoff's runs in threads mode
-        got = diagnosis.expected_ours(variant, 2)
-        assert tuple(got[k] for k in diagnosis.FIELDS) == want, spec
+        got = diagnosis.expected_ours(variant, workers)
+        assert tuple(got[k] for k in diagnosis.FIELDS) == test_diagnose.expected(spec, workers), (spec, workers)
     for name, want in test_diagnose.PEERS_EXPECTED.items():
         got = diagnosis.expected_peer(name, 2)
         assert tuple(got[k] for k in diagnosis.FIELDS if k != "listeners") == want, name

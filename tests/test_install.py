@@ -7,15 +7,21 @@ what such a host gets:
   INSTALL_PROGRAMS under D/usr/bin, each runs `--help` (exit 0, its usage
   line) from there, and each has a man page under D/usr/share/man/man1
   whose NAME section names the program (made from its own --help, so the
-  page and the program say the same).
+  page and the program say the same); the diagnosis's advice file goes to
+  D/usr/share/acceptlab/advice.tsv, and the installed acceptlab-diagnose,
+  run against a server, finds it there (report/advice.tsv, or, while the
+  tree has none, the tests' fixture given as make's ADVICE).
 - `make deb` builds a Debian package whose Depends are shared-library
   packages only (no compiler, header, -dev package or Python) and every one
   of them is satisfied by this Debian 12 host; installed with dpkg into a
   scratch root (its own dpkg database), it holds every program and man
-  page, and the programs run `--help` from that root.
+  page and the advice file, the programs run `--help` from that root, and
+  its acceptlab-diagnose finds the advice there.
 """
 
+import filecmp
 import glob
+import json
 import os
 import re
 import shutil
@@ -23,7 +29,13 @@ import subprocess
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Server
+
+# The advice file installed: the tree's (report/advice.py writes it from the
+# CANONICAL run), or, while the tree has none, the diagnosis tests' fixture.
+TREE_ADVICE = os.path.join(ROOT, "report", "advice.tsv")
+FIXTURE_ADVICE = os.path.join(ROOT, "tests", "fixtures", "diagnose", "advice.tsv")
+ADVICE = TREE_ADVICE if os.path.isfile(TREE_ADVICE) else FIXTURE_ADVICE
 
 
 def install_programs():
@@ -50,6 +62,29 @@ def man_name(page_text, prog):
     return m.group(1)
 
 
+def check_advice_found(diagnose, installed_advice):
+    """The installed acceptlab-diagnose, run against a server (bare, 2
+    workers; a short watch, or without root the detection alone) with no
+    ACCEPTLAB_ADVICE, reads the installed advice file: ../share/acceptlab/
+    from its bin/."""
+    assert filecmp.cmp(installed_advice, ADVICE, shallow=False), "the installed advice is not %s" % ADVICE
+    server = Server("bare", workers=2)
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "ACCEPTLAB_ADVICE"}
+        r = subprocess.run([diagnose, "--port", str(server.port), "--duration", "0.3", "--json"], capture_output=True,
+                           text=True, timeout=60, env=env, cwd="/")
+    finally:
+        server.kill()
+    assert r.returncode == 0, r.stderr
+    diag = json.loads(r.stdout.splitlines()[-1])
+    assert diag["kind"] == "diagnosis" and diag["closest_variant"] == "bare", diag
+    assert diag["advice"] is not None, diag["advice_why"]
+    assert os.path.realpath(diag["advice"]["file"]) == os.path.realpath(installed_advice), diag["advice"]
+    with open(ADVICE) as f:
+        assert f.readline().strip() == "# run " + diag["advice"]["run"]
+    assert diag["advice"]["lines"], diag["advice"]
+
+
 @pytest.fixture(scope="module")
 def programs():
     if not shutil.which("help2man"):
@@ -58,8 +93,8 @@ def programs():
 
 
 def test_make_install_puts_programs_and_man_pages(programs, tmp_path):
-    r = subprocess.run(["make", "-s", "install", "DESTDIR=%s" % tmp_path, "PREFIX=/usr"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(["make", "-s", "install", "DESTDIR=%s" % tmp_path, "PREFIX=/usr", "ADVICE=%s" % ADVICE],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, "make install failed:\n%s%s" % (r.stdout, r.stderr)
     for prog in programs:
         path = tmp_path / "usr" / "bin" / prog
@@ -70,6 +105,8 @@ def test_make_install_puts_programs_and_man_pages(programs, tmp_path):
         name = man_name(page.read_text(), prog)
         assert re.match(re.escape(prog).replace(r"\-", r"\\?-") + r" \\- \S", name), \
             "%s's man page names %r, not the program and what it does" % (prog, name)
+    check_advice_found(str(tmp_path / "usr" / "bin" / "acceptlab-diagnose"),
+                       str(tmp_path / "usr" / "share" / "acceptlab" / "advice.tsv"))
 
 
 def deb_field(deb, field):
@@ -96,7 +133,8 @@ def host_satisfies(dep):
 
 
 def test_make_deb_installs_in_a_scratch_root(programs, tmp_path):
-    r = subprocess.run(["make", "-s", "deb"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(["make", "-s", "deb", "ADVICE=%s" % ADVICE], cwd=ROOT, capture_output=True, text=True,
+                       timeout=600)
     assert r.returncode == 0, "make deb failed:\n%s%s" % (r.stdout, r.stderr)
     deb = r.stdout.strip().splitlines()[-1]
     deb = deb if os.path.isabs(deb) else os.path.join(ROOT, deb)
@@ -124,4 +162,7 @@ def test_make_deb_installs_in_a_scratch_root(programs, tmp_path):
         assert "/usr/bin/" + prog in listed, "the package does not hold %s" % prog
         assert "/usr/share/man/man1/%s.1.gz" % prog in listed, "the package does not hold %s's man page" % prog
         run_help(str(root / "usr" / "bin" / prog))
+    assert "/usr/share/acceptlab/advice.tsv" in listed, "the package does not hold the diagnosis's advice"
+    check_advice_found(str(root / "usr" / "bin" / "acceptlab-diagnose"),
+                       str(root / "usr" / "share" / "acceptlab" / "advice.tsv"))
     assert glob.glob(str(root / "usr/share/doc/acceptlab-tools/copyright")), "the package has no copyright file"

@@ -1202,6 +1202,41 @@ def test_tracer_overhead_verdicts_follow_the_interval():
             "resolved at this run's resolution") in text, text
 
 
+def test_passive_overhead_is_judged_on_its_interval():
+    """The diagnosis's passive watch against its target (CPU per request
+    passive/untraced at most 1.03), on the ratio's 95 % interval over the
+    rounds: keep-alive 1.00, 1.01, 1.005 (1.005 ± 0.012) met; close 1.10,
+    1.12, 1.11 missed; 1.00, 1.05, 1.02 (1.023 ± 0.063) not resolved. Its
+    table gives each round's CPU untraced / passive. A run without passive
+    rows (the CANONICAL run's, the fixture's) says it was not measured."""
+    from report.sections import trace as trace_section
+
+    def runs(mode, n, cpu_ratio):
+        return [trace_section.OverheadRun(n, False, mode, n, 1000.0, None, 10.0, state="untraced"),
+                trace_section.OverheadRun(n, True, mode, n, 1000.0, 1.0, 10.0, 1.0, state="traced"),
+                trace_section.OverheadRun(n, False, mode, n, 990.0, 0.99, round(10.0 * cpu_ratio, 4), cpu_ratio,
+                                          state="passive")]
+
+    def text_of(close):
+        rows = []
+        for n, (ka, cl) in enumerate(zip((1.0, 1.01, 1.005), close), 1):
+            rows += runs("keepalive", n, ka) + runs("close", n, cl)
+        return " ".join("\n".join(trace_section.render_trace_overhead(NS(cost=None), rows)).split())
+    text = text_of((1.10, 1.12, 1.11))
+    assert "### The diagnosis's passive mode" in text
+    assert "| Keep-alive | 10.00 / 10.00 | 10.00 / 10.10 | 10.00 / 10.05 | 1.005 ± 0.012 | 0.990 ± 0.000 |" in text
+    assert ("Keep-alive: CPU per request passive/untraced (the diagnosis's passive watch) 1.005 ± 0.012 over 3 "
+            "rounds, against at most 1.03: met") in text, text
+    assert ("Connection: close: CPU per request passive/untraced (the diagnosis's passive watch) 1.110 ± 0.025 "
+            "over 3 rounds, against at most 1.03: missed") in text, text
+    assert ("Connection: close: CPU per request passive/untraced (the diagnosis's passive watch) 1.023 ± 0.063 "
+            "over 3 rounds, against at most 1.03: not resolved at this run's resolution") in text_of((1.0, 1.05, 1.02))
+    old = [r for r in (runs("keepalive", 1, 1.0) + runs("keepalive", 2, 1.0)) if r.state != "passive"]
+    text = "\n".join(trace_section.render_trace_overhead(NS(cost=None), old))
+    assert "### The diagnosis's passive mode\n\nNot measured in this run.\n" in text, text
+    assert "passive/untraced" not in text
+
+
 def test_keep_alive_runs_of_a_server_that_closes_are_named():
     """A wrk keep-alive run whose server served about a connection per
     request (blocking answers each with Connection: close, and wrk

@@ -1,6 +1,9 @@
 """tracer: bin/acceptlab-trace attached to a server's process group for the
-length of a step (Tracer), stopped and its JSON lines returned."""
+length of a step (Tracer), stopped and its JSON lines returned; and
+bin/acceptlab-diagnose's passive watch of a server's port for the length of
+a step (PassiveDiagnosis), stopped and its diagnosis returned."""
 
+import json
 import os
 import signal
 import subprocess
@@ -12,6 +15,7 @@ from probes.harness.servers import read_output, server_events
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 TRACER_ATTACH_TIMEOUT_S = 20
+DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
 
 
 class Tracer:
@@ -56,3 +60,85 @@ class Tracer:
         if self.proc.returncode != 0:
             raise StepFailed("tracer exited %s" % self.proc.returncode)
         return server_events(self.proc)
+
+
+class PassiveDiagnosis:
+    """bin/acceptlab-diagnose --port PORT --duration DURATION --json (passive:
+    it sends nothing), in a session of its own, started before the load and
+    stopped (SIGINT to its process group) after it, so the watch is ended by
+    the step, not by DURATION (give one longer than the step). It must run
+    in the server's network namespace (its trace compares the namespace):
+    start it where the server was started. Its output is kept at
+    raw_prefix.diagnose.jsonl and .diagnose.stderr; attaching untraced (not
+    root, BPF refused) fails the step, since nothing would be measured."""
+
+    def __init__(self, port, raw_prefix, duration_s):
+        self.raw = raw_prefix + ".diagnose.jsonl"
+        self.stderr = raw_prefix + ".diagnose.stderr"
+        if not os.access(DIAGNOSE, os.X_OK):
+            raise StepFailed("%s is missing: run make first" % DIAGNOSE)
+        err = open(self.stderr, "w")
+        with registering():
+            self.proc = subprocess.Popen([DIAGNOSE, "--port", str(port), "--duration", "%g" % duration_s, "--json"],
+                                         stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+            err.close()
+            self.proc.captured = b""
+            register(self, PassiveDiagnosis.kill)
+        deadline = time.monotonic() + TRACER_ATTACH_TIMEOUT_S
+        while not [e for e in self._lines() if e.get("kind") == "attached"]:
+            left = deadline - time.monotonic()
+            if left <= 0 or not read_output(self.proc, left):
+                self.kill()
+                raise StepFailed("the diagnosis did not attach: " + tail(self.stderr))
+        attached = [e for e in self._lines() if e.get("kind") == "attached"][0]
+        if not attached.get("traced"):
+            self.kill()
+            raise StepFailed("the diagnosis attached without its trace: " + tail(self.stderr))
+
+    def _lines(self):
+        out = []
+        for line in self.proc.captured.decode(errors="replace").splitlines():
+            if line.startswith("{"):
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    pass
+        return out
+
+    def kill(self):
+        """SIGKILL to its group (the clean-up registry's way), output kept."""
+        forget(self)
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+        self.proc.stdout.close()
+        with open(self.raw, "wb") as f:
+            f.write(self.proc.captured)
+
+    def stop(self):
+        """SIGINT to its process group: it ends the watch, reads its maps and
+        prints the diagnosis (partial: stopped by a signal, exit 1, which is
+        how this watch is meant to end). Returns the diagnosis's JSON object."""
+        forget(self)
+        try:
+            os.killpg(self.proc.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and read_output(self.proc, deadline - time.monotonic()):
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self.proc.stdout.close()
+        with open(self.raw, "wb") as f:
+            f.write(self.proc.captured)
+        found = [e for e in self._lines() if e.get("kind") == "diagnosis"]
+        if self.proc.returncode not in (0, 1) or not found:
+            raise StepFailed("the diagnosis exited %s%s: %s" % (self.proc.returncode, "" if found else
+                                                                 " without a diagnosis", tail(self.stderr)))
+        return found[0]

@@ -1,7 +1,9 @@
 """Two studies of the tracer: why each worker won (trace.jsonl, bin/acceptlab-trace
 beside every balancing step) and what the tracer costs (trace_overhead.jsonl,
-wrk with and without it attached)."""
+wrk with and without it attached, and with the diagnosis's passive watch
+attached, bin/acceptlab-diagnose --duration)."""
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Optional
@@ -230,42 +232,62 @@ class OverheadRun:
     rps: float
     ratio: Optional[float]
     cpu: Optional[float] = None  # the server's CPU µs per request
-    cpu_ratio: Optional[float] = None  # traced over untraced, same mode and round
+    cpu_ratio: Optional[float] = None  # traced (or passive) over untraced, same mode and round
     converged: Optional[bool] = None  # the CPU ratio's interval within the stopping rule's bounds (traced rows)
+    state: Optional[str] = None  # "untraced", "traced", "passive"; None in rows from before the passive state
+
+    @property
+    def which(self) -> str:
+        """The run's state: its "state", else from "traced"."""
+        return self.state or ("traced" if self.traced else "untraced")
+
+
+OVERHEAD_STATES = ("untraced", "traced", "passive")
+# The ratio fields of a state's rows (req/s, CPU per request), over untraced.
+OVERHEAD_RATIOS = {"traced": ("ratio_traced", "cpu_ratio_traced"), "passive": ("ratio_passive", "cpu_ratio_passive")}
 
 
 def parse_overhead_row(obj: dict, line: int):
     traced = get_bool(obj, "traced")
     mode = get_str(obj, "mode")
+    state = get_str(obj, "state") if "state" in obj else None
+    if state is not None and state not in OVERHEAD_STATES:
+        raise RowError(f'"state" must be "untraced", "traced" or "passive", got {json.dumps(state)}')
+    which = state or ("traced" if traced else "untraced")
     if "error" in obj:
-        return Failed(line, (traced, mode, obj.get("round")), str(obj["error"]))
-    ratio = get_number(obj, "ratio_traced", nullable=True) if "ratio_traced" in obj else None
+        return Failed(line, (which, mode, obj.get("round")), str(obj["error"]))
+    ratio_key, cpu_ratio_key = OVERHEAD_RATIOS.get(which, ("ratio_traced", "cpu_ratio_traced"))
+    ratio = get_number(obj, ratio_key, nullable=True) if ratio_key in obj else None
     cpu = get_number(obj, "cpu_us_per_request", nullable=True) if "cpu_us_per_request" in obj else None
-    cpu_ratio = get_number(obj, "cpu_ratio_traced", nullable=True) if "cpu_ratio_traced" in obj else None
+    cpu_ratio = get_number(obj, cpu_ratio_key, nullable=True) if cpu_ratio_key in obj else None
     converged = get_bool(obj, "cpu_converged") if "cpu_converged" in obj else None
     return OverheadRun(line, traced, mode, get_int(obj, "round", 1), get_number(obj, "requests_per_s"), ratio,
-                       cpu, cpu_ratio, converged)
+                       cpu, cpu_ratio, converged, state)
 
 
 # The tracer's budget: traced req/s at least this share of untraced; the same
 # budget for CPU per request is traced/untraced at most its inverse.
 TRACER_RPS_TARGET = 0.97
 TRACER_CPU_TARGET = 1 / TRACER_RPS_TARGET
+# The diagnosis's passive watch: at most 3 % more CPU per request on the
+# server it watches (issue 25), keep-alive and close.
+PASSIVE_CPU_TARGET = 1.03
 
 
-def overhead_pair(runs: list, mode: str, n: int) -> tuple:
-    """(untraced, traced) run of one mode and round; None for one not there."""
-    def find(traced):
-        return next((r for r in runs if r.mode == mode and r.round == n and r.traced == traced), None)
-    return find(False), find(True)
+def overhead_pair(runs: list, mode: str, n: int, state: str = "traced") -> tuple:
+    """(untraced, state's) run of one mode and round; None for one not there."""
+    def find(which):
+        return next((r for r in runs if r.mode == mode and r.round == n and r.which == which), None)
+    return find("untraced"), find(state)
 
 
 def render_trace_overhead(meta: Meta, rows: list) -> list:
     out = ["## The tracer's overhead", ""]
     conns = f" with {meta.cost.connections[0]} connections" if meta.cost else ""
     out.append(f"What was measured: wrk (as in the cost study, `GET /`{conns}) against bare at 2 "
-               "workers, once with `acceptlab-trace --pgid` attached and once without, alternated within "
-               "each round, keep-alive and Connection: close. " + placement_text(meta.cost) + "Each cell: req/s "
+               "workers, once with `acceptlab-trace --pgid` attached and once without (and, in a run that has it, "
+               "once with the diagnosis's passive watch attached: below), alternated within each round, keep-alive "
+               "and Connection: close. " + placement_text(meta.cost) + "Each cell: req/s "
                f"untraced, traced, and the ratio traced/untraced (target: at least {TRACER_RPS_TARGET}; its CPU "
                f"per request traced/untraced at most 1/{TRACER_RPS_TARGET} = {TRACER_CPU_TARGET:.3f}, the same "
                "budget; each judged on the 95 % interval of the ratio over the rounds: met only when the whole "
@@ -291,9 +313,55 @@ def render_trace_overhead(meta: Meta, rows: list) -> list:
             lines.append(f"{title}: req/s traced/untraced " + verdict_text(ratios, TRACER_RPS_TARGET, "at least"))
     failed = [r for r in rows if isinstance(r, Failed)]
     out += [""] + overhead_cpu(runs, lines, *((meta.cost.within, meta.cost.max_rounds) if meta.cost else ()))
+    out += overhead_passive(runs, lines)
     out += ["**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
             + (f" {plural(len(failed), 'run')} failed." if failed else ""), ""]
     return out
+
+
+def overhead_passive(runs: list, lines: list) -> list:
+    """The diagnosis's passive watch (acceptlab-diagnose --duration, attached
+    for a run in each round beside the untraced and traced runs): the
+    server's CPU µs per request untraced / passive per round, the CPU ratio
+    passive/untraced and its req/s ratio, each as a mean ± its 95 %
+    interval over the rounds; adds a finding per mode, the CPU ratio judged
+    against PASSIVE_CPU_TARGET (met only when the interval's upper bound is
+    at most the target). A run without passive rows says it was not
+    measured."""
+    head = ("### The diagnosis's passive mode", "")
+    if not any(r.which == "passive" for r in runs):
+        return [*head, "Not measured in this run.", ""]
+    rounds = sorted({r.round for r in runs})
+    out = [*head, "The same wrk runs with `acceptlab-diagnose --port P --duration D --json` attached instead of the "
+           "tracer: started inside the run's network namespace before wrk, stopped (SIGINT to its process group) "
+           "after it, so it watched the whole run; the third state of every round, alternated with the other "
+           "two. The server's CPU time per request (as above: the watch's BPF programs run in the server's "
+           "tasks, its reader in a process of its own), untraced / passive, and the ratios' mean ± the "
+           f"half-width of their 95 % interval over the rounds; target: CPU per request passive/untraced at most "
+           f"{number(PASSIVE_CPU_TARGET)}, judged on the interval (met only when its upper bound is at most "
+           "that, missed only when its lower bound is above it).", "",
+           "| mode | " + " | ".join(f"round {n}" for n in rounds) + " | CPU ratio passive/untraced "
+           "| req/s ratio passive/untraced |",
+           "|---|" + "---|" * (len(rounds) + 2)]
+    for mode, title in COST_MODES:
+        cells, cpu_ratios, ratios = [], [], []
+        for n in rounds:
+            off, on = overhead_pair(runs, mode, n, "passive")
+            if off and on and off.cpu is not None and on.cpu is not None:
+                cells.append(f"{off.cpu:.2f} / {on.cpu:.2f}")
+                if on.cpu_ratio is not None:
+                    cpu_ratios.append(on.cpu_ratio)
+                if on.ratio is not None:
+                    ratios.append(on.ratio)
+            else:
+                cells.append("incomplete")
+        if not any(c != "incomplete" for c in cells):
+            continue
+        out.append(f"| {title} | " + " | ".join(cells) + f" | {interval_text(cpu_ratios)} | {interval_text(ratios)} |")
+        if cpu_ratios:
+            lines.append(f"{title}: CPU per request passive/untraced (the diagnosis's passive watch) "
+                         + verdict_text(cpu_ratios, PASSIVE_CPU_TARGET, "at most"))
+    return out + [""]
 
 
 def overhead_cpu(runs: list, lines: list, within: Optional[float] = None, max_rounds: Optional[int] = None) -> list:
