@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:43793 --shape burst --workers-from /tmp/acceptlab-peer-nginx-default-_m2scsee/ready.json --json --connections 32 --rounds 2

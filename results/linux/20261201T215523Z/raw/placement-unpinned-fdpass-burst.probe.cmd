@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:37165 --shape burst --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261201T215523Z/raw/placement-unpinned-fdpass.ready --json --round-gap-ms 10
