@@ -96,7 +96,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="add_arm_facts", description="Add the arms' facts (meta.json \"arms\") to runs measured before "
         "meta.json recorded them, from the arms table as committed; the measured data are untouched.",
-        epilog="Example: /usr/bin/python3 -m ci.add_arm_facts results/linux/20261201T215523Z")
+        epilog="Example: /usr/bin/python3 -m ci.add_arm_facts results/linux/STAMP")
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="a run directory (holding meta.json)")
     args = parser.parse_args(argv)
     commit = table_commit()
