@@ -15,6 +15,7 @@ and read the diff before committing it.
 
 import difflib
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -1250,3 +1251,22 @@ def test_keep_alive_runs_of_a_server_that_closes_are_named():
     assert "bare" not in text
     assert reconnected_text(runs[:1], ["bare"], 2) == []
     assert reconnected_text(runs, ["bare", "blocking"], None) == []
+
+
+def test_perturbation_names_an_unheld_arm_for_what_it_is():
+    """The perturbation section reports the arms it does not hold to the
+    target; it calls one "knob-off" only when the run's own arm facts make it
+    some arm's knob-off partner (fdpass-off, handoff-off), and "claims no
+    balance" otherwise (reuseport, blocking): a verdict says only what its
+    data show. Checked on the committed report against the CANONICAL run's
+    meta.json."""
+    repo = Path(__file__).resolve().parent.parent
+    stamp = (repo / "results" / "linux" / "CANONICAL").read_text().strip()
+    meta = json.loads((repo / "results" / "linux" / stamp / "meta.json").read_text())
+    knob_offs = {f["knob_off"] for f in meta["arms"].values() if f.get("knob_off")}
+    text = (repo / "report" / "linux.md").read_text()
+    said = re.findall(r"^- (\S+) \((knob-off|claims no balance), reported\)", text, re.M)
+    assert said, "the perturbation section names no unheld arm"
+    for arm, what in said:
+        assert (what == "knob-off") == (arm in knob_offs), "%s is called %r; knob-off partners: %s" % (
+            arm, what, sorted(knob_offs))

@@ -370,7 +370,9 @@ def render_perturbation(meta: Meta, rows: list) -> list:
         mine = [r for r in off if r.variant == v]
         worst = max(mine, key=lambda r: (r.split.count("/") and
                                          (int(r.split.split("/")[0]) - int(r.split.split("/")[-1]))))
-        out.append(f"- {v} (knob-off, reported): {sum(r.within_target for r in mine)} of {len(mine)} rounds "
+        knob_offs = set(meta.arm_facts.knob_off_of().values()) if meta.arm_facts else set()
+        what = "knob-off" if v in knob_offs else "claims no balance"
+        out.append(f"- {v} ({what}, reported): {sum(r.within_target for r in mine)} of {len(mine)} rounds "
                    f"within the target; widest {worst.split} ({worst.perturbation}, {worst.workers} workers).")
     for r in (r for r in off if r.perturbation == "stopped"):
         out.append(f"- {r.variant} x{r.workers} with worker 1 stopped: {r.split}; {tracer_text(r)}.")
