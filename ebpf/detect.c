@@ -127,16 +127,6 @@ int detect_listeners(struct detection *d, int port, char *err, size_t errlen)
 
 /* ---- processes ---- */
 
-static int is_digits(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return 0;
-	return 1;
-}
-
 /* Process pid's parent, state letter and name from /proc/PID/stat; -1 if gone. */
 static int read_stat(int pid, int *ppid, char *state, char *comm, size_t commlen)
 {
@@ -180,7 +170,7 @@ int detect_process_tree(int pid, int *out, int max)
 		return n;
 	}
 	while ((de = readdir(d)) && nall < cap) {
-		if (!is_digits(de->d_name))
+		if (!targets_is_digits(de->d_name))
 			continue;
 		all[nall].pid = atoi(de->d_name);
 		if (read_stat(all[nall].pid, &all[nall].ppid, &state, NULL, 0) == 0)
@@ -329,7 +319,7 @@ void detect_registrations(struct detection *d)
 			char link[300], target[64];
 			ssize_t len;
 
-			if (!is_digits(fe->d_name))
+			if (!targets_is_digits(fe->d_name))
 				continue;
 			snprintf(link, sizeof(link), "/proc/%d/fd/%s", d->h[i].pid, fe->d_name);
 			len = readlink(link, target, sizeof(target) - 1);
@@ -460,7 +450,7 @@ void detect_waits(struct detection *d, int samples, int gap_ms)
 			if (!(task = opendir(path)))
 				continue;
 			while ((te = readdir(task)))
-				if (is_digits(te->d_name))
+				if (targets_is_digits(te->d_name))
 					sample_thread(d, &d->h[i], atoi(te->d_name));
 			closedir(task);
 		}

@@ -253,23 +253,7 @@ static void print_hanging(const char *first, int indent, const char *text, int w
 /* The verdict, wrapped at width columns. */
 static void print_wrapped(const char *text, int width)
 {
-	const char *p = text;
-
-	while (*p) {
-		int len = (int)strlen(p), cut = len;
-
-		if (len > width) {
-			cut = width;
-			while (cut > 0 && p[cut] != ' ')
-				cut--;
-			if (cut == 0) /* a word longer than the line (a path): whole */
-				cut = (int)strcspn(p, " ");
-		}
-		printf("%.*s\n", cut, p);
-		p += cut;
-		while (*p == ' ')
-			p++;
-	}
+	print_hanging("", 0, text, width);
 }
 
 static void text_count(unsigned long long v, int width, int traced)

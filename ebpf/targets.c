@@ -25,7 +25,7 @@ enum on_holder {
 	ADD_PORT_OF_PID,  /* t's processes only: add the listener's port */
 };
 
-static int is_digits(const char *s)
+int targets_is_digits(const char *s)
 {
 	if (!*s)
 		return 0;
@@ -80,7 +80,7 @@ int targets_add_pgid(struct targets *t, int pgid, char *err, size_t errlen)
 		int pgrp = -1;
 		FILE *f;
 
-		if (!is_digits(de->d_name))
+		if (!targets_is_digits(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
 		if (!(f = fopen(path, "r")))
@@ -147,7 +147,7 @@ int targets_scan_sockets(const unsigned long *inodes, int n, const int *pids, in
 		DIR *fd_dir;
 		int pid, wanted = !pids;
 
-		if (!is_digits(de->d_name))
+		if (!targets_is_digits(de->d_name))
 			continue;
 		pid = atoi(de->d_name);
 		for (int i = 0; i < npids && !wanted; i++)
@@ -162,7 +162,7 @@ int targets_scan_sockets(const unsigned long *inodes, int n, const int *pids, in
 			unsigned long inode;
 			ssize_t len;
 
-			if (!is_digits(fe->d_name))
+			if (!targets_is_digits(fe->d_name))
 				continue;
 			snprintf(link, sizeof(link), "/proc/%d/fd/%s", pid, fe->d_name);
 			len = readlink(link, target, sizeof(target) - 1);

@@ -53,6 +53,10 @@ typedef void (*targets_socket_found)(void *ctx, int pid, int fd, int i);
 int targets_scan_sockets(const unsigned long *inodes, int n, const int *pids, int npids,
 			 targets_socket_found found, void *ctx, char *err, size_t errlen);
 
+/* 1 when s is a non-empty run of decimal digits (a /proc entry naming a
+ * process, thread or descriptor), else 0. */
+int targets_is_digits(const char *s);
+
 /* The first of t's pids with no /proc entry (no such process), or 0 when
  * every one exists. */
 int targets_first_missing(const struct targets *t);

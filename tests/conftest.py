@@ -149,16 +149,9 @@ class Server:
         self.pids = [w[self.id_key] for w in self.ready["workers"]]
 
     def _pump(self, timeout):
-        fd = self.proc.stdout.fileno()
-        if select.select([fd], [], [], timeout)[0]:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return False
-            self.buf += chunk
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                self.events.append(json.loads(line))
-        return True
+        alive, self.buf, got = read_json_lines(self.proc, self.buf, timeout)
+        self.events += got
+        return alive
 
     def wait_for(self, event, timeout=10, **match):
         """Returns the first lifecycle line with this event (and fields)."""
@@ -239,6 +232,22 @@ def start_server():
     yield factory
     for s in started:
         s.kill()
+
+
+def read_json_lines(proc, buf, timeout):
+    """Reads what proc's stdout has within timeout (unbuffered: select sees
+    all of it) onto buf: (False at EOF, else True; the unfinished line; the
+    JSON objects of the lines it finished)."""
+    fd, got = proc.stdout.fileno(), []
+    if select.select([fd], [], [], timeout)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return False, buf, got
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            got.append(json.loads(line))
+    return True, buf, got
 
 
 def alive(pid):

@@ -22,7 +22,6 @@ runs as the user it is."""
 import json
 import math
 import os
-import select
 import shutil
 import signal
 import socket
@@ -36,7 +35,8 @@ import pytest
 from acceptlab.paths import module_cmd
 from models.spread import count_within
 from probes.peers import peers
-from tests.conftest import PROBE, ROOT, SERVER, get
+from probes.studies import diagnosis as diagnosis_study
+from tests.conftest import PROBE, ROOT, SERVER, get, read_json_lines
 
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
 FOREIGN = module_cmd("tests.foreign_server")
@@ -84,17 +84,10 @@ class Diagnose:
         self.seen = []
 
     def _pump(self, timeout):
-        """Reads what is there (unbuffered: select sees all of it); False at EOF."""
-        fd = self.proc.stdout.fileno()
-        if select.select([fd], [], [], timeout)[0]:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                return False
-            self.buf += chunk
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                self.seen.append(json.loads(line))
-        return True
+        """Reads what is there; False at EOF."""
+        alive, self.buf, got = read_json_lines(self.proc, self.buf, timeout)
+        self.seen += got
+        return alive
 
     def wait_for(self, kind, timeout=15):
         """Reads lines until one of this kind; returns it."""
@@ -311,16 +304,9 @@ def test_a_connection_closed_unread_leaves_its_acceptor_in_the_split(start_serve
     assert diag["fair_chance"] == 1.0 and "as even as 1 connection over 2 workers" in diag["verdict"]
 
 
-# peer -> (listener, wait, selector, handoff, closest_variant)
-PEERS_EXPECTED = {
-    "nginx-default": ("shared", "epoll-exclusive", None, False, "exclusive-reorder"),  # >= 1.21.6: LT, re-add
-    "nginx-reuseport": ("reuseport", "epoll", "hash", False, "reuseport"),
-    "nginx-accept-mutex": ("shared", "epoll", None, False, "mutex"),
-    "haproxy-mq-on": ("shared", "epoll", None, True, "fdpass"),    # the acceptor queues to the least loaded thread
-    "haproxy-mq-off": ("shared", "epoll", None, False, "lt"),
-    "node-rr": ("shared", "epoll", None, True, "fdpass"),          # the primary accepts, hands to workers
-    "node-none": ("shared", "epoll", None, False, "lt"),           # libuv: level-triggered
-}
+# peer -> (listener, wait, selector, handoff, closest_variant): the diagnosis
+# study's table (probes/studies/diagnosis.py), what each peer configuration is.
+PEERS_EXPECTED = diagnosis_study.PEERS_EXPECTED
 
 
 @root_only

@@ -10,14 +10,13 @@ import os
 import shutil
 import subprocess
 
-import pytest
 
 from acceptlab import arms
 from acceptlab.paths import module_cmd
 from probes import campaign
 from probes.studies import diagnosis
 from tests import test_diagnose
-from tests.conftest import ROOT
+from tests.conftest import ROOT, alive
 
 CAMPAIGN = module_cmd("probes.campaign")
 REPORT = module_cmd("report.report")
@@ -27,13 +26,6 @@ ROW_KEYS = {"server", "ours", "software", "setting", "configuration", "workers",
             "within_2to1", "fair_chance", "expected", "truth", "truth_source", "truth_ids", "truth_split",
             "served", "served_matches_truth", "mechanism_matches", "diagnose_exit"}
 
-
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_quick_slice_rows_and_section(tmp_path):
@@ -215,17 +207,18 @@ def test_report_refuses_a_row_whose_flag_disagrees(tmp_path):
 
 def test_expectations_are_test_diagnoses():
     """The study's expected mechanisms are the ones tests/test_diagnose.py
-    holds the diagnosis to (our variants at 2 and 4 workers, the peers), and every
+    holds the diagnosis to (our variants at 2 and 4 workers; the peers' table
+    is the study's own, which test_diagnose.py imports), and every
     arm with the study's word has one; the study is in the campaign's
     default list of studies, so `make measure` runs it."""
     for spec, workers in test_diagnose.CASES:
         variant = spec.split()[0]  # its process-mode arm has its name; handoff's runs in threads mode
         got = diagnosis.expected_ours(variant, workers)
         assert tuple(got[k] for k in diagnosis.FIELDS) == test_diagnose.expected(spec, workers), (spec, workers)
-    for name, want in test_diagnose.PEERS_EXPECTED.items():
+    for name, want in diagnosis.PEERS_EXPECTED.items():
         got = diagnosis.expected_peer(name, 2)
         assert tuple(got[k] for k in diagnosis.FIELDS if k != "listeners") == want, name
-    assert set(diagnosis.PEERS_EXPECTED) == set(test_diagnose.PEERS_EXPECTED) == set(diagnosis.PEER_SERVERS)
+    assert set(diagnosis.PEERS_EXPECTED) == set(diagnosis.PEER_SERVERS)
     for arm in arms.in_study("diagnosis"):
         assert arms.get(arm).variant in diagnosis.OURS_EXPECTED, arm
     assert "diagnosis" in campaign.STUDIES

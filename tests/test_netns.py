@@ -15,17 +15,10 @@ import pytest
 from probes.harness import lifecycle
 from probes.harness.lifecycle import StepFailed
 from probes.harness.netns import in_namespace, netns_of, run_in_netns
+from tests.conftest import alive
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (a network namespace of its own)")
 
-
-def alive(pid):
-    """pid exists and is not a zombie."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def what_the_child_sees():

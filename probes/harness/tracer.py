@@ -18,6 +18,28 @@ TRACER_ATTACH_TIMEOUT_S = 20
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
 
 
+def end_and_keep(proc, raw, sig, read_s):
+    """Ends a tool started in a session of its own (Tracer, PassiveDiagnosis):
+    sig to its process group, what it prints read until its end (at most
+    read_s seconds), a wait (SIGKILL to the group after 5 s more), and all
+    it printed written to raw."""
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + read_s
+    while time.monotonic() < deadline and read_output(proc, deadline - time.monotonic()):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    proc.stdout.close()
+    with open(raw, "wb") as f:
+        f.write(proc.captured)
+
+
 class Tracer:
     """bin/acceptlab-trace --pgid PGID --json, started before the probe and
     stopped (SIGINT) after it; its output is kept at raw_prefix.trace.jsonl."""
@@ -42,21 +64,7 @@ class Tracer:
     def stop(self):
         """Returns the tracer's JSON objects (after its exit)."""
         forget(self)
-        try:
-            os.killpg(self.proc.pid, signal.SIGINT)
-        except ProcessLookupError:
-            pass
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and read_output(self.proc, deadline - time.monotonic()):
-            pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-        self.proc.stdout.close()
-        with open(self.raw, "wb") as f:
-            f.write(self.proc.captured)
+        end_and_keep(self.proc, self.raw, signal.SIGINT, 15)
         if self.proc.returncode != 0:
             raise StepFailed("tracer exited %s" % self.proc.returncode)
         return server_events(self.proc)
@@ -108,35 +116,14 @@ class PassiveDiagnosis:
     def kill(self):
         """SIGKILL to its group (the clean-up registry's way), output kept."""
         forget(self)
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
-        self.proc.stdout.close()
-        with open(self.raw, "wb") as f:
-            f.write(self.proc.captured)
+        end_and_keep(self.proc, self.raw, signal.SIGKILL, 0)
 
     def stop(self):
         """SIGINT to its process group: it ends the watch, reads its maps and
         prints the diagnosis (partial: stopped by a signal, exit 1, which is
         how this watch is meant to end). Returns the diagnosis's JSON object."""
         forget(self)
-        try:
-            os.killpg(self.proc.pid, signal.SIGINT)
-        except ProcessLookupError:
-            pass
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and read_output(self.proc, deadline - time.monotonic()):
-            pass
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-        self.proc.stdout.close()
-        with open(self.raw, "wb") as f:
-            f.write(self.proc.captured)
+        end_and_keep(self.proc, self.raw, signal.SIGINT, 30)
         found = [e for e in self._lines() if e.get("kind") == "diagnosis"]
         if self.proc.returncode not in (0, 1) or not found:
             raise StepFailed("the diagnosis exited %s%s: %s" % (self.proc.returncode, "" if found else

@@ -21,8 +21,9 @@ within_2to1, fair_chance) beside two things the diagnosis never sees:
 
   expected  the mechanism the server is configured with: for our arms
             OURS_EXPECTED by variant (closest_variant is the variant), for
-            the peers PEERS_EXPECTED (tests/test_diagnose.py holds the same
-            tables; tests/test_diagnosis_study.py checks they agree)
+            the peers PEERS_EXPECTED (tests/test_diagnose.py holds the
+            diagnosis to this peers table, and to its own table of our
+            variants, which tests/test_diagnosis_study.py checks agrees)
   truth     connections per worker as the server itself recorded them:
             "/pid answers" (our servers answer /pid with the serving worker's
             pid, or tid in threads mode; Node's workers answer their pid),
@@ -89,7 +90,7 @@ OURS_EXPECTED = {
 }
 
 # The peers: (listener, wait, selector, handoff, closest_variant), as
-# configured (tests/test_diagnose.py's PEERS_EXPECTED); listeners is the
+# configured (tests/test_diagnose.py holds the diagnosis to this table); listeners is the
 # worker count for nginx's `reuseport`, else 1.
 PEERS_EXPECTED = {
     "nginx-default": ("shared", "epoll-exclusive", None, False, "exclusive-reorder"),  # >= 1.21.6: LT, re-add
