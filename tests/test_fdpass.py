@@ -41,12 +41,10 @@ FAULT4_CLOSED_S = 1.0    # a connection queued to a dead worker reads a close wi
 FAULT2_SLEEP_MS = 40
 # Fault 5: the pick-to-send gap it widens (wide enough for the test to see a
 # sender inside it and SIGSTOP it there), and the servers tried until a
-# hand-off is in flight to the leaver when it leaves.
+# hand-off is in flight to the leaver when it leaves (the window is staged:
+# a miss needs the whole gap to pass between two polls).
 FAULT5_GAP_MS = 400
-FAULT5_ATTEMPTS = 20
-# How long each attempt watches for the window: the burst's hand-offs, each
-# FAULT5_GAP_MS long, are over by then.
-FAULT5_WATCH_S = 2.5
+FAULT5_ATTEMPTS = 5
 # The sender is let go this long after the SIGTERM at the latest: well inside
 # the leaver's own bound on its drain (LEAVE_DRAIN_MS in fdpass.c, 2 s).
 LEAVE_WAIT_S = 1.0
@@ -442,48 +440,51 @@ def in_drain_poll(state, wchan):
     return state == "S" and "poll_schedule_timeout" in wchan or state == "gone"
 
 
-def in_flight_to(s, records):
-    """The index of a worker with a hand-off in flight to it, or None: its
-    inflight is raised and the other worker (the sender) sleeps in its
-    pick-to-send gap, while it waits in epoll (idle: not inside a gap of its
-    own, sending to the sender, so it meets the SIGTERM at once). An
-    acceptor's credit to itself raises its own inflight too, for the moment
-    before it admits the connection; the sender's sleep tells the two apart.
-    Both workers in their gaps, each sending to the other, is not the window:
-    the leaver would finish its own send first, and under a stop of the
-    whole server the supervisor lets the held sender go (begin_stop's
-    SIGCONT), so its hand-off could land before the leaver leaves."""
-    inflight = [r["inflight"] for r in records.slots(2)]
-    for i in (0, 1):
-        if inflight[i] > 0 and in_nanosleep(*task_state(s.pids[1 - i])) and in_epoll_wait(*task_state(s.pids[i])):
-            return i
-    return None
-
-
-def hold_window(s, records, leaver, target):
-    """Fault 5's window, held open on a busy machine: the sender (the other
-    worker, inside its pick-to-send gap) is SIGSTOPped, so its hand-off stays
-    in flight however late the leaver runs; then the SIGTERM; the sender is
-    let go once the leaver is seen draining (it stored LEFT and found the
-    hand-off announced) or after LEAVE_WAIT_S. Without the stop, a leaver kept
-    off its CPU for the whole gap woke to the hand-off and the SIGTERM in one
-    pass and took the hand-off first: the window missed in every attempt."""
-    sender = s.pids[1 - leaver]
-    os.kill(sender, signal.SIGSTOP)
+def stage_leaving_race(s, records, target):
+    """Fault 5's window, staged rather than waited for: worker 0 (the leaver)
+    is SIGSTOPped, so worker 1 (the sender) accepts both connections. The
+    first, kept alive, it keeps (a tie goes to the acceptor), which makes it
+    the more loaded; the second it gives to the leaver, and sleeps in its
+    pick-to-send gap with the leaver's inflight raised. The sender is
+    SIGSTOPped there, so its hand-off stays in flight however late anything
+    runs; the leaver is let go and seen back in epoll_wait (idle: it meets
+    the SIGTERM at once); then the SIGTERM; the sender is let go once the
+    leaver is seen draining (it stored LEFT and found the hand-off announced)
+    or after LEAVE_WAIT_S. Returns (the connections, [answer seen before
+    the SIGTERM], whether the window was staged). A sender that sent before
+    its stop (the gap ran out under a slow machine) is a miss, retried."""
+    leaver, sender = 0, 1
+    conns, answers = [], []
+    os.kill(s.pids[leaver], signal.SIGSTOP)
     try:
-        wait_stopped(sender)
+        wait_stopped(s.pids[leaver])
+        conns += open_pid_requests(s.port, 1)
+        status, _, body = read_response(conns[0])
+        answers.append(status == 200 and int(body) == s.pids[sender])
+        wait_until("the sender holding the kept connection: %r" % records.slots(2),
+                   lambda: records.slots(2)[sender]["held"] == 1)
+        conns += open_pid_requests(s.port, 1)
+        wait_until("a hand-off to the stopped leaver, its sender in the gap: %r" % records.slots(2),
+                   lambda: records.slots(2)[leaver]["inflight"] > 0
+                   and in_nanosleep(*task_state(s.pids[sender])))
+        os.kill(s.pids[sender], signal.SIGSTOP)
+    finally:
+        os.kill(s.pids[leaver], signal.SIGCONT)
+    try:
+        wait_stopped(s.pids[sender])
         if records.slots(2)[leaver]["inflight"] <= 0:
-            return False  # it landed before the stop: a miss, retried
+            return conns, answers, False  # it was sent before the stop: a miss, retried
+        wait_tasks([(s.pids[leaver], s.pids[leaver])], in_epoll_wait, "the leaver back in epoll_wait")
         os.kill(s.pids[leaver] if target == "worker" else -s.proc.pid, signal.SIGTERM)
         try:
             wait_tasks([(s.pids[leaver], s.pids[leaver])], in_drain_poll, "draining its channel", LEAVE_WAIT_S,
                        polls=1)
         except AssertionError:
             pass  # not seen (it may have drained already): the left line says what it met
-        return True
+        return conns, answers, True
     finally:
-        if alive(sender):  # the supervisor's stop lets it go itself (begin_stop), and it may be gone
-            os.kill(sender, signal.SIGCONT)
+        if alive(s.pids[sender]):  # the supervisor's stop lets it go itself (begin_stop), and it may be gone
+            os.kill(s.pids[sender], signal.SIGCONT)
 
 
 @fault("5 leaving race: SIGTERM to the {target}, %d ms pick-to-send gap" % FAULT5_GAP_MS,
@@ -497,39 +498,33 @@ def test_fault5_leaving_race(start_server, target):
     read from the load records; whichever worker is the first target is
     the leaver): every client gets a full answer; none reads EOF
     mid-request, none hangs; the server (or the surviving worker) carries
-    on or exits 0. The sender is held in its gap by a SIGSTOP until the
-    leaver has left (hold_window), so a busy machine cannot close the window.
-    The window is proved by the leaver's "left" line:
-    hand-offs were in flight to it when it stored LEFT. A run that misses
-    it (no hand-off, or it landed first) is retried on a new server, up to
-    FAULT5_ATTEMPTS times; never hitting it fails. Every attempt's clients
+    on or exits 0. The window is staged (stage_leaving_race: the leaver
+    held by a SIGSTOP while the sender takes both connections and gives it
+    one, then the sender held in its gap), so a busy machine cannot close it.
+    The window is proved by the leaver's "left" line: a hand-off was in
+    flight to it when it stored LEFT. An attempt that misses it (the
+    hand-off landed before the sender's stop) is retried on a new server, up
+    to FAULT5_ATTEMPTS times; never hitting it fails. Every attempt's clients
     must get their answers, a missed one's too: its losses are reported
     beside the attempt that hit, and fail the test alike."""
     missed = []  # answers lost in each attempt that missed the window
-    left = None
+    left = leaver = None
     for attempt in range(1, FAULT5_ATTEMPTS + 1):
         s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_SEND_GAP_MS=FAULT5_GAP_MS))
         wait_parked(s, 0)
         wait_parked(s, 1)
         records = LoadRecords(s.proc.pid)
-        conns = open_pid_requests(s.port, 16)
-        deadline = time.monotonic() + FAULT5_WATCH_S
-        leaver = None
-        while leaver is None and time.monotonic() < deadline:
-            leaver = in_flight_to(s, records)
-            time.sleep(0.002)
-        if leaver is not None and not hold_window(s, records, leaver, target):
-            leaver = None
-        answers = []
-        for c in conns:
+        conns, answers, staged = stage_leaving_race(s, records, target)
+        leaver = 0 if staged else None
+        for c in conns[len(answers):]:
             c.settimeout(10)
             try:
                 status, _, body = read_response(c)
                 answers.append(status == 200 and int(body) in s.pids)
             except (OSError, AssertionError):
                 answers.append(False)
+        for c in conns:
             c.close()
-        # No hand-off to an idle worker seen, or it landed first: a miss.
         left = s.wait_for("left", slot=leaver) if leaver is not None else None
         if left is not None and left["inflight_at_leave"] > 0:
             break
