@@ -38,6 +38,7 @@
 #include "acceptlab_diagnose.skel.h"
 #include "acceptlab_trace.h"
 #include "acceptlab_trace.skel.h"
+#include "detach.h"
 #include "detect.h"
 #include "diagnose_print.h"
 #include "diagnosis.h"
@@ -52,6 +53,7 @@
 #define SAMPLE_MS 200         /* held counts sampled this often */
 #define PROGRESS_S 3.0        /* a progress line on stderr this often */
 #define ALIVE_CHECK_S 0.5     /* is the server still there? */
+#define ROUND_GAP_MS "200"  /* --rounds: the probe's pause between rounds, while a round's counts are marked */
 #define SETTLE_MS 1500        /* after the load: at most this long for the last accepts and reads */
 #define WAIT_SAMPLES 5        /* looks at each holder thread's syscall */
 #define WAIT_GAP_MS 20
@@ -66,6 +68,7 @@ static struct env {
 	int pid;
 	const char *load;       /* burst | ramp | keepalive, or NULL: passive */
 	int connections;
+	int rounds;             /* --rounds: the probe's rounds, each split on its own (0: the probe's one) */
 	const char *request;
 	int tcp;
 	double duration_s;
@@ -78,7 +81,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " --port P [--pid PID] [--duration S] [--json]\n"
 		"       " PROG " --port P [--pid PID] --load burst|ramp|keepalive [--connections N]\n"
-		"                          [--request PATH | --tcp] [--json]\n"
+		"                          [--rounds R] [--request PATH | --tcp] [--json]\n"
 		"\n"
 		"Says, for any server running on this machine, found by its port and left\n"
 		"unchanged, which worker (process and thread) gets each connection, by which\n"
@@ -106,6 +109,8 @@ static void usage(FILE *f)
 		"  --load SHAPE    active: run acceptlab-probe's SHAPE (burst, ramp, keepalive) at\n"
 		"                  the listener's loopback address and watch while it runs\n"
 		"  --connections N the probe's connections (its default otherwise)\n"
+		"  --rounds R      the probe runs R rounds (at most %d), each split on its own\n"
+		"                  (\"rounds\" in --json) beside the split of them all\n"
 		"  --request PATH  the probe's request: GET PATH (default /)\n"
 		"  --tcp           connect and hold, send nothing (servers that do not speak HTTP;\n"
 		"                  burst or ramp; nothing is read, so the split is of accepts)\n"
@@ -123,7 +128,7 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  " PROG " --port 8080 --duration 30\n"
 		"  " PROG " --port 8080 --load burst --connections 64 --json\n",
-		DEFAULT_DURATION_S);
+		DEFAULT_DURATION_S, DIAG_MAX_ROUNDS);
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -155,6 +160,7 @@ static void parse_options(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "load", required_argument, NULL, 'l' },
 		{ "connections", required_argument, NULL, 'c' },
+		{ "rounds", required_argument, NULL, 'R' },
 		{ "request", required_argument, NULL, 'r' },
 		{ "tcp", no_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -176,6 +182,7 @@ static void parse_options(int argc, char **argv)
 			env.load = optarg;
 			break;
 		case 'c': env.connections = (int)parse_long("--connections", optarg, 1, 100000); break;
+		case 'R': env.rounds = (int)parse_long("--rounds", optarg, 1, DIAG_MAX_ROUNDS); break;
 		case 'r':
 			if (optarg[0] != '/')
 				bad_arg("--request %s: expected a path starting with /", optarg);
@@ -201,8 +208,9 @@ static void parse_options(int argc, char **argv)
 		bad_arg("%s: unexpected argument", argv[optind]);
 	if (!env.port)
 		bad_arg("--port: required");
-	if (!env.load && (env.connections || request_given || env.tcp))
-		bad_arg("%s: only with --load", env.connections ? "--connections" : request_given ? "--request" : "--tcp");
+	if (!env.load && (env.connections || env.rounds || request_given || env.tcp))
+		bad_arg("%s: only with --load", env.connections ? "--connections" : env.rounds ? "--rounds" :
+						request_given ? "--request" : "--tcp");
 	if (env.tcp && request_given)
 		bad_arg("--tcp: not with --request (--tcp sends nothing)");
 	if (env.tcp && env.load && !strcmp(env.load, "keepalive"))
@@ -222,6 +230,7 @@ struct probe_run {
 	size_t len;
 	int status;
 	int done;
+	int rounds_ended;       /* the probe's round lines read so far */
 };
 
 /* The directory this program's executable is in. */
@@ -249,7 +258,7 @@ static void probe_path(char *out, size_t len)
 
 static void probe_start(struct probe_run *p, const char *target)
 {
-	char probe[PATH_MAX], conns[16];
+	char probe[PATH_MAX], conns[16], rounds[16];
 	const char *argv[24];
 	const char *worker_from = getenv(PROBE_WORKER_FROM_ENV);
 	int fds[2], n = 0;
@@ -267,6 +276,14 @@ static void probe_start(struct probe_run *p, const char *target)
 		snprintf(conns, sizeof(conns), "%d", env.connections);
 		argv[n++] = "--connections";
 		argv[n++] = conns;
+	}
+	if (env.rounds) {
+		snprintf(rounds, sizeof(rounds), "%d", env.rounds);
+		argv[n++] = "--rounds";
+		argv[n++] = rounds;
+		/* Room to mark one round's counts before the next begins. */
+		argv[n++] = "--round-gap-ms";
+		argv[n++] = ROUND_GAP_MS;
 	}
 	if (env.tcp) {
 		argv[n++] = "--tcp";
@@ -328,6 +345,8 @@ static void probe_pump(struct probe_run *p, int timeout_ms)
 		*nl = '\0';
 		if (env.json && p->buf[0] == '{')
 			printf("{\"kind\":\"probe\",\"line\":%s}\n", p->buf);
+		if (p->buf[0] == '{' && strstr(p->buf, "\"type\":\"round\""))
+			p->rounds_ended++;
 		p->len -= (size_t)(nl + 1 - p->buf);
 		memmove(p->buf, nl + 1, p->len);
 	}
@@ -411,8 +430,9 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 		snprintf(err, errlen, "loading the tracer's BPF programs: %s", strerror(-rc));
 		return -1;
 	}
-	/* sock_recv_length is Linux 6.3's: without it, nothing is served. */
-	if (libbpf_find_vmlinux_btf_id("sock_recv_length", BPF_TRACE_RAW_TP) < 0) {
+	/* sock_recv_length is Linux 6.3's: without it, nothing is served.
+	 * Asked of tracefs, not of the kernel's BTF (a second parse of it). */
+	if (!tracefs_has_event("sock", "sock_recv_length")) {
 		bpf_program__set_autoload(tr->diag->progs.on_recv, false);
 		*no_recv = 1;
 	}
@@ -447,6 +467,10 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 
 static void trace_stop(struct tracing *tr)
 {
+	struct bpf_object_skeleton *skels[] = { tr->diag ? tr->diag->skeleton : NULL,
+						tr->trace ? tr->trace->skeleton : NULL };
+
+	links_destroy_together(skels, 2);
 	acceptlab_diagnose_bpf__destroy(tr->diag);
 	acceptlab_trace_bpf__destroy(tr->trace);
 	tr->diag = NULL;
@@ -554,8 +578,24 @@ static void read_wakeups(const struct tracing *tr, struct diagnosis *g)
 
 /* ---- the watch ---- */
 
+/* Each probe round's end: every thread's counts then (--rounds). */
+static struct diag_mark marks[DIAG_MAX_ROUNDS];
+static int nmarks;
+
+/* Marks the counts at the end of each round the probe reported since the
+ * last call. */
+static void mark_rounds(struct tracing *tr, struct detection *d, struct diagnosis *g, const struct probe_run *probe)
+{
+	if (!env.rounds || probe->rounds_ended <= nmarks)
+		return;
+	read_threads(tr, d, g, 0);
+	while (nmarks < probe->rounds_ended && nmarks < DIAG_MAX_ROUNDS)
+		diagnosis_mark(g, &marks[nmarks++]);
+}
+
 /* Watches until the load ends (active) or the duration passes (passive),
- * Ctrl-C, or the server goes; samples held counts meanwhile. */
+ * Ctrl-C, or the server goes; samples held counts meanwhile, and marks
+ * each probe round's end (--rounds). */
 static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, struct probe_run *probe)
 {
 	double start = now_s(), next_sample = start, next_alive = start + ALIVE_CHECK_S;
@@ -597,10 +637,13 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 			break;
 		if (env.load) {
 			probe_pump(probe, 50);
+			mark_rounds(tr, d, g, probe);
 			if (probe_reap(probe)) {
 				/* The last accepts and reads may trail the probe's end. */
-				while (probe->out >= 0)
+				while (probe->out >= 0) {
 					probe_pump(probe, 50);
+					mark_rounds(tr, d, g, probe);
+				}
 				read_totals(tr, &t);
 				if (!settle_until)
 					settle_until = now + SETTLE_MS / 1000.0;
@@ -710,6 +753,8 @@ int main(int argc, char **argv)
 		}
 		if (g.partial)
 			rc = 1;
+		if (env.rounds)
+			diagnosis_rounds(&g, marks, nmarks);
 	}
 	diagnosis_classify(&g, &d);
 	{

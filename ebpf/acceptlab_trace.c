@@ -25,6 +25,7 @@
 
 #include "acceptlab_trace.h"
 #include "acceptlab_trace.skel.h"
+#include "detach.h"
 #include "targets.h"
 #include "tracefs.h"
 #include "trace_print.h"
@@ -315,6 +316,8 @@ int main(int argc, char **argv)
 
 cleanup:
 	ring_buffer__free(rb);
+	if (skel)
+		links_destroy_together(&skel->skeleton, 1);
 	acceptlab_trace_bpf__destroy(skel);
 	free(events);
 	return err;

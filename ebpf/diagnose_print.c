@@ -201,6 +201,22 @@ void diag_print_json(const struct diagnosis *g, const char *cannot, const struct
 	json_double(g->fair_outside);
 	printf(",\"fair_chance_why\":");
 	json_string(stdout, g->fair_why[0] ? g->fair_why : NULL);
+	if (g->nrounds) {
+		printf(",\"rounds\":[");
+		for (int k = 0; k < g->nrounds; k++) {
+			const struct diag_round *r = &g->round[k];
+
+			printf("%s{\"round\":%d,\"split\":", k ? "," : "", k + 1);
+			json_string(stdout, r->split_of ? r->split : NULL);
+			printf(",\"split_of\":");
+			json_string(stdout, r->split_of);
+			printf(",\"connections\":%ld,\"within_2to1\":%s,\"fair_chance\":", r->connections,
+			       r->within_2to1 < 0 ? "null" : tf(r->within_2to1));
+			json_double(r->fair_chance);
+			printf("}");
+		}
+		printf("]");
+	}
 	printf(",\"totals\":");
 	if (g->traced)
 		printf("{\"established\":%llu,\"accepted\":%llu,\"served\":%llu,\"handoffs\":%llu,\"closed\":%llu,"
@@ -320,6 +336,16 @@ void diag_print_text(const struct diagnosis *g, const struct detection *d, const
 	}
 	if (!g->nrows)
 		printf("(no worker thread seen waiting on the port%s)\n", g->traced ? " or handling its connections" : "");
+	if (g->nrounds) {
+		int within = 0;
+
+		printf("\nrounds (connections %s):", g->split_of ? g->split_of : "counted");
+		for (int k = 0; k < g->nrounds; k++) {
+			printf(" %s", g->round[k].split_of ? g->round[k].split : "-");
+			within += g->round[k].within_2to1 == 1;
+		}
+		printf("; %d of %d within 2:1\n", within, g->nrounds);
+	}
 	printf("\n");
 	print_wrapped(g->verdict, 78);
 	print_advice_text(adv);

@@ -676,6 +676,59 @@ static void verdict_why(struct diagnosis *g)
 		    g->unaccepted_reads);
 }
 
+/* ---- each round ---- */
+
+void diagnosis_mark(const struct diagnosis *g, struct diag_mark *m)
+{
+	m->n = 0;
+	for (int i = 0; i < g->nrows && m->n < DIAG_MAX_ROWS; i++, m->n++) {
+		m->at[m->n].tid = g->rows[i].tid;
+		m->at[m->n].accepted = g->rows[i].accepted;
+		m->at[m->n].served = g->rows[i].served;
+	}
+}
+
+static void marked(const struct diag_mark *m, int tid, unsigned long long *accepted, unsigned long long *served)
+{
+	*accepted = *served = 0;
+	for (int i = 0; m && i < m->n; i++)
+		if (m->at[i].tid == tid) {
+			*accepted = m->at[i].accepted;
+			*served = m->at[i].served;
+			return;
+		}
+}
+
+void diagnosis_rounds(struct diagnosis *g, const struct diag_mark *marks, int n)
+{
+	static struct diagnosis t;
+
+	g->nrounds = 0;
+	for (int k = 0; k < n && k < DIAG_MAX_ROUNDS; k++) {
+		struct diag_round *out = &g->round[g->nrounds++];
+
+		t = *g;
+		for (int i = 0; i < t.nrows; i++) {
+			struct diag_row *r = &t.rows[i];
+			unsigned long long a1, s1, a0, s0;
+
+			marked(&marks[k], r->tid, &a1, &s1);
+			marked(k ? &marks[k - 1] : NULL, r->tid, &a0, &s0);
+			r->accepted = a1 - a0;
+			r->served = s1 - s0;
+		}
+		collapse_pools(&t);
+		classify_split(&t);
+		memcpy(out->split, t.split, sizeof(out->split));
+		out->split_of = t.split_of;
+		out->within_2to1 = t.within_2to1;
+		out->connections = t.fair_n;
+		out->fair_chance = t.fair_chance;
+	}
+}
+
+/* ---- the verdict ---- */
+
 void diagnosis_classify(struct diagnosis *g, const struct detection *d)
 {
 	g->holders = d->nh;

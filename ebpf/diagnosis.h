@@ -11,6 +11,7 @@
 #include "selector.h"
 
 #define DIAG_MAX_ROWS 4096
+#define DIAG_MAX_ROUNDS 20 /* active --rounds: the probe's rounds split one by one */
 
 /* One worker thread. */
 struct diag_row {
@@ -84,8 +85,33 @@ struct diagnosis {
 	double fair_chance;             /* P(a fair split's largest >= fair_max) */
 	double fair_outside;            /* P(a fair split is outside 2:1) */
 	char fair_why[96];              /* why fair_chance is NAN, or empty */
+	/* Active --rounds R: each probe round's own split, from the counts
+	 * marked as the probe reported the round (diagnosis_rounds). */
+	int nrounds;
+	struct diag_round {
+		char split[256];
+		const char *split_of;
+		int within_2to1;
+		long connections;       /* counted in the split */
+		double fair_chance;
+	} round[DIAG_MAX_ROUNDS];
 	char verdict[2048];
 };
+
+/* The counts of every thread at one moment: a probe round's end. */
+struct diag_mark {
+	int n;
+	struct { int tid; unsigned long long accepted, served; } at[DIAG_MAX_ROWS];
+};
+
+/* Notes every row's counts now into m. */
+void diagnosis_mark(const struct diagnosis *g, struct diag_mark *m);
+
+/* Each round's split from the marks taken at the end of rounds 1..n (the
+ * counts were 0 when the load began): the rows' counts are the differences
+ * between a round's mark and the one before; pools and the split as for the
+ * whole watch. Call before diagnosis_classify (rows still per thread). */
+void diagnosis_rounds(struct diagnosis *g, const struct diag_mark *marks, int n);
 
 /* The row of thread tid (of process pid), added if new; NULL when full. */
 struct diag_row *diagnosis_row(struct diagnosis *g, int pid, int tid);

@@ -28,3 +28,17 @@ int tracefs_ensure(int *mounted, char *err, size_t errlen)
 	*mounted = 1;
 	return 0;
 }
+
+int tracefs_has_event(const char *group, const char *name)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[256];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s", roots[i], group, name);
+		if (stat(path, &st) == 0)
+			return 1;
+	}
+	return 0;
+}

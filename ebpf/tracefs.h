@@ -9,4 +9,7 @@
  * mounted it at /sys/kernel/tracing), or -1 with err set. */
 int tracefs_ensure(int *mounted, char *err, size_t errlen);
 
+/* 1 when tracefs (once ensured) lists the tracepoint group:name. */
+int tracefs_has_event(const char *group, const char *name);
+
 #endif
