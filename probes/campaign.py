@@ -117,14 +117,15 @@ from probes.harness.tracer import TRACER
 from probes.harness.wrk import WRK, WRK_THREADS
 from probes.peers import peers
 from probes.plan import BENCH_MAX_ROUNDS, BENCH_QUICK_SECONDS, BENCH_ROUNDS, BENCH_SECONDS, RESULTS_DIR, Plan
-from probes.studies import (balancing, burst, common, cost, diagnosis, faults, models, mutex_delay, payoff,
+from probes.studies import (balancing, burst, census, common, cost, diagnosis, faults, models, mutex_delay, payoff,
                             perturbation, placement, profile, reload, respawn, slowview, timeline, trace_overhead)
 from probes.studies import peers as peers_study
 from probes.studies.common import read_sysctl
 
 # The studies, in the order they run (each module's NAME is its study's name).
 STUDY = {m.NAME: m for m in (balancing, perturbation, timeline, placement, models, respawn, mutex_delay, slowview,
-                             faults, cost, payoff, burst, trace_overhead, profile, peers_study, diagnosis, reload)}
+                             faults, cost, payoff, burst, trace_overhead, profile, peers_study, diagnosis, census,
+                             reload)}
 STUDIES = list(STUDY)
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)

@@ -202,6 +202,7 @@ class Meta:
     peers: Optional["PeersParams"] = None   # parameters.peers: how the peers study ran
     burst: Optional["BurstParams"] = None   # parameters.burst: how the burst study ran
     arm_facts: Optional["ArmFacts"] = None  # "arms": each arm's facts as the run recorded them
+    census: Optional["CensusParams"] = None  # parameters.census: how the census ran
 
 
 def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
@@ -270,7 +271,8 @@ def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
     return Meta(stamp, date, commit, dirty, kernel, cpu_model, cpus, workers, rounds,
                 tuple(shapes), tuple(raw_variants), tools,
                 parse_bench_params(params, "cost", where), parse_bench_params(params, "payoff", where),
-                parse_peers_params(params, where), parse_burst_params(params, where), parse_arm_facts(obj))
+                parse_peers_params(params, where), parse_burst_params(params, where), parse_arm_facts(obj),
+                parse_census_params(params, where))
 
 
 def locate(text: str, key_path: tuple) -> int:
@@ -470,6 +472,31 @@ class PeersParams:
     workers: int
     shapes: tuple  # PeerShape
     trace: bool
+
+
+@dataclass(frozen=True)
+class CensusParams:
+    """How the census ran (meta.json parameters.census)."""
+    workers: tuple
+    shapes: tuple
+    rounds: int
+    per_worker: int
+
+
+def parse_census_params(params: dict, where: tuple) -> Optional[CensusParams]:
+    if "census" not in params:
+        return None
+    obj = params["census"]
+    at = where + ("census",)
+    if not isinstance(obj, dict):
+        raise RowError(f'"census" must be an object, got {json_kind(obj)}', at)
+    workers, shapes = get(obj, "workers", at), get(obj, "shapes", at)
+    if not isinstance(workers, list) or not all(isinstance(w, int) and not isinstance(w, bool) and w >= 1
+                                                for w in workers):
+        raise RowError('"workers" must be an array of counts', at + ("workers",))
+    if not isinstance(shapes, list) or not all(isinstance(s, str) for s in shapes):
+        raise RowError('"shapes" must be an array of names', at + ("shapes",))
+    return CensusParams(tuple(workers), tuple(shapes), get_int(obj, "rounds", 1, at), get_int(obj, "per_worker", 1, at))
 
 
 def parse_peers_params(params: dict, where: tuple) -> Optional[PeersParams]:

@@ -32,7 +32,7 @@ from acceptlab.results_io import InputError
 from acceptlab.results_io import decode_utf8, read_bytes, shown, write_atomic
 from report import advice, figures  # (report/advice.py: the diagnosis's advice; figures.py: the SVG figures)
 from report.common import Meta, plural, read_meta
-from report.sections import (balancing, burst, cost, diagnosis, faults, latency, models, payoff, peers, perturbation,
+from report.sections import (balancing, burst, census, cost, diagnosis, faults, latency, models, payoff, peers, perturbation,
                              placement, profile, reload, respawn, timeline, trace)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -49,6 +49,7 @@ STUDIES = (
     trace.TRACE,
     peers.STUDY,
     diagnosis.STUDY,
+    census.STUDY,
     timeline.STUDY,
     placement.STUDY,
     models.STUDY,

@@ -13,6 +13,7 @@ import pytest
 
 from acceptlab.paths import module_cmd
 from probes.peers import peers
+from probes.peers.software import base as software_base
 from tests.conftest import PROBE, ROOT
 
 PEERS_PY = module_cmd("probes.peers.peers")
@@ -101,7 +102,7 @@ def test_unavailable_configuration_is_reported_not_faked(tmp_path):
 
 
 def test_missing_software_is_unavailable(monkeypatch):
-    monkeypatch.setattr(peers, "which", lambda prog: None)
+    monkeypatch.setattr(software_base, "which", lambda prog: None)
     ok, reason = peers.availability("nginx-default")
     assert not ok and "nginx is not installed" in reason
 

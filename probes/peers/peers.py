@@ -53,25 +53,20 @@ import subprocess
 import tempfile
 import time
 
+from probes.peers import software
+from probes.peers.software import base, node
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROBE = os.path.join(ROOT, "bin", "acceptlab-probe")
 TRACE = os.path.join(ROOT, "bin", "acceptlab-trace")
-CLUSTER_JS = os.path.join(HERE, "cluster.js")
+CLUSTER_JS = node.CLUSTER_JS
 WORKERS = 2
 
-# name -> (software, setting)
-PEERS = {
-    "nginx-default": ("nginx", "default"),          # accept_mutex off: EPOLLEXCLUSIVE (+ reorder >= 1.21.6)
-    "nginx-accept-mutex": ("nginx", "accept_mutex"),
-    "nginx-reuseport": ("nginx", "reuseport"),
-    "nginx-multi-accept": ("nginx", "multi_accept"),
-    "haproxy-mq-on": ("haproxy", "on"),
-    "haproxy-mq-fair": ("haproxy", "fair"),
-    "haproxy-mq-off": ("haproxy", "off"),
-    "node-rr": ("node", "rr"),
-    "node-none": ("node", "none"),
-}
+# The peers: the configurations of the softwares that answer every request
+# with their worker's id, measured by the probe asking /pid:
+# name -> (software, setting).
+PEERS = {name: cfg for name, cfg in software.CONFIGS.items() if software.SOFTWARE[cfg[0]].answers_pid}
 # Configurations that are not peers (the peers study does not run them): an
 # anchor a study starts beside its arms. nginx-work answers /work?us=N by
 # spinning N us of the worker's CPU in embedded perl before it answers its
@@ -79,18 +74,7 @@ PEERS = {
 ANCHORS = {
     "nginx-work": ("nginx", "work"),
 }
-CONFIGS = {**PEERS, **ANCHORS}
-DEBIAN_PACKAGES = {"nginx": "nginx", "haproxy": "haproxy"}
-PERL_MODULE = "/usr/lib/nginx/modules/ngx_http_perl_module.so"  # Debian's libnginx-mod-http-perl
-# nginx-work's handler: spins us=N of the process's CPU clock (Time::HiRes),
-# then answers its pid (body and X-Worker) with a Content-Length.
-WORK_PERL = ("sub { my $r = shift; my ($us) = (($r->args // '') =~ /(?:^|&)us=([0-9]+)/); $us //= 0; "
-             "my $c = Time::HiRes::CLOCK_PROCESS_CPUTIME_ID(); "
-             "my $end = Time::HiRes::clock_gettime($c) + $us / 1e6; "
-             "1 while Time::HiRes::clock_gettime($c) < $end; "
-             "my $body = $$ . \"\\n\"; $r->header_out('X-Worker', $$); "
-             "$r->header_out('Content-Length', length $body); $r->send_http_header('text/plain'); "
-             "$r->print($body); return 0; }")
+CONFIGS = {**software.CONFIGS, **ANCHORS}
 
 # The probe shapes. A round of burst, ramp and keepalive is one probe round;
 # a round of oneshot is one probe run of "rounds" rounds of "connections"
@@ -132,25 +116,13 @@ def log(msg):
 
 
 def which(prog):
-    return shutil.which(prog) or next((p for p in ("/usr/sbin/" + prog, "/sbin/" + prog)
-                                       if os.access(p, os.X_OK)), None)
+    return base.which(prog)
 
 
-def software_version(software):
-    try:
-        if software == "nginx":
-            out = subprocess.run([which("nginx"), "-v"], capture_output=True, text=True, timeout=10)
-            return (out.stderr or out.stdout).strip().split(":", 1)[-1].strip()
-        if software == "haproxy":
-            out = subprocess.run([which("haproxy"), "-v"], capture_output=True, text=True, timeout=10)
-            m = re.search(r"version (\S+)", out.stdout)
-            return "haproxy/" + (m.group(1) if m else "?")
-        if software == "node":
-            out = subprocess.run([which("node"), "--version"], capture_output=True, text=True, timeout=10)
-            return "node/" + out.stdout.strip()
-    except (OSError, subprocess.SubprocessError, TypeError):
-        return None
-    return None
+def software_version(name):
+    """The software's version as its own -v says it, or None (missing)."""
+    sw = software.SOFTWARE.get(name)
+    return sw.version() if sw and sw.path() else None
 
 
 def free_port():
@@ -159,87 +131,19 @@ def free_port():
         return s.getsockname()[1]
 
 
-# --- configurations -------------------------------------------------------
-
-def nginx_conf(setting, d, port, workers=WORKERS, access_log=True):
-    """access_log: one line per request with the worker's $pid (the ground
-    truth the probe's counts are checked against); off for the cost anchor,
-    since our server keeps no log either."""
-    events = ["worker_connections 1024;"]
-    events.append("accept_mutex %s;" % ("on" if setting == "accept_mutex" else "off"))
-    if setting == "multi_accept":
-        events.append("multi_accept on;")
-    listen = "127.0.0.1:%d%s" % (port, " reuseport" if setting == "reuseport" else "")
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    log = f"access_log {d}/access.log peer;" if access_log else "access_log off;"
-    answer = 'return 200 "$pid\\n";'
-    if setting == "work":
-        user = f"load_module {PERL_MODULE};\n" + user
-        answer = "perl '%s';" % WORK_PERL.replace("'", "\\'")
-        log += "\n    perl_require Time/HiRes.pm;"
-    return f"""{user}worker_processes {workers};
-daemon off;
-master_process on;
-pid {d}/nginx.pid;
-error_log {d}/error.log notice;
-events {{ {' '.join(events)} }}
-http {{
-    log_format peer '$pid $connection $connection_requests $request_uri';
-    {log}
-    client_body_temp_path {d}/body;
-    proxy_temp_path {d}/proxy;
-    fastcgi_temp_path {d}/fastcgi;
-    uwsgi_temp_path {d}/uwsgi;
-    scgi_temp_path {d}/scgi;
-    keepalive_timeout 30s;
-    keepalive_requests 100000;
-    server {{
-        listen {listen};
-        default_type text/plain;
-        location / {{ {answer} }}
-    }}
-}}
-"""
-
-
-def haproxy_conf(setting, port, workers=WORKERS):
-    return f"""global
-    nbthread {workers}
-    tune.listener.multi-queue {setting}
-defaults
-    mode http
-    timeout client 30s
-    timeout connect 5s
-    timeout server 30s
-    timeout http-keep-alive 30s
-frontend fe
-    bind 127.0.0.1:{port}
-    http-request return status 200 content-type text/plain lf-string "%[thread]\\n"
-"""
-
-
-def availability(name):
+def availability(name, workers=WORKERS):
     """(True, None) or (False, reason): the software is missing, or this
-    version rejects the configuration (checked with the software itself)."""
-    software, setting = CONFIGS[name]
-    binary = which(software)
-    if not binary:
-        how = (" (Debian package %s; `make deps` installs it as root)" % DEBIAN_PACKAGES[software]
-               if software in DEBIAN_PACKAGES else "")
-        return False, "%s is not installed%s" % (software, how)
+    version rejects the configuration (checked with the software itself,
+    where it has a check)."""
+    key, setting = CONFIGS[name]
+    sw = software.SOFTWARE[key]
+    if not sw.path():
+        return False, "%s is not installed (Debian package %s; `make deps` installs it as root)" % (
+            key, " and ".join(sw.packages))
     with tempfile.TemporaryDirectory(prefix="acceptlab-peer-check-") as d:
-        port = free_port()
-        if software == "nginx":
-            conf = os.path.join(d, "nginx.conf")
-            with open(conf, "w") as f:
-                f.write(nginx_conf(setting, d, port))
-            cmd = [binary, "-t", "-q", "-p", d + "/", "-e", d + "/error.log", "-c", conf]
-        elif software == "haproxy":
-            conf = os.path.join(d, "haproxy.cfg")
-            with open(conf, "w") as f:
-                f.write(haproxy_conf(setting, port))
-            cmd = [binary, "-c", "-f", conf]
-        else:
+        os.chmod(d, 0o755)
+        cmd = sw.check_command(setting, d, free_port(), workers)
+        if not cmd:
             return True, None
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     if out.returncode != 0:
@@ -247,19 +151,11 @@ def availability(name):
         alert = next((l for l in text if "ALERT" in l or "emerg" in l), text[0] if text else "rejected")
         alert = re.sub(r"^\[ALERT\]\s*\(\d+\)\s*:\s*", "", alert).strip()
         alert = alert.replace(d, "<dir>")
-        return False, "%s rejects this configuration: %s" % (software_version(software) or software, alert)
+        return False, "%s rejects this configuration: %s" % (sw.version() or key, alert)
     return True, None
 
 
 # --- a running peer -------------------------------------------------------
-
-def children(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
-
 
 def get_close(port, path, timeout):
     """One GET path with Connection: close on 127.0.0.1:port: everything the
@@ -288,59 +184,54 @@ def ask(port, timeout=1.0):
 
 
 class Peer:
-    """One peer configuration running in its own session. Always stop() it."""
+    """One configuration of a server software (probes/peers/software/)
+    running in its own session. Always stop() it."""
 
     def __init__(self, name, workdir=None, workers=WORKERS, access_log=True):
         if name not in CONFIGS:
             raise UsageError("unknown peer %s" % name)
         self.name = name
         self.software, self.setting = CONFIGS[name]
+        self.sw = software.SOFTWARE[self.software]
         self.workers = workers
         self.log_requests = access_log
         self.own_dir = workdir is None
         self.dir = workdir or tempfile.mkdtemp(prefix="acceptlab-peer-%s-" % name)
         os.makedirs(self.dir, exist_ok=True)
+        os.chmod(self.dir, 0o755)  # servers that drop root read their files as another user
         self.proc = None
         self.port = None
         self.ready = None
         self.ready_file = os.path.join(self.dir, "ready.json")
-        self.access_log = (os.path.join(self.dir, "access.log")
+        # The log the peers study checks the probe's counts against (nginx's).
+        self.access_log = (os.path.join(self.dir, self.sw.log)
                            if self.software == "nginx" and access_log else None)
-        self.version = software_version(self.software)
+        self.version = self.sw.version() if self.sw.path() else None
 
-    def start(self, timeout=15.0):
+    def start(self, timeout=None):
         last = None
         for _ in range(3):  # a free port can be taken between the pick and the bind
             try:
-                self._start_once(free_port(), timeout)
+                self._start_once(free_port(), timeout or self.sw.start_timeout)
                 return self
             except RuntimeError as e:
                 last = e
                 self.stop()
         raise last
 
+    def _answers(self, port):
+        """Up: a peer that answers its worker's id gives a 200 with one;
+        any other a complete answer (or its own readiness check)."""
+        return ask(port) is not None if self.sw.answers_pid else self.sw.ready(port)
+
     def _start_once(self, port, timeout):
-        binary = which(self.software)
-        if not binary:
+        if not self.sw.path():
             raise RuntimeError("%s is not installed" % self.software)
-        env = dict(os.environ)
+        cmd, extra = self.sw.command(self.setting, self.dir, port, self.workers, self.log_requests)
         out = open(os.path.join(self.dir, "stdout.log"), "wb")
         err = open(os.path.join(self.dir, "stderr.log"), "wb")
-        if self.software == "nginx":
-            conf = os.path.join(self.dir, "nginx.conf")
-            with open(conf, "w") as f:
-                f.write(nginx_conf(self.setting, self.dir, port, self.workers, self.log_requests))
-            cmd = [binary, "-p", self.dir + "/", "-e", self.dir + "/error.log", "-c", conf]
-        elif self.software == "haproxy":
-            conf = os.path.join(self.dir, "haproxy.cfg")
-            with open(conf, "w") as f:
-                f.write(haproxy_conf(self.setting, port, self.workers))
-            cmd = [binary, "-db", "-f", conf]
-        else:
-            env["NODE_CLUSTER_SCHED_POLICY"] = self.setting
-            cmd = [binary, CLUSTER_JS, str(port), str(self.workers)]
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                     start_new_session=True, env=env, cwd=self.dir)
+                                     start_new_session=True, env=dict(os.environ, **extra), cwd=self.dir)
         out.close()
         err.close()
         self.port = port
@@ -348,24 +239,23 @@ class Peer:
         workers = None
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError("%s exited with %s: %s" % (self.name, self.proc.returncode, self._stderr_tail()))
-            workers = self._workers()
-            if workers and ask(port) is not None:
+                raise RuntimeError("%s exited with %s: %s" % (self.name, self.proc.returncode, self._stderr_tail(3)))
+            workers = self.sw.workers(self.proc, self.dir, self.workers)
+            if workers and self._answers(port):
                 break
             time.sleep(0.05)
         else:
             raise RuntimeError("%s did not answer on port %d within %.0f s: %s"
-                               % (self.name, port, timeout, self._stderr_tail()))
-        mode = "threads" if self.software == "haproxy" else "process"
-        self.ready = {"event": "ready", "port": port, "variant": self.name, "mode": mode,
+                               % (self.name, port, timeout, self._stderr_tail(3)))
+        self.ready = {"event": "ready", "port": port, "variant": self.name, "mode": self.sw.mode,
                       "software": self.version,
-                      "workers": [{"index": i, "pid": pid, "tid": tid} for i, (pid, tid) in enumerate(workers)]}
-        if self.software == "node":
-            self.ready["policy"] = self._node_ready.get("policy")
+                      "workers": [{"index": i, "pid": pid, "tid": tid} for i, (pid, tid) in enumerate(workers)],
+                      **self.sw.ready_extra(self.dir)}
         with open(self.ready_file, "w") as f:
             f.write(json.dumps(self.ready, separators=(",", ":")) + "\n")
 
-    def _stderr_tail(self):
+    def _stderr_tail(self, lines=1):
+        """The last lines of its stderr and error log (the temp dir named <dir>)."""
         texts = []
         for fn in ("stderr.log", "error.log"):
             try:
@@ -373,26 +263,7 @@ class Peer:
                     texts += [l.strip() for l in f if l.strip()]
             except OSError:
                 pass
-        return (texts[-1] if texts else "no message").replace(self.dir, "<dir>")
-
-    def _workers(self):
-        """[(pid, tid)] once every worker is up, else None."""
-        if self.software == "nginx":
-            kids = sorted(children(self.proc.pid))
-            return [(k, k) for k in kids] if len(kids) == self.workers else None
-        if self.software == "haproxy":
-            # %[thread] answers the thread's number, 0 .. nbthread-1.
-            tasks = os.listdir("/proc/%d/task" % self.proc.pid)
-            return [(self.proc.pid, t) for t in range(self.workers)] if len(tasks) >= self.workers else None
-        try:
-            with open(os.path.join(self.dir, "stdout.log")) as f:
-                for line in f:
-                    if '"event":"ready"' in line:
-                        self._node_ready = json.loads(line)
-                        return [(p, p) for p in self._node_ready["pids"]]
-        except (OSError, ValueError):
-            pass
-        return None
+        return (" | ".join(texts[-lines:]) if texts else "no message").replace(self.dir, "<dir>")
 
     def stop(self, grace=3.0):
         """SIGTERM the whole group (nginx: fast shutdown), then SIGKILL it."""
@@ -419,12 +290,12 @@ class Peer:
             pass
         self.proc = None
 
-    KEPT = ("nginx.conf", "haproxy.cfg", "access.log", "error.log", "stdout.log", "stderr.log")
+    KEPT = ("access.log", "error.log", "stdout.log", "stderr.log")
 
     def keep(self, raw_prefix):
         """Copies the peer's configuration and logs to raw_prefix.<file>
         (the temp dir goes with cleanup())."""
-        for fn in self.KEPT:
+        for fn in self.sw.files + self.KEPT + ((self.sw.log,) if self.sw.log not in self.KEPT else ()):
             path = os.path.join(self.dir, fn)
             if os.path.exists(path):
                 shutil.copyfile(path, "%s.%s" % (raw_prefix, fn))

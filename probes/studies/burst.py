@@ -69,7 +69,7 @@ def anchor_meta(plan):
                     "setting": setting, "access_log": "off", "path": BURST_PATH,
                     "answer": "embedded perl (ngx_http_perl_module): spins us=N of the process's CPU clock "
                               "(Time::HiRes), then answers its pid in the body and X-Worker",
-                    "config": "probes/peers/peers.py nginx_conf() and WORK_PERL"}
+                    "config": "probes/peers/software/nginx.py conf() and WORK_PERL"}
     return out
 
 

@@ -158,7 +158,7 @@ def anchor_meta(plan):
         software, setting = peers.PEERS[name]
         out[arm] = {"peer": name, "software": peers.software_version(software) or "not installed",
                     "setting": setting, "access_log": "off", "path": COST_PATH,
-                    "answer": 'return 200 "$pid\\n"', "config": "probes/peers/peers.py nginx_conf()"}
+                    "answer": 'return 200 "$pid\\n"', "config": "probes/peers/software/nginx.py conf()"}
     return out
 
 

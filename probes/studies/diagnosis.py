@@ -43,22 +43,17 @@ row is skipped with the reason (the diagnosis attributes connections only
 when it traces)."""
 
 import contextlib
-import json
 import os
-import select
-import signal
-import subprocess
 import time
 
 from acceptlab import arms
 from acceptlab.paths import ROOT
-from probes.harness.lifecycle import StepFailed, forget, is_root, register, registering, tail
-from probes.harness.probe import PROBE
+from probes.harness.diagnose import DIAGNOSE_TIMEOUT_S, Diagnose, run_probe
+from probes.harness.lifecycle import StepFailed, is_root, tail
 from probes.harness.servers import ServerRun, peer_running
 from probes.peers import peers
 
 NAME = "diagnosis"
-DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
 DIAGNOSIS_WORKERS = (2, 4)   # our arms' worker counts
 QUICK_WORKERS = (2,)
 PER_WORKER = 16              # connections per worker in the burst: 32 at 2 workers, 64 at 4
@@ -66,7 +61,6 @@ LOAD = "burst"
 MODES = ("active", "passive")
 PASSIVE_S = 0.5              # the passive watch, from the moment it is attached; the burst takes far less
 ATTACH_TIMEOUT_S = 20
-DIAGNOSE_TIMEOUT_S = 60
 PEER_SERVERS = ("nginx-default", "nginx-reuseport", "nginx-accept-mutex", "haproxy-mq-on", "haproxy-mq-off",
                 "node-rr", "node-none")
 QUICK_PEERS = ("nginx-default",)
@@ -165,114 +159,6 @@ def meta(plan):
                "the server's own record"}}
 
 
-# ---- running the diagnosis ------------------------------------------------------
-
-def save(prefix, name, text):
-    with open("%s.%s" % (prefix, name), "w") as f:
-        f.write(text)
-
-
-class Diagnose:
-    """bin/acceptlab-diagnose ARGS --json in a session of its own, registered
-    for the campaign's clean-up; its lines read as they come. Its diagnosis
-    line is its last word: what follows is its BPF programs coming off,
-    which reap() waits for (the study goes on meanwhile). Always reap() or
-    kill() it."""
-
-    def __init__(self, args, prefix, env=None):
-        self.cmd = [DIAGNOSE, *map(str, args), "--json"]
-        self.prefix = prefix
-        save(prefix, "diagnose.cmd", " ".join(self.cmd) + ("  # with %s" % env if env else "") + "\n")
-        err = open(prefix + ".diagnose.stderr", "w")
-        with registering():
-            self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=err, start_new_session=True,
-                                         env=dict(os.environ, **(env or {})), cwd="/")
-            err.close()
-            register(self, Diagnose.kill)
-        self.out = b""
-        self.eof = False
-
-    def lines(self):
-        return [json.loads(l) for l in self.out.decode(errors="replace").splitlines(keepends=True)
-                if l.startswith("{") and l.endswith("\n")]
-
-    def read_until(self, kind, timeout):
-        """Reads until a line of this kind (returns it) or the end of its
-        output (returns None); StepFailed after timeout s."""
-        deadline = time.monotonic() + timeout
-        fd = self.proc.stdout.fileno()
-        while True:
-            found = [l for l in self.lines() if l.get("kind") == kind]
-            if found:
-                return found[-1]
-            if self.eof:
-                return None
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.kill()
-                raise StepFailed("acceptlab-diagnose gave no %s line within %d s" % (kind, timeout))
-            if select.select([fd], [], [], min(left, 0.2))[0]:
-                chunk = os.read(fd, 65536)
-                self.out += chunk
-                self.eof = not chunk
-
-    def reap(self):
-        """Waits for it to end (its output kept under raw/); returns its exit code."""
-        try:
-            rest, _ = self.proc.communicate(timeout=DIAGNOSE_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise StepFailed("acceptlab-diagnose did not end within %d s" % DIAGNOSE_TIMEOUT_S)
-        self.out += rest or b""
-        forget(self)
-        save(self.prefix, "diagnose.jsonl", self.out.decode(errors="replace"))
-        return self.proc.returncode
-
-    def kill(self):
-        forget(self)
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self.proc.wait()
-        save(self.prefix, "diagnose.jsonl", self.out.decode(errors="replace"))
-
-
-def run_probe(port, connections, prefix, ready_path):
-    """The passive mode's load: one burst of `connections` asking /pid (the
-    workers named by the server's ready line); returns the probe's summary."""
-    cmd = [PROBE, "--target", "127.0.0.1:%d" % port, "--shape", LOAD, "--connections", str(connections),
-           "--rounds", "1", "--path", "/pid", "--workers-from", ready_path, "--json"]
-    with registering():
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                start_new_session=True)
-        register(proc, kill_group)
-    try:
-        out, err = proc.communicate(timeout=DIAGNOSE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        raise StepFailed("the probe did not end within %d s" % DIAGNOSE_TIMEOUT_S)
-    forget(proc)
-    save(prefix, "probe.cmd", " ".join(cmd) + "\n")
-    save(prefix, "probe.jsonl", out)
-    save(prefix, "probe.stderr", err)
-    summary = [json.loads(l) for l in out.splitlines() if '"summary"' in l]
-    if proc.returncode not in (0, 1) or not summary:
-        raise StepFailed("the probe exited %d: %s" % (proc.returncode, err.strip()[-200:]))
-    return summary[-1]
-
-
-def kill_group(proc):
-    forget(proc)
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    proc.wait()
-
-
 def log_connections(path, start):
     """Distinct connections per $pid in the peers' nginx access log (format
     'peer': $pid $connection $connection_requests $request_uri) from a byte
@@ -332,7 +218,8 @@ def diagnose_once(mode, port, connections, prefix, ready_path, probe_truth, runn
             raise StepFailed("acceptlab-diagnose exited %s before attaching: %s"
                              % (d.reap(), tail(prefix + ".diagnose.stderr")))
         attached = time.monotonic()
-        summary = run_probe(port, connections, prefix, ready_path)
+        summary = run_probe(port, ["--shape", LOAD, "--connections", str(connections), "--rounds", "1",
+                                   "--path", "/pid", "--workers-from", ready_path], prefix)
         timing = {"watch_s": PASSIVE_S, "probe_s": round(time.monotonic() - attached, 3)}
         diag = d.read_until("diagnosis", DIAGNOSE_TIMEOUT_S)
     if diag is None:

@@ -1,0 +1,282 @@
+"""The census (census.jsonl): real servers, unchanged, diagnosed by port
+(bin/acceptlab-diagnose, attributed by the kernel), each shape's rounds
+split one by one, cross-checked against each server's own record (its
+access log's worker pid) or sock_diag's owner of each held connection, and
+set beside our variant with the same mechanism."""
+
+import json
+from dataclasses import dataclass
+from typing import Optional
+
+from acceptlab.results_io import RowError, json_kind
+from report.common import Meta, Study, cell_text, get, get_int, get_str, plural, row_reader
+from report.sections.balancing import Round
+from report.sections.diagnosis import fields_of, mechanism_text
+
+SHAPES = ("burst", "ramp", "keepalive")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One configuration x workers x shape: the diagnosis's mechanism and rounds."""
+    line: int
+    server: str
+    software: str
+    version: Optional[str]
+    setting: str
+    workers: int
+    shape: str
+    found: tuple                  # FIELDS' values
+    splits: tuple                 # each round's split ("-" when none)
+    within: int                   # rounds within 2:1
+    crosscheck: Optional[tuple]   # (source, equal, diagnosed, truth) or None (no log)
+    traced: bool
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    line: int
+    server: str
+    workers: int
+    shape: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Held:
+    """The held burst: who owns each held connection beside the diagnosis."""
+    line: int
+    server: str
+    workers: int
+    source: str
+    equal: bool
+    diagnosed: tuple
+    truth: tuple
+    by_split: bool
+    per_process_only: bool
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A configuration not measured: "unavailable" (with the reason) or an error."""
+    line: int
+    server: str
+    workers: Optional[int]
+    kind: str
+    reason: str
+
+
+def counter(obj: dict, key: str, where: tuple = ()) -> tuple:
+    value = get(obj, key, where)
+    if not isinstance(value, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                              for v in value.values()):
+        raise RowError(f'"{key}" must be an object of counts, got {json_kind(value)}', where + (key,))
+    return tuple(sorted((str(k), v) for k, v in value.items() if v))
+
+
+def crosscheck_of(obj: dict) -> tuple:
+    c = get(obj, "crosscheck")
+    if not isinstance(c, dict):
+        raise RowError(f'"crosscheck" must be an object, got {json_kind(c)}')
+    diagnosed, truth = counter(c, "diagnosed", ("crosscheck",)), counter(c, "truth", ("crosscheck",))
+    by_split = c.get("compared_by") == "split"
+    equal = (sorted(n for _, n in diagnosed) == sorted(n for _, n in truth)) if by_split else diagnosed == truth
+    if get(c, "equal", ("crosscheck",)) is not equal:
+        raise RowError('"crosscheck.equal" disagrees with its "diagnosed" and "truth"')
+    return get_str(c, "source", ("crosscheck",)), equal, diagnosed, truth, by_split, c.get("per_process_only") is True
+
+
+def parse_census_row(obj: dict, line: int):
+    server = get_str(obj, "server")
+    kind = obj.get("kind")
+    workers = obj.get("workers")
+    if kind == "unavailable":
+        return Missing(line, server, workers, "unavailable", get_str(obj, "reason"))
+    if kind == "error":
+        return Missing(line, server, workers, "error", get_str(obj, "error"))
+    workers = get_int(obj, "workers", 1)
+    if kind == "shape":
+        shape = get_str(obj, "shape")
+        if "not_applicable" in obj:
+            return NotApplicable(line, server, workers, shape, get_str(obj, "not_applicable"))
+        rounds = get(obj, "rounds")
+        if not isinstance(rounds, list):
+            raise RowError(f'"rounds" must be a list, got {json_kind(rounds)}')
+        splits = tuple((r.get("split") or "-") if isinstance(r, dict) else "-" for r in rounds)
+        within = sum(1 for r in rounds if isinstance(r, dict) and r.get("within_2to1") is True)
+        if get_int(obj, "within", 0) != within:
+            raise RowError('"within" disagrees with its rounds')
+        check = None
+        if "crosscheck" in obj:
+            source, equal, diagnosed, truth, _, _ = crosscheck_of(obj)
+            check = (source, equal, diagnosed, truth)
+        version = obj.get("version")
+        return Shape(line, server, get_str(obj, "software"), version if isinstance(version, str) else None,
+                     get_str(obj, "setting"), workers, shape, fields_of(obj), splits, within, check,
+                     obj.get("traced") is True)
+    if kind == "held":
+        source, equal, diagnosed, truth, by_split, per_process = crosscheck_of(obj)
+        return Held(line, server, workers, source, equal, diagnosed, truth, by_split, per_process)
+    raise RowError(f'"kind" must be shape, held, unavailable or error, got {json.dumps(kind)}')
+
+
+def key_of(r) -> tuple:
+    return r.server, r.workers
+
+
+def crosscheck_cell(shapes: list, held: Optional[Held]) -> str:
+    parts = []
+    logged = [s for s in shapes if s.crosscheck]
+    if logged:
+        parts.append(f"{logged[0].crosscheck[0]}: {sum(s.crosscheck[1] for s in logged)} of "
+                     f"{plural(len(logged), 'shape')} equal")
+    if held:
+        what = "equal" if held.equal else "DIFFERS"
+        if held.per_process_only:
+            what += " (one process: threads not told apart)"
+        parts.append(f"held burst, {held.source}: {what}")
+    return "; ".join(parts) or "-"
+
+
+def ours_within(balancing: Optional[list], variant: Optional[str], workers: int) -> str:
+    if balancing is None:
+        return "no balancing study in this run"
+    if not variant:
+        return "-"
+    mine = [r for r in balancing if isinstance(r, Round) and r.variant == variant and r.workers == workers
+            and r.shape in SHAPES]
+    if not mine:
+        return f"{variant} not measured at {plural(workers, 'worker')} in this run"
+    return f"{sum(r.within for r in mine)} of {len(mine)}"
+
+
+def render_census(meta: Meta, rows: list, others: dict) -> list:
+    shapes = [r for r in rows if isinstance(r, Shape)]
+    na = [r for r in rows if isinstance(r, NotApplicable)]
+    held = {key_of(r): r for r in rows if isinstance(r, Held)}
+    missing = [r for r in rows if isinstance(r, Missing)]
+    keys = list(dict.fromkeys(key_of(r) for r in shapes))
+    c = meta.census
+    out = ["## Real servers", ""]
+    out.append(
+        "Servers nobody here wrote, from Debian's packages, each started unchanged in a temp dir on a free "
+        "loopback port and stopped by process group, and diagnosed by port with `bin/acceptlab-diagnose` "
+        f"(`docs/diagnose.md`): each shape ({', '.join(c.shapes if c else SHAPES)}) run by the diagnosis "
+        f"itself, {plural(c.rounds if c else 3, 'round')} of {c.per_worker if c else 16} connections per "
+        "worker, each round's split attributed by the kernel (the thread that first read each connection's "
+        "bytes; the process, for a process that serves from a pool of threads), never by asking the server. "
+        "The cross-check: where the server keeps a record of which worker served (an access log with the "
+        "worker's pid), its connections per pid over the same rounds; and for every server one more burst, "
+        "held open once answered under a passive diagnosis, with sock_diag's owner of each held connection "
+        "(HAProxy: its thread-number answers, as a split; php-fpm, which speaks FastCGI: FastCGI requests "
+        "and its access log).")
+    out.append("")
+    if keys:
+        out += ["| server | version | setting | workers | mechanism found | closest variant | "
+                + " | ".join(SHAPES) + " | within 2:1 | cross-check |",
+                "|---|---|---|---|---|---|" + "---|" * len(SHAPES) + "---|---|"]
+        for k in keys:
+            mine = [s for s in shapes if key_of(s) == k]
+            first = mine[0]
+            cells = []
+            for shape in SHAPES:
+                s = next((x for x in mine if x.shape == shape), None)
+                n = next((x for x in na if key_of(x) == k and x.shape == shape), None)
+                cells.append(" ".join(s.splits) if s else "n/a" if n else "-")
+            within = sum(s.within for s in mine)
+            total = sum(len(s.splits) for s in mine)
+            out.append(f"| {cell_text(first.server)} | {cell_text(first.version or '-')} | "
+                       f"{cell_text(first.setting)} | {first.workers} | {cell_text(mechanism_text(first.found))} | "
+                       f"{first.found[5] or '-'} | " + " | ".join(cells) + f" | {within} of {total} | "
+                       f"{cell_text(crosscheck_cell(mine, held.get(k)))} |")
+        out.append("")
+        out += beside_ours(keys, shapes, others.get("balancing"))
+        out += findings(keys, shapes)
+        out += crosscheck_notes(shapes, list(held.values()))
+    else:
+        out += ["No server was measured in this run.", ""]
+    if missing:
+        out += ["Not measured:", ""]
+        for m in missing:
+            label = m.server + (f", {plural(m.workers, 'worker')}" if m.workers else "")
+            out.append(f"- {label}: {m.kind}: {cell_text(m.reason)}")
+        out.append("")
+    return out
+
+
+def beside_ours(keys: list, shapes: list, balancing: Optional[list]) -> list:
+    out = ["### Beside our variants", "",
+           "Each server's rows beside the arm of ours built on the mechanism the diagnosis found (its closest "
+           "variant): rounds within 2:1 over the same shapes at the same worker count, ours from this run's "
+           "balancing table.", "",
+           "| server | workers | closest variant | server within 2:1 | ours within 2:1 |", "|---|---|---|---|---|"]
+    for k in keys:
+        mine = [s for s in shapes if key_of(s) == k]
+        variant = mine[0].found[5]
+        out.append(f"| {cell_text(k[0])} | {k[1]} | {variant or '-'} | {sum(s.within for s in mine)} of "
+                   f"{sum(len(s.splits) for s in mine)} | {cell_text(ours_within(balancing, variant, k[1]))} |")
+    return out + [""]
+
+
+def findings(keys: list, shapes: list) -> list:
+    """Per software: how it spreads at each worker count, and where it has
+    several settings, which kept the most rounds within 2:1."""
+    out = ["### Findings per server", ""]
+    by_software = {}
+    for k in keys:
+        mine = [s for s in shapes if key_of(s) == k]
+        by_software.setdefault(mine[0].software, []).append(mine)
+    for software, groups in by_software.items():
+        parts = []
+        for mine in groups:
+            first = mine[0]
+            within = sum(s.within for s in mine)
+            total = sum(len(s.splits) for s in mine)
+            worst = max((sp for s in mine for sp in s.splits if sp != "-"), key=split_ratio, default="-")
+            parts.append(f"{first.server} at {plural(first.workers, 'worker')}: {mechanism_text(first.found)} "
+                         f"(closest variant {first.found[5] or 'none'}), {within} of {total} rounds within 2:1, "
+                         f"the most uneven {worst}")
+        line = f"- **{software}**: " + "; ".join(parts) + "."
+        settings = {}
+        for mine in groups:
+            settings.setdefault(mine[0].workers, []).append(
+                (sum(s.within for s in mine), sum(len(s.splits) for s in mine), mine[0]))
+        for workers, options in settings.items():
+            if len(options) < 2:
+                continue
+            options.sort(key=lambda o: (-o[0] / max(o[1], 1), o[2].line))
+            best, rest = options[0], options[1:]
+            line += (f" At {plural(workers, 'worker')}, {best[2].setting} kept the most rounds within 2:1 "
+                     f"({best[0]} of {best[1]}), against " + ", ".join(f"{o[2].setting} {o[0]} of {o[1]}"
+                                                                        for o in rest) + ".")
+        out.append(line)
+    return out + [""]
+
+
+def split_ratio(split: str) -> float:
+    counts = [int(x) for x in split.split("/") if x.isdigit()]
+    if not counts or len(counts) < 2:
+        return 0.0
+    return float("inf") if min(counts) == 0 else max(counts) / min(counts)
+
+
+def crosscheck_notes(shapes: list, held: list) -> list:
+    bad = [f"- {s.server}, {plural(s.workers, 'worker')}, {s.shape}: the diagnosis "
+           + (" ".join(f"{k}:{n}" for k, n in s.crosscheck[2]) or "none") + f", {s.crosscheck[0]} "
+           + (" ".join(f"{k}:{n}" for k, n in s.crosscheck[3]) or "none") + "."
+           for s in shapes if s.crosscheck and not s.crosscheck[1]]
+    bad += [f"- {h.server}, {plural(h.workers, 'worker')}, the held burst: the diagnosis "
+            + (" ".join(f"{k}:{n}" for k, n in h.diagnosed) or "none") + f", {h.source} "
+            + (" ".join(f"{k}:{n}" for k, n in h.truth) or "none") + "."
+            for h in held if not h.equal]
+    logged = [s for s in shapes if s.crosscheck]
+    out = [f"**The cross-check.** The server's own log equals the diagnosis in "
+           f"{sum(s.crosscheck[1] for s in logged)} of {plural(len(logged), 'shape')} that keep one; the held "
+           f"burst's owners equal it in {sum(h.equal for h in held)} of {plural(len(held), 'server')}"
+           + (". Where they differ:" if bad else "."), ""]
+    return out + (bad + [""] if bad else [])
+
+
+read_census = row_reader(parse_census_row)
+STUDY = Study("census", "census.jsonl", read_census, render_census,
+              is_round=lambda row: isinstance(row, Shape), reads=("balancing",))
