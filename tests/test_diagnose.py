@@ -250,6 +250,32 @@ def test_active_names_the_mechanism_and_attributes_every_connection(start_server
 
 
 @root_only
+@root_only
+@pytest.mark.parametrize("spec,shape", [("lt", "burst"), ("fdpass", "keepalive")])
+def test_rounds_split_each_probe_round(start_server, diagnose, spec, shape):
+    """--rounds 3: each round's split is the kernel's count of that round's
+    connections alone, so it equals the split the probe saw answered in
+    that round (the test switch has it read /pid's answer), and the rounds
+    add up to the whole watch's split. fdpass hands connections off: the
+    split is of the workers that served them."""
+    s = start_case(start_server, spec, 2)
+    d = diagnose("--port", str(s.port), "--load", shape, "--connections", "16", "--rounds", "3", "--request", "/pid",
+                 env=dict(ADVICE_ENV, ACCEPTLAB_TEST_PROBE_WORKER_FROM="body"))
+    rc, lines, err = d.finish()
+    assert rc == 0, err
+    diag = diagnosis_of(lines)
+    probe_rounds = [l["line"] for l in lines if l["kind"] == "probe" and l["line"]["type"] == "round"]
+    assert len(probe_rounds) == 3 and len(diag["rounds"]) == 3, (probe_rounds, diag.get("rounds"))
+    for k, (mine, probe) in enumerate(zip(diag["rounds"], probe_rounds), 1):
+        # A worker the round left out is 0 in the diagnosis's split.
+        want = sorted(list(probe["counts"].values()) + [0] * (2 - len(probe["counts"])), reverse=True)
+        assert mine["round"] == k and mine["connections"] == 16, mine
+        assert mine["split"] == "/".join(map(str, want)), (k, mine, probe["counts"])
+        assert mine["within_2to1"] == (want[-1] > 0 and want[0] <= 2 * want[-1]), mine
+    assert sum(sum(map(int, r["split"].split("/"))) for r in diag["rounds"]) == sum(
+        map(int, diag["split"].split("/")))
+
+
 @pytest.mark.parametrize("spec,workers", CASES, ids=CASE_IDS)
 def test_passive_watches_and_attributes_the_tests_own_load(start_server, diagnose, spec, workers):
     """--duration: the diagnosis sends nothing; the test runs the probe
@@ -552,6 +578,9 @@ def test_nothing_listening_is_exit_2_naming_the_port():
     (["--port", "1", "--load", "burst", "--duration", "3"], "--duration"),
     (["--port", "1", "--duration", "0"], "--duration 0"),
     (["--port", "1", "--load", "burst", "--request", "pid"], "--request pid"),
+    (["--port", "1", "--load", "burst", "--rounds", "0"], "--rounds"),
+    (["--port", "1", "--load", "burst", "--rounds", "21"], "--rounds"),
+    (["--port", "1", "--rounds", "3"], "--rounds"),
 ])
 def test_bad_options_are_exit_2_naming_the_option(args, named):
     out = subprocess.run([DIAGNOSE, *args], capture_output=True, text=True, timeout=10)
