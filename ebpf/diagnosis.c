@@ -708,14 +708,22 @@ void diagnosis_rounds(struct diagnosis *g, const struct diag_mark *marks, int n)
 		struct diag_round *out = &g->round[g->nrounds++];
 
 		t = *g;
-		for (int i = 0; i < t.nrows; i++) {
-			struct diag_row *r = &t.rows[i];
+		t.nrows = 0;
+		for (int i = 0; i < g->nrows; i++) {
+			struct diag_row *r = &t.rows[t.nrows];
 			unsigned long long a1, s1, a0, s0;
 
+			/* An acceptor that handed every connection of the watch on
+			 * is out of the split (diagnosis_in_split), in every round:
+			 * its process is counted where its connections were served. */
+			if (g->rows[i].served == 0 && g->rows[i].accepted > 0 && g->rows[i].handed_off > 0)
+				continue;
+			*r = g->rows[i];
 			marked(&marks[k], r->tid, &a1, &s1);
 			marked(k ? &marks[k - 1] : NULL, r->tid, &a0, &s0);
 			r->accepted = a1 - a0;
 			r->served = s1 - s0;
+			t.nrows++;
 		}
 		collapse_pools(&t);
 		classify_split(&t);

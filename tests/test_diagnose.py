@@ -369,15 +369,19 @@ def test_blocking_accept_and_a_thread_per_connection(tmp_path, diagnose):
     one listener, each handing every connection to a new thread. The
     diagnosis says wait "accept", closest variant "blocking"; the hand-off
     to the acceptor's own threads makes the process the worker, one row per
-    process, whose served count is what the probe saw that pid answer."""
+    process, whose served count is what the probe saw that pid answer. Over
+    --rounds 4 of one connection each (every round leaves a process out)
+    each round's split has one count per process, 0 for the one left out
+    (its acceptor thread, which served nothing, is not a worker of its own
+    in any round), and equals what the probe saw answered in it."""
     logs = tmp_path / "logs"
     logs.mkdir()
     server = subprocess.Popen([*FOREIGN, "--log-dir", str(logs)], cwd=ROOT, stdout=subprocess.PIPE, text=True,
                               start_new_session=True)
     try:
         ready = json.loads(server.stdout.readline())
-        d = diagnose("--port", str(ready["port"]), "--load", "ramp", "--connections", "20", "--request", "/pid",
-                     env={"ACCEPTLAB_TEST_PROBE_WORKER_FROM": "body"})
+        d = diagnose("--port", str(ready["port"]), "--load", "ramp", "--connections", "1", "--rounds", "4",
+                     "--request", "/pid", env={"ACCEPTLAB_TEST_PROBE_WORKER_FROM": "body"})
         rc, lines, err = d.finish()
         assert rc == 0, err
         diag = diagnosis_of(lines)
@@ -387,6 +391,11 @@ def test_blocking_accept_and_a_thread_per_connection(tmp_path, diagnose):
         assert served_by(diag, "pid") == probe_counts(summary)
         pools = [w for w in diag["workers"] if w["tid"] is None]
         assert sorted(w["pid"] for w in pools) == sorted(probe_counts(summary)), diag["workers"]
+        probe_rounds = [l["line"] for l in lines if l["kind"] == "probe" and l["line"]["type"] == "round"]
+        for mine, probe in zip(diag["rounds"], probe_rounds):
+            want = sorted(list(probe["counts"].values()) + [0] * (2 - len(probe["counts"])), reverse=True)
+            assert mine["split"] == "/".join(map(str, want)), (mine, probe["counts"])
+        assert len(diag["rounds"]) == len(probe_rounds) == 4
     finally:
         os.killpg(server.pid, signal.SIGKILL)
         server.wait(timeout=5)
