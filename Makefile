@@ -53,7 +53,7 @@ TEST_BINS := build/test_http build/test_response build/server-asan build/test_co
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test test-stress gate measure report bench soak fuzz clean check-platform install deb diagnose
+.PHONY: all deps test test-stress gate measure report bench soak fuzz clean check-platform install deb diagnose census
 
 all: deps $(BINS)
 
@@ -205,10 +205,22 @@ fuzz: build/fuzz_http
 # not converge).
 BENCH_MAX_ROUNDS ?= 20
 bench: all
-	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies balancing,cost,payoff,burst,trace_overhead --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --cost-seconds 2 --bench-rounds 3 --bench-within 0.02 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
+	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies balancing,cost,payoff,burst,trace_overhead,census --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --cost-seconds 2 --bench-rounds 3 --bench-within 0.02 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
 	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
 	$(PYTHON) -m report.report --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
 	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"
+
+# The census (probes/studies/census.py, docs/census.md): every server
+# software in probes/peers/software/ (nginx, HAProxy, Node, Apache, gunicorn,
+# uWSGI, lighttpd, h2o, Caddy, Puma, Unicorn, php-fpm, Varnish) at 2 and 4
+# workers, diagnosed by port and cross-checked against its own record, beside
+# our variants' balancing rows at the same counts, into build/census/ (its
+# tables in build/census/linux.md). `make measure` runs it at 2 workers.
+census: all
+	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies balancing,census --worker-counts 2,4 --results-dir build/census --no-canonical
+	$(Q)stamp=$$(ls -1 build/census | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
+	$(PYTHON) -m report.report --results-dir build/census --out build/census/linux.md --run "$$stamp" && \
+	echo "census: tables in build/census/linux.md (run build/census/$$stamp)"
 
 # The peers (probes/peers/): nginx x4, HAProxy x3 and a Node.js cluster x2 on
 # loopback, measured by the probe (and traced as root) into

@@ -6,7 +6,8 @@
 set -eu
 
 PACKAGES="gcc make clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev wrk gnuplot-nox \
-python3 python3-matplotlib python3-pytest python3-numpy iproute2 procps bpftrace linux-perf nginx libnginx-mod-http-perl haproxy nodejs stress-ng help2man dpkg-dev"
+python3 python3-matplotlib python3-pytest python3-numpy iproute2 procps bpftrace linux-perf nginx libnginx-mod-http-perl haproxy nodejs stress-ng help2man dpkg-dev \
+apache2 gunicorn uwsgi uwsgi-plugin-python3 lighttpd h2o caddy puma unicorn php8.2-fpm libfcgi-bin varnish"
 
 missing=""
 for p in $PACKAGES; do
@@ -24,15 +25,30 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
-# nginx and haproxy (the peers) must not start their own services on port
-# 80: a policy-rc.d that denies starts, for this install only, unless the
-# machine has one already.
+# The servers the peers and the census run (nginx, haproxy, apache2, ...)
+# must not start their own services on port 80: a policy-rc.d that denies
+# starts, for this install only, unless the machine has one already. Nor
+# are they left enabled: every service, socket or timer of a package this
+# install added is disabled after it (systemd's and System V's links).
 policy=/usr/sbin/policy-rc.d
-made=""
+before=$(mktemp)
+after=$(mktemp)
 if [ ! -e "$policy" ]; then
-	printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod 755 "$policy" && made=1
-	trap 'rm -f "$policy"' EXIT
+	printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod 755 "$policy"
+	trap 'rm -f "$policy" "$before" "$after"' EXIT
+else
+	trap 'rm -f "$before" "$after"' EXIT
 fi
+dpkg-query -W -f='${Package}\n' | sort > "$before"
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq $missing
+dpkg-query -W -f='${Package}\n' | sort > "$after"
+for pkg in $(comm -13 "$before" "$after"); do
+	for f in $(dpkg -L "$pkg" 2>/dev/null | grep -E '^/(usr/)?lib/systemd/system/[^/]+\.(service|socket|timer)$'); do
+		systemctl disable --quiet "$(basename "$f")" 2>/dev/null || true
+	done
+	for f in $(dpkg -L "$pkg" 2>/dev/null | grep -E '^/etc/init\.d/[^/]+$'); do
+		update-rc.d -f "$(basename "$f")" disable >/dev/null 2>&1 || true
+	done
+done
