@@ -53,7 +53,8 @@
 #define SAMPLE_MS 200         /* held counts sampled this often */
 #define PROGRESS_S 3.0        /* a progress line on stderr this often */
 #define ALIVE_CHECK_S 0.5     /* is the server still there? */
-#define ROUND_GAP_MS "200"  /* --rounds: the probe's pause between rounds, while a round's counts are marked */
+#define ROUND_GAP_MS "300"  /* --rounds: the probe's pause between rounds, while a round's counts are marked */
+#define ROUND_SETTLE_MS 200 /* at a round's end: at most this long for its last accepts */
 #define SETTLE_MS 1500        /* after the load: at most this long for the last accepts and reads */
 #define WAIT_SAMPLES 5        /* looks at each holder thread's syscall */
 #define WAIT_GAP_MS 20
@@ -586,8 +587,16 @@ static int nmarks;
  * last call. */
 static void mark_rounds(struct tracing *tr, struct detection *d, struct diagnosis *g, const struct probe_run *probe)
 {
+	struct diag_totals t;
+	double until = now_s() + ROUND_SETTLE_MS / 1000.0;
+
 	if (!env.rounds || probe->rounds_ended <= nmarks)
 		return;
+	/* The round's last accepts may trail its line (a server that takes
+	 * one connection at a time accepts the rest as the probe closes them):
+	 * a little while for every connection established to be accepted. */
+	for (read_totals(tr, &t); t.accepted < t.established && now_s() < until; read_totals(tr, &t))
+		usleep(2000);
 	read_threads(tr, d, g, 0);
 	while (nmarks < probe->rounds_ended && nmarks < DIAG_MAX_ROUNDS)
 		diagnosis_mark(g, &marks[nmarks++]);

@@ -62,7 +62,12 @@ static int waits_on_port(const struct diag_row *r)
 
 int diagnosis_is_pool(const struct diag_row *r)
 {
-	return r->tid && r->received && !r->received_cross && !r->accepted && !waits_on_port(r);
+	/* An epoll without the listener is an accept mutex's idle waiter only
+	 * in a thread that accepts or registers the listener; one that never
+	 * does (a reactor buffering requests for its process) is a pool's. */
+	int waits = waits_on_port(r) && !(r->wait == WAIT_EPOLL_WITHOUT && !r->ctl_add);
+
+	return r->tid && r->received && !r->received_cross && !r->accepted && !waits;
 }
 
 void diagnosis_pool_sample(struct diagnosis *g, int pid, long long held)
@@ -160,7 +165,7 @@ static void detail(struct diagnosis *g, const char *fmt, ...)
 /* ---- the mechanism ---- */
 
 /* Kinds of wait seen, as bits. */
-enum { K_EPOLL = 1, K_EXCL = 2, K_ACCEPT = 4 };
+enum { K_EPOLL = 1, K_EXCL = 2, K_ACCEPT = 4, K_POLL = 8 };
 
 static void classify_listener(struct diagnosis *g, const struct detection *d)
 {
@@ -198,7 +203,7 @@ static void classify_listener(struct diagnosis *g, const struct detection *d)
 static void classify_wait(struct diagnosis *g, const struct detection *d)
 {
 	unsigned kinds = 0, et = 0, lt = 0;
-	int with = 0, without = 0, accepting = 0;
+	int with = 0, without = 0, accepting = 0, polling = 0;
 
 	for (int i = 0; i < g->nrows; i++) {
 		const struct diag_row *r = &g->rows[i];
@@ -214,6 +219,14 @@ static void classify_wait(struct diagnosis *g, const struct detection *d)
 		if (r->wait == WAIT_ACCEPT) {
 			kinds |= K_ACCEPT;
 			accepting++;
+		}
+		/* poll() or select(): /proc does not say on what, the trace
+		 * does: a thread that accepts the port's connections waits on
+		 * its listener there (level-triggered, every poller woken). */
+		if (r->wait == WAIT_POLL && r->accepted) {
+			kinds |= K_POLL;
+			lt = 1;
+			polling++;
 		}
 		with += r->wait == WAIT_EPOLL;
 		without += r->wait == WAIT_EPOLL_WITHOUT;
@@ -232,6 +245,7 @@ static void classify_wait(struct diagnosis *g, const struct detection *d)
 	case K_EPOLL: g->wait = "epoll"; break;
 	case K_EXCL: g->wait = "epoll-exclusive"; break;
 	case K_ACCEPT: g->wait = "accept"; break;
+	case K_POLL: g->wait = "poll"; break;
 	default: g->wait = "mixed"; break;
 	}
 	g->triggered = et && lt ? "mixed" : et ? "edge" : lt ? "level" : NULL;
@@ -246,6 +260,8 @@ static void classify_wait(struct diagnosis *g, const struct detection *d)
 		detail(g, "; %d waiting in epoll_wait without one", without);
 	if (accepting)
 		detail(g, "; %d blocked in accept()", accepting);
+	if (polling)
+		detail(g, "; %d waiting in poll() or select() that accepted the port's connections", polling);
 	if (g->wait && strcmp(g->wait, "mixed") == 0) {
 		detail(g, " (");
 		for (int i = 0, n = 0; i < g->nrows && n < 8; i++) {
@@ -310,6 +326,21 @@ static void collapse_pools(struct diagnosis *g)
 		p->wasted += r.wasted;
 	}
 	g->nrows = n;
+	/* The process is the worker: what its acceptors read first themselves
+	 * (an acceptor that reads a request before handing it on) counts for
+	 * its pool's row too, and an acceptor is left with its accepts only. */
+	for (int i = 0; i < g->nrows; i++) {
+		struct diag_row *a = &g->rows[i];
+
+		if (!a->tid || !a->handed_off || !a->served)
+			continue;
+		for (int j = 0; j < g->nrows; j++)
+			if (!g->rows[j].tid && g->rows[j].pid == a->pid) {
+				g->rows[j].served += a->served;
+				a->served = 0;
+				break;
+			}
+	}
 }
 
 static void classify_variant(struct diagnosis *g)
@@ -356,6 +387,8 @@ static void classify_variant(struct diagnosis *g)
 		g->closest_variant = edge ? "exclusive" : "exclusive-reorder";
 	} else if (ok_wait && strcmp(g->wait, "epoll") == 0) {
 		g->closest_variant = edge ? "bare" : "lt";
+	} else if (ok_wait && strcmp(g->wait, "poll") == 0) {
+		g->closest_variant = "lt"; /* level-triggered readiness, every waiter woken, as lt's epoll */
 	} else if (ok_wait && strcmp(g->wait, "mixed") == 0) {
 		g->closest_variant = edge ? "bare" : "lt";
 	} else {
@@ -602,6 +635,10 @@ static void verdict_mechanism(struct diagnosis *g)
 			       "last in, first out, so the thread that most recently began waiting gets the next "
 			       "connection",
 			    g->triggered ? g->triggered : "?");
+		else if (strcmp(g->wait, "poll") == 0)
+			say(g, ", each in poll() or select() (level-triggered, not exclusive: the trace saw those "
+			       "threads accept the port's connections): every idle waiter is woken for each connection "
+			       "and the first to reach accept() takes it");
 		else if (strcmp(g->wait, "epoll") == 0)
 			say(g, ", each in its own epoll (%s-triggered, not exclusive): every idle waiter is woken for "
 			       "each connection and the first to reach accept() takes it%s",
@@ -699,33 +736,46 @@ static void marked(const struct diag_mark *m, int tid, unsigned long long *accep
 		}
 }
 
+/* Whether thread tid's row is out of the whole watch's split (an acceptor
+ * that handed its connections on: diagnosis_in_split), in w, collapsed. */
+static int out_of_split(const struct diagnosis *w, int tid)
+{
+	for (int i = 0; i < w->nrows; i++)
+		if (w->rows[i].tid == tid)
+			return !diagnosis_in_split(w, &w->rows[i]);
+	return 0;
+}
+
 void diagnosis_rounds(struct diagnosis *g, const struct diag_mark *marks, int n)
 {
-	static struct diagnosis t;
+	static struct diagnosis t, whole;
 
+	/* The rows out of each round's split are those out of the whole
+	 * watch's, so a worker is one count in every round, 0 when the round
+	 * left it out. */
+	whole = *g;
+	collapse_pools(&whole);
+	classify_split(&whole);
 	g->nrounds = 0;
 	for (int k = 0; k < n && k < DIAG_MAX_ROUNDS; k++) {
 		struct diag_round *out = &g->round[g->nrounds++];
+		int kept = 0;
 
 		t = *g;
-		t.nrows = 0;
-		for (int i = 0; i < g->nrows; i++) {
-			struct diag_row *r = &t.rows[t.nrows];
+		for (int i = 0; i < t.nrows; i++) {
+			struct diag_row *r = &t.rows[i];
 			unsigned long long a1, s1, a0, s0;
 
-			/* An acceptor that handed every connection of the watch on
-			 * is out of the split (diagnosis_in_split), in every round:
-			 * its process is counted where its connections were served. */
-			if (g->rows[i].served == 0 && g->rows[i].accepted > 0 && g->rows[i].handed_off > 0)
-				continue;
-			*r = g->rows[i];
 			marked(&marks[k], r->tid, &a1, &s1);
 			marked(k ? &marks[k - 1] : NULL, r->tid, &a0, &s0);
 			r->accepted = a1 - a0;
 			r->served = s1 - s0;
-			t.nrows++;
 		}
 		collapse_pools(&t);
+		for (int i = 0; i < t.nrows; i++)
+			if (!t.rows[i].tid || !out_of_split(&whole, t.rows[i].tid))
+				t.rows[kept++] = t.rows[i];
+		t.nrows = kept;
 		classify_split(&t);
 		memcpy(out->split, t.split, sizeof(out->split));
 		out->split_of = t.split_of;

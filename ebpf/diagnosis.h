@@ -54,7 +54,7 @@ struct diagnosis {
 	int holders;                    /* processes holding them (readable ones) */
 	int addresses;                  /* distinct local addresses among them */
 	int groups;                     /* reuseport groups (the iterator's), 0 unknown */
-	const char *wait;               /* "epoll" | "epoll-exclusive" | "accept" | "mixed" | NULL */
+	const char *wait;               /* "epoll" | "epoll-exclusive" | "accept" | "poll" | "mixed" | NULL */
 	const char *triggered;          /* "edge" | "level" | "mixed" | NULL */
 	char wait_detail[512];
 	const char *selector;           /* "bpf" | "hash" | NULL (shared) */

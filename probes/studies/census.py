@@ -19,12 +19,13 @@ temp dir, its own session, stopped by process group) and then:
               worker's pid: nginx $pid, Apache %P, gunicorn %(p)s, uWSGI
               %(pid)), the record's connections per pid over the same
               three rounds are set beside the diagnosis's.
-  held        one more burst, watched by a passive diagnosis and held
-              open once every connection is answered (the probe's
-              --pause-at asked): sock_diag's owner of each held connection
-              (`ss -tnp`: which process holds its descriptor) beside the
-              diagnosis's served counts per process. For php-fpm, that
-              many FastCGI requests (cgi-fcgi, one connection each) and
+  held        for a server that keeps no such record: one more burst,
+              watched by a passive diagnosis and held open once every
+              connection is answered (the probe's --pause-at asked):
+              sock_diag's owner of each held connection (`ss -tnp`: which
+              process holds its descriptor) beside the diagnosis's served
+              counts per process. For php-fpm, whose shapes send nothing,
+              that many FastCGI requests (cgi-fcgi, one connection each) and
               its access log's %p instead. HAProxy, whose workers are
               threads of one process, answers its thread number (%[thread]):
               the probe's counts of those answers, compared as a split.
@@ -93,9 +94,9 @@ def meta(plan):
         "how": "each configuration started fresh per worker count (probes/peers/peers.py Peer), then "
                "bin/acceptlab-diagnose --load SHAPE --rounds 3 per shape (burst, ramp, keepalive; --tcp "
                "for FastCGI), the server's access log (worker pid) counted over the same rounds where it "
-               "keeps one; then one burst held open under a passive diagnosis with sock_diag's owner of "
-               "each held connection (HAProxy: its %[thread] answers; php-fpm: FastCGI requests and its "
-               "access log)"}}
+               "keeps one; where it keeps none, one burst held open under a passive diagnosis with "
+               "sock_diag's owner of each held connection (HAProxy: its %[thread] answers; php-fpm: "
+               "FastCGI requests and its access log)"}}
 
 
 # ---- the truth beside the diagnosis -------------------------------------------
@@ -181,6 +182,13 @@ def shape_row(base, shape, diag, sw, truth):
     return row
 
 
+def needs_held_check(sw):
+    """The held burst, for a server whose shapes had no record beside them:
+    one that keeps no pid log, or php-fpm (its shapes send nothing, so its
+    log is read over FastCGI requests in the held check)."""
+    return not sw.keeps_pid_log() or not sw.http
+
+
 def held_probe_args(peer, sw, connections):
     args = ["--shape", "burst", "--connections", str(connections), "--rounds", "1", "--pause-at", "asked"]
     if sw.answers_pid:
@@ -196,7 +204,7 @@ def held_check(peer, sw, connections, prefix, running):
     if d.read_until("attached", ATTACH_TIMEOUT_S) is None:
         raise StepFailed("acceptlab-diagnose exited %s before attaching: %s"
                          % (d.reap(), tail(prefix + ".diagnose.stderr")))
-    seen = None
+    seen, held_open = None, None
     if sw.http:
         cmd = [PROBE, "--target", "127.0.0.1:%d" % peer.port, *held_probe_args(peer, sw, connections), "--json"]
         with registering():
@@ -209,6 +217,7 @@ def held_check(peer, sw, connections, prefix, running):
                 lines.append(line)
                 if '"event":"held"' in line:
                     seen = owners(peer.port)
+                    held_open = json.loads(line).get("open")
                     proc.stdin.write("\n")
                     proc.stdin.flush()
             proc.wait(timeout=DIAGNOSE_TIMEOUT_S)
@@ -227,7 +236,7 @@ def held_check(peer, sw, connections, prefix, running):
     if diag is None:
         raise StepFailed("the passive diagnosis exited %s without a diagnosis: %s"
                          % (d.reap(), tail(prefix + ".diagnose.stderr")))
-    return diag, seen, answered
+    return diag, seen, answered, held_open
 
 
 def fastcgi_burst(sw, peer, n):
@@ -242,14 +251,15 @@ def fastcgi_burst(sw, peer, n):
     return sum(ok)
 
 
-def held_row(base, sw, diag, seen, answered, connections):
+def held_row(base, sw, diag, seen, answered, held_open, connections):
     if sw.mode == "threads" and answered is not None:
         source, truth, diagnosed, by_split = sw.truth, answered, served_by(diag, "tid"), True
     elif not sw.http:
         source, truth, diagnosed, by_split = sw.truth, seen, served_by(diag, "pid"), False
     else:
         source, truth, diagnosed, by_split = "sock_diag owner of each held connection", seen, served_by(diag, "pid"), False
-    return dict(base, kind="held", connections=connections, traced=diag.get("traced"), **mechanism(diag),
+    return dict(base, kind="held", connections=connections, held_open=held_open, traced=diag.get("traced"),
+                **mechanism(diag),
                 split=diag.get("split"), within_2to1=diag.get("within_2to1"),
                 crosscheck={"source": source, "truth": truth, "diagnosed": diagnosed,
                             "compared_by": "split" if by_split else "pid",
@@ -289,9 +299,10 @@ def server_step(plan, raw_dir, name, workers):
                                     sum(served_by(diag, "pid").values()))
                 rows.append(shape_row(base, shape, diag, sw, truth))
                 texts.append("%s %s" % (shape, " ".join(r["split"] or "-" for r in rows[-1]["rounds"])))
-            diag, seen, answered = held_check(peer, sw, connections, prefix + ".held", running)
-            rows.append(held_row(base, sw, diag, seen, answered, connections))
-            texts.append("held %s" % ("equal" if rows[-1]["crosscheck"]["equal"] else "DIFFERS"))
+            if needs_held_check(sw):
+                diag, seen, answered, held_open = held_check(peer, sw, connections, prefix + ".held", running)
+                rows.append(held_row(base, sw, diag, seen, answered, held_open, connections))
+                texts.append("held %s" % ("equal" if rows[-1]["crosscheck"]["equal"] else "DIFFERS"))
         done = True
     except StepFailed as e:
         raise StepFailed(str(e), rows + [dict(base, kind="error", error=str(e))])

@@ -3,28 +3,23 @@ one Software subclass (base.py says what it implements). SOFTWARE maps the
 software's key to an instance, in the census's order; CONFIGS every
 configuration name to (software key, setting)."""
 
-import importlib
-
+from probes.peers.software.apache import Apache
 from probes.peers.software.base import Software
+from probes.peers.software.caddy import Caddy
+from probes.peers.software.gunicorn import Gunicorn
+from probes.peers.software.h2o import H2o
+from probes.peers.software.haproxy import Haproxy
+from probes.peers.software.lighttpd import Lighttpd
+from probes.peers.software.nginx import Nginx
+from probes.peers.software.node import Node
+from probes.peers.software.phpfpm import PhpFpm
+from probes.peers.software.puma import Puma
+from probes.peers.software.unicorn import Unicorn
+from probes.peers.software.uwsgi import Uwsgi
+from probes.peers.software.varnish import Varnish
 
-# module -> class, in the order the census runs them.
-MODULES = (("nginx", "Nginx"), ("haproxy", "Haproxy"), ("node", "Node"), ("apache", "Apache"),
-           ("gunicorn", "Gunicorn"), ("uwsgi", "Uwsgi"), ("lighttpd", "Lighttpd"), ("h2o", "H2o"),
-           ("caddy", "Caddy"), ("puma", "Puma"), ("unicorn", "Unicorn"), ("phpfpm", "PhpFpm"),
-           ("varnish", "Varnish"))
-
-
-def _load():
-    found = []
-    for module, cls in MODULES:
-        try:
-            found.append(getattr(importlib.import_module("probes.peers.software." + module), cls)())
-        except ModuleNotFoundError as e:
-            if e.name != "probes.peers.software." + module:
-                raise
-    return found
-
-
-SOFTWARE = {s.name: s for s in _load()}
+# In the order the census runs them.
+SOFTWARE = {s.name: s for s in (Nginx(), Haproxy(), Node(), Apache(), Gunicorn(), Uwsgi(), Lighttpd(), H2o(),
+                                Caddy(), Puma(), Unicorn(), PhpFpm(), Varnish())}
 CONFIGS = {name: (s.name, setting) for s in SOFTWARE.values() for name, setting in s.configs.items()}
 assert all(isinstance(s, Software) for s in SOFTWARE.values())
