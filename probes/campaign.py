@@ -127,6 +127,9 @@ STUDY = {m.NAME: m for m in (balancing, perturbation, timeline, placement, model
                              faults, cost, payoff, burst, trace_overhead, profile, peers_study, diagnosis, census,
                              reload)}
 STUDIES = list(STUDY)
+# What a campaign runs without --studies: every study but those that say
+# NOT_BY_DEFAULT (the peers study: the census diagnoses its servers).
+DEFAULT_STUDIES = [n for n in STUDIES if not getattr(STUDY[n], "NOT_BY_DEFAULT", False)]
 QUICK_ARMS = arms.in_study("quick")
 NEEDS_ROOT = arms.needing_root()  # loads a BPF program (CAP_BPF)
 # The studies whose arms --bench-arms chooses, and the names it accepts
@@ -405,7 +408,9 @@ def parse_args():
     ap.add_argument("--arms", help="comma-separated arms of acceptlab/arms.py (default: every arm but those "
                                    "cost runs alone; with --quick: %s)" % ",".join(QUICK_ARMS))
     ap.add_argument("--variants", nargs="?", const="", help=argparse.SUPPRESS)  # the old name: exit 2, saying so
-    ap.add_argument("--studies", default=",".join(STUDIES), help="comma-separated (default: all)")
+    ap.add_argument("--studies", default=",".join(DEFAULT_STUDIES),
+                    help="comma-separated, of: %s (default: all but %s)"
+                    % (",".join(STUDIES), ",".join(n for n in STUDIES if n not in DEFAULT_STUDIES)))
     ap.add_argument("--bench-arms",
                     help="arms the wrk and burst studies (%s) run, or 'all' (make bench): "
                          "payoff every arm in --arms, burst %s, cost %s (and bare and fdpass at 1 worker "
@@ -414,9 +419,11 @@ def parse_args():
                     % (", ".join(BENCH_STUDIES), ",".join(burst.default_arms(False)), ",".join(cost.bench_arms()),
                        ",".join(cost.default_arms(False)), ",".join(payoff.default_arms(False)),
                        ",".join(burst.default_arms(False)), ",".join(ANCHORS)))
-    ap.add_argument("--peers", help="comma-separated peer configurations for the peers study (default: all: %s; "
-                                    "with --quick: %s); they narrow the diagnosis study's peers too"
-                    % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS)))
+    ap.add_argument("--peers", help="comma-separated server configurations: the peers study's (default: all: %s; "
+                                    "with --quick: %s); they narrow the diagnosis study's peers and the census's "
+                                    "servers (any of: %s) too"
+                    % (",".join(peers.PEERS), ",".join(STUDY["peers"].QUICK_PEERS),
+                       ",".join(STUDY["census"].servers_of(Plan(studies=("census",))))))
     ap.add_argument("--results-dir", default=RESULTS_DIR)
     ap.add_argument("--no-canonical", action="store_true", help="do not point CANONICAL at this run")
     ap.add_argument("--no-trace", action="store_true",
@@ -517,7 +524,8 @@ def plan_from(args, stamp="<stamp>"):
     trace, peers_trace, _, _ = tracer_wanted(args, studies)
     plan = Plan(platform=args.platform, quick=args.quick, rounds=rounds, workers=args.workers,
                 worker_counts=worker_counts, arms=tuple(chosen), studies=tuple(studies),
-                peers=tuple(names_list(args.peers, "--peers", list(peers.PEERS))) if args.peers is not None else None,
+                peers=tuple(names_list(args.peers, "--peers", STUDY["census"].servers_of(Plan(studies=("census",)))))
+                if args.peers is not None else None,
                 bench_arms=tuple(bench_arms) if bench_arms is not None else None, bench_all=bench_all,
                 bench_rounds=args.bench_rounds, bench_seconds=args.bench_seconds, cost_seconds=args.cost_seconds,
                 bench_within=args.bench_within, bench_max_rounds=args.bench_max_rounds, trace=trace,

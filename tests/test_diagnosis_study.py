@@ -210,7 +210,8 @@ def test_expectations_are_test_diagnoses():
     holds the diagnosis to (our variants at 2 and 4 workers; the peers' table
     is the study's own, which test_diagnose.py imports), and every
     arm with the study's word has one; the study is in the campaign's
-    default list of studies, so `make measure` runs it."""
+    default list of studies, so `make measure` runs it, leaving the peers to
+    the census (which runs there too); asked alone, it runs them."""
     for spec, workers in test_diagnose.CASES:
         variant = spec.split()[0]  # its process-mode arm has its name; handoff's runs in threads mode
         got = diagnosis.expected_ours(variant, workers)
@@ -221,11 +222,13 @@ def test_expectations_are_test_diagnoses():
     assert set(diagnosis.PEERS_EXPECTED) == set(diagnosis.PEER_SERVERS)
     for arm in arms.in_study("diagnosis"):
         assert arms.get(arm).variant in diagnosis.OURS_EXPECTED, arm
-    assert "diagnosis" in campaign.STUDIES
-    plan = subprocess.run([*CAMPAIGN, "--platform", "linux", "--plan"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
-    assert plan.returncode == 0, plan.stderr
-    steps = [l.split(None, 1)[1].split("   (")[0].strip() for l in plan.stdout.splitlines()
-             if l.startswith("diagnosis ")]
-    assert steps == (["%s %dw" % (a, n) for n in diagnosis.DIAGNOSIS_WORKERS for a in arms.in_study("diagnosis")]
-                     + list(diagnosis.PEER_SERVERS))
+    assert "diagnosis" in campaign.DEFAULT_STUDIES and "census" in campaign.DEFAULT_STUDIES
+    ours = ["%s %dw" % (a, n) for n in diagnosis.DIAGNOSIS_WORKERS for a in arms.in_study("diagnosis")]
+    for studies, peers in ((None, []), ("diagnosis", list(diagnosis.PEER_SERVERS))):
+        plan = subprocess.run([*CAMPAIGN, "--platform", "linux", "--plan",
+                               *(["--studies", studies] if studies else [])], cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
+        assert plan.returncode == 0, plan.stderr
+        steps = [l.split(None, 1)[1].split("   (")[0].strip() for l in plan.stdout.splitlines()
+                 if l.startswith("diagnosis ")]
+        assert steps == ours + peers, (studies, steps)

@@ -232,7 +232,7 @@ def test_run_without_any_study(results, tmp_path):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"report: results/linux/{STAMP}: no study results in the run "
                                   "(expected one of balancing.jsonl, perturbation.jsonl, trace.jsonl, peers.jsonl, "
-                                  "diagnosis.jsonl, timeline.jsonl, placement.jsonl"), proc.stderr
+                                  "diagnosis.jsonl, census.jsonl, timeline.jsonl, placement.jsonl"), proc.stderr
 
 
 # ---------------------------------------------------------------- the arms' facts: the run's own

@@ -60,6 +60,7 @@ PER_WORKER = 16              # connections per worker per round: 32 at 2 workers
 ATTACH_TIMEOUT_S = 20
 HELD_WATCH_S = 1.5           # the passive watch, from the moment it is attached; the held burst takes less
 FIELDS = ("listener", "listeners", "wait", "selector", "handoff", "closest_variant")
+QUICK_SERVERS = ("nginx-default", "apache-event")  # --quick: two of them
 NEEDS_ROOT = "skipped: needs root (the diagnosis attributes connections by tracing them with BPF)"
 
 
@@ -69,8 +70,10 @@ def worker_counts(plan):
 
 
 def servers_of(plan):
-    """Every configuration the softwares know, narrowed to --peers when given."""
-    return [n for n in peers.CONFIGS if n not in peers.ANCHORS and (plan.peers is None or n in plan.peers)]
+    """Every configuration the softwares know (QUICK_SERVERS with --quick),
+    narrowed to --peers when given."""
+    names = QUICK_SERVERS if plan.quick else [n for n in peers.CONFIGS if n not in peers.ANCHORS]
+    return [n for n in names if plan.peers is None or n in plan.peers]
 
 
 def peer_configs(plan):

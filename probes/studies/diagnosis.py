@@ -120,7 +120,10 @@ def arms_of(plan):
 
 
 def peers_of(plan):
-    """PEER_SERVERS (QUICK_PEERS with --quick), narrowed to --peers when given."""
+    """PEER_SERVERS (QUICK_PEERS with --quick), narrowed to --peers when given;
+    none when the census runs too (it diagnoses them, beside their own record)."""
+    if "census" in plan.studies:
+        return []
     names = QUICK_PEERS if plan.quick else PEER_SERVERS
     return [n for n in names if plan.peers is None or n in plan.peers]
 

@@ -8,6 +8,9 @@ from probes.harness.lifecycle import StepFailed
 from probes.peers import peers
 
 NAME = "peers"
+# Not in a campaign unless asked (--studies peers, make peers): the census
+# (probes/studies/census.py) runs the same servers, diagnosed by the kernel.
+NOT_BY_DEFAULT = True
 # --quick: nginx's default configuration only (the default: every
 # configuration peers.py knows; unavailable ones are a row saying why).
 QUICK_PEERS = ["nginx-default"]

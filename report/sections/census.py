@@ -277,6 +277,12 @@ def crosscheck_notes(shapes: list, held: list) -> list:
     return out + (bad + [""] if bad else [])
 
 
+def census_absent(meta: Meta) -> list:
+    return ["## Real servers", "",
+            "Not measured in this run: it has no `census.jsonl` (the campaign's `census` study writes it; "
+            "`make census` runs it alone).", ""]
+
+
 read_census = row_reader(parse_census_row)
 STUDY = Study("census", "census.jsonl", read_census, render_census,
-              is_round=lambda row: isinstance(row, Shape), reads=("balancing",))
+              is_round=lambda row: isinstance(row, Shape), absent=census_absent, reads=("balancing",))

@@ -48,7 +48,7 @@ class Puma(Software):
     packages = ("puma",)
     truth = "Rack app log of the worker's pid"
     configs = {"puma-cluster": "default"}
-    settings = {"default": "-w workers -t 1:1 (cluster mode, one thread each)"}
+    settings = {"default": "-w workers (cluster mode), its default threads"}
     files = ("config.ru",)
 
     def version(self):
@@ -56,7 +56,7 @@ class Puma(Software):
 
     def command(self, setting, d, port, workers, access_log=True):
         app = write_app(d)
-        return [self.path(), "-e", "production", "-w", str(workers), "-t", "1:1",
+        return [self.path(), "-e", "production", "-w", str(workers),
                 "-b", "tcp://127.0.0.1:%d" % port, "--pidfile", os.path.join(d, "puma.pid"), app], {}
 
     def workers(self, proc, d, workers):
