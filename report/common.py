@@ -481,6 +481,7 @@ class CensusParams:
     shapes: tuple
     rounds: int
     per_worker: int
+    documented: tuple = ()  # (configuration, what its software's --help says the setting does)
 
 
 def parse_census_params(params: dict, where: tuple) -> Optional[CensusParams]:
@@ -496,7 +497,12 @@ def parse_census_params(params: dict, where: tuple) -> Optional[CensusParams]:
         raise RowError('"workers" must be an array of counts', at + ("workers",))
     if not isinstance(shapes, list) or not all(isinstance(s, str) for s in shapes):
         raise RowError('"shapes" must be an array of names', at + ("shapes",))
-    return CensusParams(tuple(workers), tuple(shapes), get_int(obj, "rounds", 1, at), get_int(obj, "per_worker", 1, at))
+    documented = []
+    for sw in (obj.get("software") or {}).values():
+        if isinstance(sw, dict) and isinstance(sw.get("documented"), dict):
+            documented += [(k, v) for k, v in sw["documented"].items() if isinstance(v, str)]
+    return CensusParams(tuple(workers), tuple(shapes), get_int(obj, "rounds", 1, at), get_int(obj, "per_worker", 1, at),
+                        tuple(documented))
 
 
 def parse_peers_params(params: dict, where: tuple) -> Optional[PeersParams]:

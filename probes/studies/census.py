@@ -92,7 +92,8 @@ def meta(plan):
         "servers": servers_of(plan), "workers": list(worker_counts(plan)), "shapes": list(SHAPES),
         "rounds": ROUNDS, "per_worker": PER_WORKER,
         "software": {k: {"packages": list(s.packages), "mode": s.mode, "truth": s.truth, "http": s.http,
-                         "settings": {n: s.settings.get(v, v) for n, v in s.configs.items()}}
+                         "settings": {n: s.settings.get(v, v) for n, v in s.configs.items()},
+                         "documented": {n: s.documented[v] for n, v in s.configs.items() if v in s.documented}}
                      for k, s in SOFTWARE.items()},
         "how": "each configuration started fresh per worker count (probes/peers/peers.py Peer), then "
                "bin/acceptlab-diagnose --load SHAPE --rounds 3 per shape (burst, ramp, keepalive; --tcp "
@@ -172,7 +173,8 @@ def shape_row(base, shape, diag, sw, truth):
     rounds = diag.get("rounds") or []
     key = "tid" if sw.mode == "threads" else "pid"
     row = dict(base, kind="shape", shape=shape, traced=diag.get("traced"), partial=diag.get("partial"),
-               **mechanism(diag), split=diag.get("split"), split_of=diag.get("split_of"),
+               **mechanism(diag), wait_detail=diag.get("wait_detail"), split=diag.get("split"),
+               split_of=diag.get("split_of"),
                rounds=[{k: r.get(k) for k in ("round", "split", "within_2to1", "connections", "fair_chance")}
                        for r in rounds],
                within=sum(1 for r in rounds if r.get("within_2to1")), of=len(rounds),

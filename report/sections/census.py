@@ -31,6 +31,7 @@ class Shape:
     within: int                   # rounds within 2:1
     crosscheck: Optional[tuple]   # (source, equal, diagnosed, truth) or None (no log)
     traced: bool
+    wait_detail: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -111,9 +112,10 @@ def parse_census_row(obj: dict, line: int):
             source, equal, diagnosed, truth, _, _ = crosscheck_of(obj)
             check = (source, equal, diagnosed, truth)
         version = obj.get("version")
+        detail = obj.get("wait_detail")
         return Shape(line, server, get_str(obj, "software"), version if isinstance(version, str) else None,
                      get_str(obj, "setting"), workers, shape, fields_of(obj), splits, within, check,
-                     obj.get("traced") is True)
+                     obj.get("traced") is True, detail if isinstance(detail, str) else None)
     if kind == "held":
         source, equal, diagnosed, truth, by_split, per_process = crosscheck_of(obj)
         return Held(line, server, workers, source, equal, diagnosed, truth, by_split, per_process)
@@ -191,7 +193,7 @@ def render_census(meta: Meta, rows: list, others: dict) -> list:
                        f"{cell_text(crosscheck_cell(mine, held.get(k)))} |")
         out.append("")
         out += beside_ours(keys, shapes, others.get("balancing"))
-        out += findings(keys, shapes)
+        out += findings(keys, shapes, dict(c.documented) if c else {})
         out += crosscheck_notes(shapes, list(held.values()))
     else:
         out += ["No server was measured in this run.", ""]
@@ -218,9 +220,11 @@ def beside_ours(keys: list, shapes: list, balancing: Optional[list]) -> list:
     return out + [""]
 
 
-def findings(keys: list, shapes: list) -> list:
+def findings(keys: list, shapes: list, documented: dict) -> list:
     """Per software: how it spreads at each worker count, and where it has
-    several settings, which kept the most rounds within 2:1."""
+    several settings, which kept the most rounds within 2:1, and whether a
+    setting changed anything the diagnosis sees of how the port is shared
+    (beside what the software's own help says the setting does)."""
     out = ["### Findings per server", ""]
     by_software = {}
     for k in keys:
@@ -246,11 +250,39 @@ def findings(keys: list, shapes: list) -> list:
                 continue
             options.sort(key=lambda o: (-o[0] / max(o[1], 1), o[2].line))
             best, rest = options[0], options[1:]
-            line += (f" At {plural(workers, 'worker')}, {best[2].setting} kept the most rounds within 2:1 "
-                     f"({best[0]} of {best[1]}), against " + ", ".join(f"{o[2].setting} {o[0]} of {o[1]}"
-                                                                        for o in rest) + ".")
+            if all(o[0] * best[1] == best[0] * o[1] for o in rest):
+                line += (f" At {plural(workers, 'worker')}, its settings kept as many rounds within 2:1 each ("
+                         + ", ".join(f"{o[2].setting} {o[0]} of {o[1]}" for o in options) + ").")
+            else:
+                line += (f" At {plural(workers, 'worker')}, {best[2].setting} kept the most rounds within 2:1 "
+                         f"({best[0]} of {best[1]}), against " + ", ".join(f"{o[2].setting} {o[0]} of {o[1]}"
+                                                                            for o in rest) + ".")
+            line += same_mechanism(options, documented)
         out.append(line)
     return out + [""]
+
+
+def same_mechanism(options: list, documented: dict) -> str:
+    """Settings of one software at one worker count whose diagnosis found the
+    same mechanism as its first (default) configuration: said, with what
+    the software's help says the setting does and each one's waiters."""
+    first = min(options, key=lambda o: o[2].line)[2]
+    text = ""
+    for _, _, s in sorted(options, key=lambda o: o[2].line)[1:]:
+        if s.found != first.found:
+            continue
+        text += (f" The diagnosis finds {s.server} sharing the port as {first.server} does "
+                 f"({mechanism_text(s.found)}, closest variant {s.found[5] or 'none'})")
+        if s.server in documented:
+            text += f", where its help says {documented[s.server]}"
+        if s.wait_detail and first.wait_detail and s.wait_detail != first.wait_detail:
+            text += f"; waiters, {first.server}: {s_detail(first)}; {s.server}: {s_detail(s)}"
+        text += "."
+    return text
+
+
+def s_detail(s: Shape) -> str:
+    return s.wait_detail.split("; ", 1)[1] if "; " in (s.wait_detail or "") else (s.wait_detail or "-")
 
 
 def split_ratio(split: str) -> float:
@@ -270,9 +302,12 @@ def crosscheck_notes(shapes: list, held: list) -> list:
             + (" ".join(f"{k}:{n}" for k, n in h.truth) or "none") + "."
             for h in held if not h.equal]
     logged = [s for s in shapes if s.crosscheck]
-    out = [f"**The cross-check.** The server's own log equals the diagnosis in "
-           f"{sum(s.crosscheck[1] for s in logged)} of {plural(len(logged), 'shape')} that keep one; the held "
-           f"burst's owners equal it in {sum(h.equal for h in held)} of {plural(len(held), 'server')}"
+    said = [f"the server's own log equals the diagnosis in {sum(s.crosscheck[1] for s in logged)} of "
+            f"{plural(len(logged), 'shape')} of the servers that keep one"] if logged else []
+    said += [f"the held burst's record equals it in {sum(h.equal for h in held)} of "
+             f"{plural(len(held), 'server')} checked that way"] if held else []
+    text = "; ".join(said) or "nothing was cross-checked"
+    out = ["**The cross-check.** " + text[:1].upper() + text[1:]
            + (". Where they differ:" if bad else "."), ""]
     return out + (bad + [""] if bad else [])
 

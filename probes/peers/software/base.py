@@ -114,6 +114,7 @@ class Software:
     log = "access.log"   # that record's file in its dir
     configs = {}         # configuration name -> setting
     settings = {}        # setting -> what it sets, in the software's own words
+    documented = {}      # setting -> what the software's own --help says the setting does (quoted)
     files = ()           # its configuration files in its dir, kept beside the run's raw output
     start_timeout = 15.0
 

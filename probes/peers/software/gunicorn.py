@@ -33,6 +33,8 @@ class Gunicorn(Software):
     binary = "gunicorn"
     packages = ("gunicorn",)
     truth = "gunicorn access log %(p)s"
+    documented = {"reuse_port": "--reuse-port: Set the SO_REUSEPORT flag on the listening socket. "
+                                "(gunicorn --help)"}
     configs = {"gunicorn-sync": "default", "gunicorn-reuse-port": "reuse_port"}
     settings = {"default": "--worker-class sync (the default)",
                 "reuse_port": "--reuse-port (SO_REUSEPORT on the arbiter's socket)"}

@@ -33,6 +33,7 @@ class Uwsgi(Software):
     binary = "uwsgi"
     packages = ("uwsgi", "uwsgi-plugin-python3")  # logfile_plugin is in uwsgi-core
     truth = "uWSGI request log %(pid)"
+    documented = {"thunder_lock": "--thunder-lock: serialize accept() usage (if possible) (uwsgi --help)"}
     configs = {"uwsgi-default": "default", "uwsgi-thunder-lock": "thunder_lock"}
     settings = {"default": "--master --processes N", "thunder_lock": "--thunder-lock"}
     files = ("app.py",)
