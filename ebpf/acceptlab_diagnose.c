@@ -53,8 +53,8 @@
 #define SAMPLE_MS 200         /* held counts sampled this often */
 #define PROGRESS_S 3.0        /* a progress line on stderr this often */
 #define ALIVE_CHECK_S 0.5     /* is the server still there? */
-#define ROUND_GAP_MS "300"  /* --rounds: the probe's pause between rounds, while a round's counts are marked */
-#define ROUND_SETTLE_MS 200 /* at a round's end: at most this long for its last accepts */
+#define ROUND_GAP_MS "200"  /* --rounds: the probe's pause between rounds, while a round's counts are marked */
+#define ROUND_SETTLE_MS 120 /* at a round's end: at most this long for its last accepts */
 #define SETTLE_MS 1500        /* after the load: at most this long for the last accepts and reads */
 #define WAIT_SAMPLES 5        /* looks at each holder thread's syscall */
 #define WAIT_GAP_MS 20

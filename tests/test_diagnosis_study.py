@@ -207,7 +207,8 @@ def test_report_refuses_a_row_whose_flag_disagrees(tmp_path):
 
 def test_expectations_are_test_diagnoses():
     """The study's expected mechanisms are the ones tests/test_diagnose.py
-    holds the diagnosis to (our variants at 2 and 4 workers; the peers' table
+    holds the diagnosis to (our variants at 2 and 4 workers, the study's at
+    DIAGNOSIS_WORKERS; the peers' table
     is the study's own, which test_diagnose.py imports), and every
     arm with the study's word has one; the study is in the campaign's
     default list of studies, so `make measure` runs it, leaving the peers to

@@ -160,14 +160,7 @@ def availability(name, workers=WORKERS):
 def get_close(port, path, timeout):
     """One GET path with Connection: close on 127.0.0.1:port: everything the
     server sent until it closed. Raises OSError. (The campaign uses it too.)"""
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(("GET %s HTTP/1.1\r\nHost: acceptlab\r\nConnection: close\r\n\r\n" % path).encode())
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                return data
-            data += chunk
+    return base.http_get(port, path, timeout)
 
 
 def ask(port, timeout=1.0):

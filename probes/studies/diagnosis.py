@@ -11,7 +11,7 @@ Each server is started fresh, diagnosed twice by port, then stopped:
 
 The servers: our arms with the word "diagnosis" in acceptlab/arms.py (the
 campaign's chosen arms; "quick:diagnosis" with --quick) at each count of
-DIAGNOSIS_WORKERS (QUICK_WORKERS with --quick), and the peers of PEER_SERVERS
+DIAGNOSIS_WORKERS (--worker-counts when given), and the peers of PEER_SERVERS
 (QUICK_PEERS with --quick; --peers narrows them) at their own 2 workers,
 started by probes/peers/peers.py with nginx's access log on.
 
@@ -54,7 +54,7 @@ from probes.harness.servers import ServerRun, peer_running
 from probes.peers import peers
 
 NAME = "diagnosis"
-DIAGNOSIS_WORKERS = (2, 4)   # our arms' worker counts
+DIAGNOSIS_WORKERS = (2,)     # our arms' worker counts (--worker-counts for others: 2,4 adds 4)
 QUICK_WORKERS = (2,)
 PER_WORKER = 16              # connections per worker in the burst: 32 at 2 workers, 64 at 4
 LOAD = "burst"
@@ -111,7 +111,7 @@ TRUTH_SOURCES = {"ours": "/pid answers", "nginx": "nginx access log $pid", "hapr
 
 
 def worker_counts(plan):
-    return QUICK_WORKERS if plan.quick else DIAGNOSIS_WORKERS
+    return plan.worker_counts or (QUICK_WORKERS if plan.quick else DIAGNOSIS_WORKERS)
 
 
 def arms_of(plan):

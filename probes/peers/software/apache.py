@@ -8,7 +8,7 @@ the truth."""
 
 import os
 
-from probes.peers.software.base import Software, children, connections_by_pid, read_from, version_line
+from probes.peers.software.base import (Software, children, connections_by_pid, log_lines, version_line, write_config, write_docroot)
 
 MODULES = "/usr/lib/apache2/modules/"
 THREADS = 25  # ThreadsPerChild, its default
@@ -65,16 +65,8 @@ class Apache(Software):
         return version_line([self.path(), "-v"], r"Apache/(\S+)", "apache2/")
 
     def write(self, setting, d, port, workers, access_log=True):
-        os.makedirs(os.path.join(d, "www"), exist_ok=True)
-        os.chmod(os.path.join(d, "www"), 0o755)
-        index = os.path.join(d, "www", "index.html")
-        with open(index, "w") as f:
-            f.write("acceptlab\n")
-        os.chmod(index, 0o644)
-        path = os.path.join(d, "httpd.conf")
-        with open(path, "w") as f:
-            f.write(conf(setting, d, port, workers, access_log))
-        return path
+        write_docroot(d)
+        return write_config(d, "httpd.conf", conf(setting, d, port, workers, access_log))
 
     def command(self, setting, d, port, workers, access_log=True):
         return [self.path(), "-f", self.write(setting, d, port, workers, access_log), "-DFOREGROUND"], {}
@@ -92,10 +84,7 @@ class Apache(Software):
         a line whose %k is 0 is its connection's first request; later ones
         on the same pid and client port belong to it."""
         pairs, seen = [], {}
-        for line in read_from(os.path.join(d, self.log), start).splitlines():
-            parts = line.split()
-            if len(parts) < 4 or parts[3].startswith("/peer-ready"):
-                continue
+        for parts in log_lines(d, self.log, start, 3):
             key = (parts[0], parts[1])
             if parts[2] == "0" or key not in seen:
                 seen[key] = seen.get(key, 0) + 1

@@ -90,6 +90,36 @@ def connections_by_pid(pairs):
     return counts
 
 
+def write_docroot(d):
+    """d/www with an index.html, readable by a server that dropped root;
+    returns the directory."""
+    www = os.path.join(d, "www")
+    os.makedirs(www, exist_ok=True)
+    os.chmod(www, 0o755)
+    index = os.path.join(www, "index.html")
+    with open(index, "w") as f:
+        f.write("acceptlab\n")
+    os.chmod(index, 0o644)
+    return www
+
+
+def write_config(d, name, text):
+    """Writes text to d/name; returns the path."""
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def log_lines(d, log, start, path_at):
+    """The whitespace-split lines of d/log from byte offset start, the
+    readiness requests (path column path_at starting /peer-ready) left out."""
+    for line in read_from(os.path.join(d, log), start).splitlines():
+        parts = line.split()
+        if len(parts) > path_at and not parts[path_at].startswith("/peer-ready"):
+            yield parts
+
+
 def read_from(path, start):
     """The text of path from byte offset start ('' if it is missing)."""
     try:

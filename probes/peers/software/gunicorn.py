@@ -8,7 +8,7 @@ which the workers still share."""
 
 import os
 
-from probes.peers.software.base import Software, children, connections_by_pid, read_from, version_line
+from probes.peers.software.base import Software, children, connections_by_pid, log_lines, version_line
 
 APP = '''def application(environ, start_response):
     start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "3")])
@@ -69,9 +69,4 @@ class Gunicorn(Software):
 
     def log_connections(self, d, start):
         """Distinct (pid, client port) per pid, /peer-ready left out."""
-        pairs = []
-        for line in read_from(os.path.join(d, self.log), start).splitlines():
-            parts = line.split()
-            if len(parts) >= 3 and not parts[2].startswith("/peer-ready"):
-                pairs.append((parts[0].strip("<>"), parts[1]))
-        return connections_by_pid(pairs)
+        return connections_by_pid((p[0].strip("<>"), p[1]) for p in log_lines(d, self.log, start, 2))

@@ -5,9 +5,7 @@ sleeps in a timer loop, and a perl child annotates crash backtraces. Every
 thread is named "h2o". Started as root it switches to nobody (no user:
 directive). It logs no worker: the census counts by socket ownership only."""
 
-import os
-
-from probes.peers.software.base import Software, threads, version_line
+from probes.peers.software.base import Software, threads, version_line, write_config, write_docroot
 
 
 def conf(d, port, workers):
@@ -37,16 +35,8 @@ class H2o(Software):
         return version_line([self.path(), "-v"], r"h2o version (\S+)", "h2o/")
 
     def write(self, d, port, workers):
-        www = os.path.join(d, "www")
-        os.makedirs(www, exist_ok=True)
-        os.chmod(www, 0o755)
-        with open(os.path.join(www, "index.html"), "w") as f:
-            f.write("acceptlab\n")
-        os.chmod(os.path.join(www, "index.html"), 0o644)
-        path = os.path.join(d, "h2o.conf")
-        with open(path, "w") as f:
-            f.write(conf(d, port, workers))
-        return path
+        write_docroot(d)
+        return write_config(d, "h2o.conf", conf(d, port, workers))
 
     def command(self, setting, d, port, workers, access_log=True):
         return [self.path(), "-c", self.write(d, port, workers)], {}

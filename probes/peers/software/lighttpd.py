@@ -3,9 +3,7 @@ forks max-worker worker processes and only watches them (restarts one that
 dies); the workers share its listening socket, each with its own event
 loop. It logs no worker pid: the census counts by socket ownership only."""
 
-import os
-
-from probes.peers.software.base import Software, children, version_line
+from probes.peers.software.base import Software, children, version_line, write_config, write_docroot
 
 
 def conf(d, port, workers):
@@ -30,16 +28,8 @@ class Lighttpd(Software):
         return version_line([self.path(), "-v"], r"lighttpd/(\S+)", "lighttpd/")
 
     def write(self, d, port, workers):
-        www = os.path.join(d, "www")
-        os.makedirs(www, exist_ok=True)
-        os.chmod(www, 0o755)
-        with open(os.path.join(www, "index.html"), "w") as f:
-            f.write("acceptlab\n")
-        os.chmod(os.path.join(www, "index.html"), 0o644)
-        path = os.path.join(d, "lighttpd.conf")
-        with open(path, "w") as f:
-            f.write(conf(d, port, workers))
-        return path
+        write_docroot(d)
+        return write_config(d, "lighttpd.conf", conf(d, port, workers))
 
     def command(self, setting, d, port, workers, access_log=True):
         return [self.path(), "-D", "-f", self.write(d, port, workers)], {}

@@ -3,7 +3,7 @@ and its access log ($pid per request) is the truth."""
 
 import os
 
-from probes.peers.software.base import Software, connections_by_pid, read_from, version_line
+from probes.peers.software.base import Software, connections_by_pid, log_lines, version_line
 
 PERL_MODULE = "/usr/lib/nginx/modules/ngx_http_perl_module.so"  # Debian's libnginx-mod-http-perl
 # nginx-work's handler: spins us=N of the process's CPU clock (Time::HiRes),
@@ -93,9 +93,4 @@ class Nginx(Software):
     def log_connections(self, d, start):
         """Distinct connections per $pid (format 'peer': $pid $connection
         $connection_requests $request_uri)."""
-        pairs = []
-        for line in read_from(os.path.join(d, self.log), start).splitlines():
-            parts = line.split()
-            if len(parts) >= 4 and not parts[3].startswith("/peer-ready"):
-                pairs.append((parts[0], parts[1]))
-        return connections_by_pid(pairs)
+        return connections_by_pid((p[0], p[1]) for p in log_lines(d, self.log, start, 3))

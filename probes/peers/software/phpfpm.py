@@ -9,8 +9,7 @@ connection (FCGI_KEEP_CONN), so one request is one connection."""
 import os
 import subprocess
 
-from probes.peers.software.base import Software, children, read_from, version_line, which
-
+from probes.peers.software.base import Software, children, connections_by_pid, log_lines, version_line, which
 SCRIPT = "index.php"
 PHP = "<?php echo \"ok\\n\";\n"
 
@@ -87,9 +86,4 @@ class PhpFpm(Software):
 
     def log_connections(self, d, start):
         """Requests per %p (one per connection), /peer-ready left out."""
-        counts = {}
-        for line in read_from(os.path.join(d, self.log), start).splitlines():
-            parts = line.split()
-            if len(parts) >= 2 and not parts[1].startswith("/peer-ready"):
-                counts[parts[0]] = counts.get(parts[0], 0) + 1
-        return counts
+        return connections_by_pid((p[0], i) for i, p in enumerate(log_lines(d, self.log, start, 1)))

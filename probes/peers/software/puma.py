@@ -9,7 +9,7 @@ access.log (rack_log_connections)."""
 import os
 import re
 
-from probes.peers.software.base import Software, children, connections_by_pid, read_from, version_line
+from probes.peers.software.base import Software, children, connections_by_pid, log_lines, read_from, version_line
 
 # The Rack app: 200 "ok" to every request, after one line in LOG: the
 # worker's pid, the client's port (Puma's socket; "-" where the server
@@ -34,12 +34,8 @@ def write_app(d):
 def rack_log_connections(d, start):
     """{pid: connections} from the app's log: distinct (pid, client port),
     each line its own connection where the port is "-"."""
-    pairs = []
-    for i, line in enumerate(read_from(os.path.join(d, "access.log"), start).splitlines()):
-        parts = line.split()
-        if len(parts) >= 3 and not parts[2].startswith("/peer-ready"):
-            pairs.append((parts[0], parts[1] if parts[1] != "-" else "line %d" % i))
-    return connections_by_pid(pairs)
+    return connections_by_pid((p[0], p[1] if p[1] != "-" else "line %d" % i)
+                              for i, p in enumerate(log_lines(d, "access.log", start, 2)))
 
 
 class Puma(Software):

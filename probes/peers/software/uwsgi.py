@@ -8,7 +8,7 @@ worker's %(pid) per request, is the truth."""
 
 import os
 
-from probes.peers.software.base import Software, children, connections_by_pid, read_from, version_line
+from probes.peers.software.base import Software, children, connections_by_pid, log_lines, version_line
 
 # --http-socket sets no REMOTE_PORT: the app logs its connection's client
 # port (uwsgi.connection_fd()) as %(port), which tells the connections apart.
@@ -71,9 +71,4 @@ class Uwsgi(Software):
 
     def log_connections(self, d, start):
         """Distinct (pid, client port) per pid, /peer-ready left out."""
-        pairs = []
-        for line in read_from(os.path.join(d, self.log), start).splitlines():
-            parts = line.split()
-            if len(parts) >= 3 and not parts[2].startswith("/peer-ready"):
-                pairs.append((parts[0], parts[1]))
-        return connections_by_pid(pairs)
+        return connections_by_pid((p[0], p[1]) for p in log_lines(d, self.log, start, 2))
