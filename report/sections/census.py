@@ -28,10 +28,11 @@ class Shape:
     shape: str
     found: tuple                  # FIELDS' values
     splits: tuple                 # each round's split ("-" when none)
-    within: int                   # rounds within 2:1
+    within: int                   # rounds within 2:1 over two workers or more
     crosscheck: Optional[tuple]   # (source, equal, diagnosed, truth) or None (no log)
     traced: bool
     wait_detail: Optional[str] = None
+    one_worker: int = 0           # rounds whose split is over one worker (one process served them all)
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,12 @@ def parse_census_row(obj: dict, line: int):
         within = sum(1 for r in rounds if isinstance(r, dict) and r.get("within_2to1") is True)
         if get_int(obj, "within", 0) != within:
             raise RowError('"within" disagrees with its rounds')
+        # A split over one worker (one process serving every connection:
+        # Caddy, Varnish) is within 2:1 by the diagnosis's arithmetic, but
+        # no spreading: counted apart.
+        one = sum(1 for sp in splits if sp != "-" and "/" not in sp)
+        within = sum(1 for r, sp in zip(rounds, splits)
+                     if isinstance(r, dict) and r.get("within_2to1") is True and "/" in sp)
         check = None
         if "crosscheck" in obj:
             source, equal, diagnosed, truth, _, _ = crosscheck_of(obj)
@@ -115,7 +122,7 @@ def parse_census_row(obj: dict, line: int):
         detail = obj.get("wait_detail")
         return Shape(line, server, get_str(obj, "software"), version if isinstance(version, str) else None,
                      get_str(obj, "setting"), workers, shape, fields_of(obj), splits, within, check,
-                     obj.get("traced") is True, detail if isinstance(detail, str) else None)
+                     obj.get("traced") is True, detail if isinstance(detail, str) else None, one)
     if kind == "held":
         source, equal, diagnosed, truth, by_split, per_process = crosscheck_of(obj)
         return Held(line, server, workers, source, equal, diagnosed, truth, by_split, per_process)
@@ -138,6 +145,13 @@ def crosscheck_cell(shapes: list, held: Optional[Held]) -> str:
             what += " (one process: threads not told apart)"
         parts.append(f"held burst, {held.source}: {what}")
     return "; ".join(parts) or "-"
+
+
+def within_cell(mine: list) -> str:
+    """'5 of 9', and how many rounds were over one worker, if any."""
+    one = sum(s.one_worker for s in mine)
+    text = f"{sum(s.within for s in mine)} of {sum(len(s.splits) for s in mine)}"
+    return text + (f" ({one} over one worker: one process served them all)" if one else "")
 
 
 def ours_within(balancing: Optional[list], variant: Optional[str], workers: int) -> str:
@@ -168,10 +182,11 @@ def render_census(meta: Meta, rows: list, others: dict) -> list:
         "worker, each round's split attributed by the kernel (the thread that first read each connection's "
         "bytes; the process, for a process that serves from a pool of threads), never by asking the server. "
         "The cross-check: where the server keeps a record of which worker served (an access log with the "
-        "worker's pid), its connections per pid over the same rounds; and for every server one more burst, "
-        "held open once answered under a passive diagnosis, with sock_diag's owner of each held connection "
-        "(HAProxy: its thread-number answers, as a split; php-fpm, which speaks FastCGI: FastCGI requests "
-        "and its access log).")
+        "worker's pid), its connections per pid over the same rounds; for a server that keeps none, one more "
+        "burst, held open once answered under a passive diagnosis, with sock_diag's owner of each held "
+        "connection (HAProxy: its thread-number answers, as a split; php-fpm, which speaks FastCGI and whose "
+        "shapes send nothing: FastCGI requests and its access log). A round whose split is over one worker "
+        "(one process served every connection, its threads one pool) is not counted within 2:1.")
     out.append("")
     if keys:
         out += ["| server | version | setting | workers | mechanism found | closest variant | "
@@ -185,11 +200,9 @@ def render_census(meta: Meta, rows: list, others: dict) -> list:
                 s = next((x for x in mine if x.shape == shape), None)
                 n = next((x for x in na if key_of(x) == k and x.shape == shape), None)
                 cells.append(" ".join(s.splits) if s else "n/a" if n else "-")
-            within = sum(s.within for s in mine)
-            total = sum(len(s.splits) for s in mine)
             out.append(f"| {cell_text(first.server)} | {cell_text(first.version or '-')} | "
                        f"{cell_text(first.setting)} | {first.workers} | {cell_text(mechanism_text(first.found))} | "
-                       f"{first.found[5] or '-'} | " + " | ".join(cells) + f" | {within} of {total} | "
+                       f"{first.found[5] or '-'} | " + " | ".join(cells) + f" | {within_cell(mine)} | "
                        f"{cell_text(crosscheck_cell(mine, held.get(k)))} |")
         out.append("")
         out += beside_ours(keys, shapes, others.get("balancing"))
@@ -215,8 +228,8 @@ def beside_ours(keys: list, shapes: list, balancing: Optional[list]) -> list:
     for k in keys:
         mine = [s for s in shapes if key_of(s) == k]
         variant = mine[0].found[5]
-        out.append(f"| {cell_text(k[0])} | {k[1]} | {variant or '-'} | {sum(s.within for s in mine)} of "
-                   f"{sum(len(s.splits) for s in mine)} | {cell_text(ours_within(balancing, variant, k[1]))} |")
+        out.append(f"| {cell_text(k[0])} | {k[1]} | {variant or '-'} | {within_cell(mine)} | "
+                   f"{cell_text(ours_within(balancing, variant, k[1]))} |")
     return out + [""]
 
 
@@ -234,12 +247,10 @@ def findings(keys: list, shapes: list, documented: dict) -> list:
         parts = []
         for mine in groups:
             first = mine[0]
-            within = sum(s.within for s in mine)
-            total = sum(len(s.splits) for s in mine)
-            worst = max((sp for s in mine for sp in s.splits if sp != "-"), key=split_ratio, default="-")
+            worst = max((sp for s in mine for sp in s.splits if "/" in sp), key=split_ratio, default=None)
             parts.append(f"{first.server} at {plural(first.workers, 'worker')}: {mechanism_text(first.found)} "
-                         f"(closest variant {first.found[5] or 'none'}), {within} of {total} rounds within 2:1, "
-                         f"the most uneven {worst}")
+                         f"(closest variant {first.found[5] or 'none'}), rounds within 2:1: {within_cell(mine)}"
+                         + (f", the most uneven {worst}" if worst else ""))
         line = f"- **{software}**: " + "; ".join(parts) + "."
         settings = {}
         for mine in groups:

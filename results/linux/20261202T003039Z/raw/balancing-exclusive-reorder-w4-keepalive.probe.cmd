@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:42101 --shape keepalive --connections 64 --rounds 2 --workers-from /work/main/results/linux/20261202T003039Z/raw/balancing-exclusive-reorder-w4.ready --json --round-gap-ms 0 --requests 4

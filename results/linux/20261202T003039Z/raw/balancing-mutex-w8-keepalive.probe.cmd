@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:37149 --shape keepalive --connections 128 --rounds 2 --workers-from /work/main/results/linux/20261202T003039Z/raw/balancing-mutex-w8.ready --json --round-gap-ms 0 --requests 4

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-diagnose --port 32829 --duration 0.5 --json

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-diagnose --port 33539 --duration 0.5 --json

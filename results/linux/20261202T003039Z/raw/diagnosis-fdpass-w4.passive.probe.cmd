@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:36425 --shape burst --connections 64 --rounds 1 --path /pid --workers-from /work/main/results/linux/20261202T003039Z/raw/diagnosis-fdpass-w4.ready --json

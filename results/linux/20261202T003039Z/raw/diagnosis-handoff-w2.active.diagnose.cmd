@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-diagnose --port 44803 --load burst --connections 32 --request /pid --json  # with {'ACCEPTLAB_TEST_PROBE_WORKER_FROM': 'body'}

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-diagnose --port 60595 --load burst --connections 32 --json

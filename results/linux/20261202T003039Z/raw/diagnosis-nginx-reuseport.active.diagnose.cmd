@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-diagnose --port 56075 --load burst --connections 32 --json

@@ -1,1 +1,0 @@
-/usr/bin/wrk -t2 -c32 -d1s --latency --timeout 2s 'http://127.0.0.1:40421/work?us=500'

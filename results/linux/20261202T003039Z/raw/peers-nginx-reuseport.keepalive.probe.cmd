@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:37559 --shape keepalive --workers-from /tmp/acceptlab-peer-nginx-reuseport-bwgztykf/ready.json --json --connections 32 --requests 4 --rounds 2

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:42397 --shape burst --workers-from /tmp/acceptlab-peer-node-rr-hdk6xydj/ready.json --json --connections 32 --rounds 2

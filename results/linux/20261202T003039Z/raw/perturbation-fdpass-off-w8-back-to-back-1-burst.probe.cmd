@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:44855 --shape burst --connections 128 --rounds 3 --workers-from /work/main/results/linux/20261202T003039Z/raw/perturbation-fdpass-off-w8.ready --json --round-gap-ms 0 --pause-at asked

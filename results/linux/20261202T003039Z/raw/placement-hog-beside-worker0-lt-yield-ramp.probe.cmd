@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:35909 --shape ramp --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261202T003039Z/raw/placement-hog-beside-worker0-lt-yield.ready --json --round-gap-ms 10 --gap-ms 5

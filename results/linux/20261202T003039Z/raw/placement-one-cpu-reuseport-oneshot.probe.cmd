@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:35297 --shape oneshot --connections 8 --rounds 20 --workers-from /work/main/results/linux/20261202T003039Z/raw/placement-one-cpu-reuseport.ready --json --pin 0 --round-gap-ms 10

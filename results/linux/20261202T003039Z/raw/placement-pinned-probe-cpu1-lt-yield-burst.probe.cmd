@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:39519 --shape burst --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261202T003039Z/raw/placement-pinned-probe-cpu1-lt-yield.ready --json --pin 1 --round-gap-ms 10

@@ -1,1 +1,0 @@
-ip netns exec acceptlab-30472 /work/main/bin/acceptlab-probe --target 10.231.0.1:44877 --shape burst --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261202T003039Z/raw/placement-probe-netns-veth-reuseport.ready --json --round-gap-ms 10

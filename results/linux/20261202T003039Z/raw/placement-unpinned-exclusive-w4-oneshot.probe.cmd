@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:43507 --shape oneshot --connections 8 --rounds 10 --workers-from /work/main/results/linux/20261202T003039Z/raw/placement-unpinned-exclusive-w4.ready --json --round-gap-ms 10

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:46723 --shape burst --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261202T003039Z/raw/placement-unpinned-reuseport.ready --json --round-gap-ms 10

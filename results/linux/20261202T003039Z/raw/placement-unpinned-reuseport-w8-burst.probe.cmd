@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:33959 --shape burst --connections 128 --rounds 1 --workers-from /work/main/results/linux/20261202T003039Z/raw/placement-unpinned-reuseport-w8.ready --json --round-gap-ms 10

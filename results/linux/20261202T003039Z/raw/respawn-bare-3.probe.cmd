@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:38037 --shape burst --connections 32 --rounds 1 --workers-from /work/main/results/linux/20261202T003039Z/raw/respawn-bare-3.ready --json --timeout-ms 5000

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:44929 --shape burst --connections 32 --rounds 1 --workers-from /work/main/results/linux/20261202T003039Z/raw/respawn-reuseport-1.ready --json --timeout-ms 5000

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:43021 --shape burst --connections 16 --rounds 3 --workers-from /work/main/results/linux/20261202T003039Z/raw/slowview-mutex.ready --json

@@ -1,1 +1,0 @@
-/work/main/bin/acceptlab-probe --target 127.0.0.1:42659 --shape oneshot --connections 8 --rounds 1 --workers-from /work/main/results/linux/20261202T003039Z/raw/timeline-lt-yield.ready --json

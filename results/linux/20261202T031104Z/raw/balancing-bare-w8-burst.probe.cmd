@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:38063 --shape burst --connections 128 --rounds 2 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/balancing-bare-w8.ready --json --round-gap-ms 0

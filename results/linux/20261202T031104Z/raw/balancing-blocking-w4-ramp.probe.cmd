@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:42437 --shape ramp --connections 64 --rounds 2 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/balancing-blocking-w4.ready --json --round-gap-ms 0 --gap-ms 5

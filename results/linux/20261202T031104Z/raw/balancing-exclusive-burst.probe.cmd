@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:33289 --shape burst --connections 32 --rounds 3 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/balancing-exclusive-burst.ready --json --round-gap-ms 30

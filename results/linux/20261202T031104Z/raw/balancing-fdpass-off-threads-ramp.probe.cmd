@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:37999 --shape ramp --connections 32 --rounds 3 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/balancing-fdpass-off-threads-ramp.ready --json --round-gap-ms 30 --gap-ms 10

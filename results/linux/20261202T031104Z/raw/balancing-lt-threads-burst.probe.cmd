@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:35111 --shape burst --connections 32 --rounds 3 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/balancing-lt-threads-burst.ready --json --round-gap-ms 30

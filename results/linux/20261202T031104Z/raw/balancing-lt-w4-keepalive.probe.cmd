@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:43977 --shape keepalive --connections 64 --rounds 2 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/balancing-lt-w4.ready --json --round-gap-ms 0 --requests 4

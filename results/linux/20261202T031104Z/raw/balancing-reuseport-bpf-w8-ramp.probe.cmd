@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:44465 --shape ramp --connections 128 --rounds 2 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/balancing-reuseport-bpf-w8.ready --json --round-gap-ms 0 --gap-ms 2

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:41571 --shape burst --connections 32 --rounds 5 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/burst-fdpass-w4.ready --json --path /work?us=2000 --latencies --worker-from header:X-Worker --round-gap-ms 25 --timeout-ms 10000

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:39341 --shape burst --connections 4 --rounds 5 --workers-from /tmp/acceptlab-peer-nginx-work-y35kdq58/ready.json --json --path /work?us=2000 --latencies --worker-from body --round-gap-ms 25 --timeout-ms 10000

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-diagnose --port 48271 --load ramp --connections 32 --rounds 3 --json

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:33243 --shape burst --connections 32 --rounds 1 --path /pid --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/diagnosis-exclusive-w2.ready --json

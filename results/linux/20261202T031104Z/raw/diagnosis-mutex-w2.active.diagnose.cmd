@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-diagnose --port 38835 --load burst --connections 32 --request /pid --json  # with {'ACCEPTLAB_TEST_PROBE_WORKER_FROM': 'body'}

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:44805 --shape ramp --connections 32 --rounds 1 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/perturbation-handoff-off-w2.ready --json --round-gap-ms 0 --pause-at asked --gap-ms 1

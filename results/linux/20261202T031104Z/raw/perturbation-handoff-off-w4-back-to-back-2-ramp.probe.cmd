@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:43333 --shape ramp --connections 64 --rounds 1 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/perturbation-handoff-off-w4.ready --json --round-gap-ms 0 --pause-at asked --gap-ms 1

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:36151 --shape burst --connections 32 --rounds 2 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/placement-hog-beside-worker0-exclusive.ready --json --round-gap-ms 10

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:40633 --shape burst --connections 64 --rounds 1 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/placement-hog-beside-worker0-exclusive-w4.ready --json --round-gap-ms 10

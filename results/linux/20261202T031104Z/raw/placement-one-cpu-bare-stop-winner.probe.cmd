@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:38193 --shape oneshot --connections 8 --rounds 10 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/placement-one-cpu-bare.ready --json --pin 0 --round-gap-ms 10 --stop-winner

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:33161 --shape burst --connections 32 --rounds 2 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/placement-pinned-probe-cpu0-handoff.ready --json --pin 0 --round-gap-ms 10

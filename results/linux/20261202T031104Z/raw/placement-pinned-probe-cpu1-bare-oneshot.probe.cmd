@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:42523 --shape oneshot --connections 8 --rounds 20 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/placement-pinned-probe-cpu1-bare.ready --json --pin 1 --round-gap-ms 10

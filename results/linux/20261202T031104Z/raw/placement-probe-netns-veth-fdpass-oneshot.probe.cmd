@@ -1,0 +1,1 @@
+ip netns exec acceptlab-2102 /work/wt/dev/bin/acceptlab-probe --target 10.231.0.1:39469 --shape oneshot --connections 8 --rounds 20 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/placement-probe-netns-veth-fdpass.ready --json --round-gap-ms 10

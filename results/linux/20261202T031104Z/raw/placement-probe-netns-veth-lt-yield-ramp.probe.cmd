@@ -1,0 +1,1 @@
+ip netns exec acceptlab-2102 /work/wt/dev/bin/acceptlab-probe --target 10.231.0.1:43199 --shape ramp --connections 32 --rounds 2 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/placement-probe-netns-veth-lt-yield.ready --json --round-gap-ms 10 --gap-ms 5

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:40867 --shape burst --connections 32 --rounds 2 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/placement-unpinned-lt-yield.ready --json --round-gap-ms 10

@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:46179 --shape burst --connections 32 --rounds 1 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/respawn-reuseport-bpf-3.ready --json --timeout-ms 5000

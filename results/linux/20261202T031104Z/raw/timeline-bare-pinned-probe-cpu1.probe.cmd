@@ -1,0 +1,1 @@
+/work/wt/dev/bin/acceptlab-probe --target 127.0.0.1:43331 --shape oneshot --connections 8 --rounds 1 --workers-from /work/wt/dev/results/linux/20261202T031104Z/raw/timeline-bare-pinned-probe-cpu1.ready --json --pin 1
