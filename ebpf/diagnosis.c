@@ -584,7 +584,7 @@ static void verdict_mechanism(struct diagnosis *g)
 		for (int j = 0; j < i; j++)
 			first &= g->rows[j].pid != g->rows[i].pid;
 		processes += first;
-		waiters += waits_on_port(&g->rows[i]);
+		waiters += waits_on_port(&g->rows[i]) || (g->rows[i].wait == WAIT_POLL && g->rows[i].accepted);
 	}
 	if (strcmp(g->listener, "reuseport") == 0) {
 		say(g, "%d listening sockets in a SO_REUSEPORT group", g->listeners);

@@ -68,5 +68,7 @@ class Gunicorn(Software):
         return [(k, k) for k in kids] if len(kids) == workers and up >= set(kids) else None
 
     def log_connections(self, d, start):
-        """Distinct (pid, client port) per pid, /peer-ready left out."""
-        return connections_by_pid((p[0].strip("<>"), p[1]) for p in log_lines(d, self.log, start, 2))
+        """Lines per pid, /peer-ready left out: a sync worker closes each
+        connection after one request, so a line is a connection (a client
+        port is no key: a later connection may reuse it)."""
+        return connections_by_pid((p[0].strip("<>"), i) for i, p in enumerate(log_lines(d, self.log, start, 2)))

@@ -70,5 +70,7 @@ class Uwsgi(Software):
         return [(k, k) for k in kids] if len(kids) == workers and accepting >= workers else None
 
     def log_connections(self, d, start):
-        """Distinct (pid, client port) per pid, /peer-ready left out."""
-        return connections_by_pid((p[0], p[1]) for p in log_lines(d, self.log, start, 2))
+        """Lines per pid, /peer-ready left out: --http-socket closes each
+        connection after one request, so a line is a connection (a client
+        port is no key: a later connection may reuse it)."""
+        return connections_by_pid((p[0], i) for i, p in enumerate(log_lines(d, self.log, start, 2)))
