@@ -9,7 +9,9 @@ connection (FCGI_KEEP_CONN), so one request is one connection."""
 import os
 import subprocess
 
-from probes.peers.software.base import Software, children, connections_by_pid, log_lines, version_line, which
+from probes.peers.software.base import (Software, children, connections_by_pid, log_lines, version_line, which,
+                                        write_config)
+
 SCRIPT = "index.php"
 PHP = "<?php echo \"ok\\n\";\n"
 
@@ -48,13 +50,9 @@ class PhpFpm(Software):
 
     def write(self, d, port, workers, access_log=True):
         os.chmod(d, 0o755)  # the children (www-data) read the script
-        with open(os.path.join(d, SCRIPT), "w") as f:
-            f.write(PHP)
-        path = os.path.join(d, "php-fpm.conf")
-        with open(path, "w") as f:
-            f.write(conf(d, port, workers, access_log))
+        write_config(d, SCRIPT, PHP)
         self.dirs[port] = d
-        return path
+        return write_config(d, "php-fpm.conf", conf(d, port, workers, access_log))
 
     def command(self, setting, d, port, workers, access_log=True):
         return [self.path(), "-F", "-R", "-y", self.write(d, port, workers, access_log)], {}
