@@ -1,8 +1,7 @@
 /* detach.h: a tool's BPF links taken off together. Each link's release
  * waits for the kernel's grace period on its own, one after another when a
- * skeleton is destroyed (about 50 ms a link on the reference machine): off
- * in threads of their own, the waits overlap. The tracer and the diagnosis
- * call it before destroying their skeletons. */
+ * skeleton is destroyed; off in threads of their own, the waits overlap.
+ * The tracer and the diagnosis call it before destroying their skeletons. */
 #ifndef ACCEPTLAB_DETACH_H
 #define ACCEPTLAB_DETACH_H
 
