@@ -206,3 +206,22 @@ def test_section_refuses_rows_that_contradict_themselves(tmp_path, row, why):
     with pytest.raises(InputError) as e:
         section.read_census(path)
     assert why in str(e.value), str(e.value)
+
+
+def test_a_setting_is_called_better_only_beyond_chance(tmp_path):
+    """Two settings of one software: 9 of 9 against 2 of 9 rounds within 2:1
+    is beyond chance (Fisher's exact, two-sided: of 11 rounds within over
+    both, all 9 of one setting's, 2 x C(11,9) x C(7,0) / C(18,9) = 0.226 %,
+    below 1 %) and said so; 5 of 9 against 4 of 9 is
+    not resolved, and the text says so rather than naming a winner."""
+    assert abs(section.fisher_two_sided(9, 9, 2, 9) - 2 * 55 / 48620) < 1e-12
+    rows = []
+    for server, within in (("x-good", 9), ("x-default", 2), ("y-a", 5), ("y-b", 4)):
+        rounds = tuple(("16/16", True) for _ in range(within)) + tuple(("32/0", False) for _ in range(9 - within))
+        rows.append(shape(server=server, rounds=rounds, setting=server + " setting", software=server[0]))
+    text = render(tmp_path, rows)
+    assert ("x-good setting kept more rounds within 2:1 than x-default setting (9 of 9 against 2 of 9; "
+            "as far apart by chance between settings that balance alike: 0.226 %)") in text, text
+    assert ("y-a setting and y-b setting: 5 of 9 against 4 of 9 rounds within 2:1, not resolved at this run's "
+            "rounds") in text, text
+    assert "y-a setting kept more" not in text

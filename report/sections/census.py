@@ -5,6 +5,7 @@ access log's worker pid) or sock_diag's owner of each held connection, and
 set beside our variant with the same mechanism."""
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -261,16 +262,45 @@ def findings(keys: list, shapes: list, documented: dict) -> list:
                 continue
             options.sort(key=lambda o: (-o[0] / max(o[1], 1), o[2].line))
             best, rest = options[0], options[1:]
-            if all(o[0] * best[1] == best[0] * o[1] for o in rest):
-                line += (f" At {plural(workers, 'worker')}, its settings kept as many rounds within 2:1 each ("
-                         + ", ".join(f"{o[2].setting} {o[0]} of {o[1]}" for o in options) + ").")
-            else:
-                line += (f" At {plural(workers, 'worker')}, {best[2].setting} kept the most rounds within 2:1 "
-                         f"({best[0]} of {best[1]}), against " + ", ".join(f"{o[2].setting} {o[0]} of {o[1]}"
-                                                                            for o in rest) + ".")
+            line += f" At {plural(workers, 'worker')}, " + "; ".join(setting_against(best, o) for o in rest) + "."
             line += same_mechanism(options, documented)
         out.append(line)
     return out + [""]
+
+
+# A difference between two settings' rounds within 2:1 is called one only
+# when a difference at least as large would come by chance below this, were
+# the two alike (the diagnosis's own line for a skew beyond chance, 1 %).
+BEYOND_CHANCE = 0.01
+
+
+def fisher_two_sided(a: int, n: int, b: int, m: int) -> float:
+    """The exact chance (Fisher's test, two-sided) that two settings that
+    keep rounds within 2:1 alike show counts at least as far apart as a of
+    n and b of m: over the tables with the same margins, the sum of those no
+    likelier than the one seen."""
+    total, within = n + m, a + b
+
+    def p(x):
+        return math.comb(within, x) * math.comb(total - within, n - x) / math.comb(total, n)
+
+    seen = p(a)
+    return min(1.0, sum(p(x) for x in range(max(0, within - m), min(within, n) + 1)
+                        if p(x) <= seen * (1 + 1e-9)))
+
+
+def setting_against(best: tuple, other: tuple) -> str:
+    """'A kept more rounds within 2:1 than B (9 of 9 against 2 of 9; ...)'
+    when the difference is beyond chance, else both counts and 'not
+    resolved'."""
+    (a, n, x), (b, m, y) = best, other
+    chance = fisher_two_sided(a, n, b, m)
+    counts = f"{a} of {n} against {b} of {m}"
+    if a * m > b * n and chance < BEYOND_CHANCE:
+        return (f"{x.setting} kept more rounds within 2:1 than {y.setting} ({counts}; as far apart by chance "
+                f"between settings that balance alike: {chance * 100:.3g} %)")
+    return (f"{x.setting} and {y.setting}: {counts} rounds within 2:1, not resolved at this run's rounds "
+            f"(as far apart by chance: {chance * 100:.3g} %)")
 
 
 def same_mechanism(options: list, documented: dict) -> str:
