@@ -23,6 +23,10 @@ An arm's fields:
                           without the BPF program): cost gives the ratio to it
   process_arm             the same variant in process mode (or what stands in for it):
                           cost gives a threads arm's ratio to it
+  aa_of                   an A/A arm: the same server as this arm, measured as an arm of
+                          its own in the same rounds (bare-aa: bare); cost gives its
+                          ratio to it as the method's resolution, the floor every cost
+                          verdict is judged against
   same_mechanism          the arm whose mechanism this one runs in another binary or mode
                           (fdpass-off: the bare race in fdpass's binary; handoff-off:
                           plain reuseport in threads): the payoff and burst sections
@@ -97,6 +101,7 @@ class Arm:
     knob_off: str = None
     reference: str = None
     process_arm: str = None
+    aa_of: str = None
     same_mechanism: str = None
     reload_loses_none: bool = False
     acceptor_is_not_owner: bool = False
@@ -128,6 +133,10 @@ TABLE = [
         studies="quick cost quick:cost cost:one_worker payoff quick:payoff burst quick:burst placement "
                 "quick:placement placement:workers timeline respawn reload diagnosis quick:diagnosis",
         place={"cost": 1, "payoff": 1, "burst": 1, "placement": 1}),
+    # bare again, as an arm of its own in the cost study's rounds: its ratio to
+    # bare is what the method resolves (an A/A floor).
+    Arm("bare-aa", "bare", aa_of="bare", when_stopped="others", measurement_only=True, default=False, studies="cost quick:cost",
+        place={"cost": 1}),
     Arm("bare-threads", "bare", ["--threads"], process_arm="bare", studies="quick cost:bench", place={"cost": 5}),
     # The race with every thread waiting in ONE epoll instance: any thread may
     # serve any connection's next request.
@@ -146,25 +155,25 @@ TABLE = [
     # Every worker blocked in accept() on one blocking listener (php-fpm's
     # children): one connection at a time, one answer each.
     Arm("blocking", "blocking", when_stopped="others", reload_loses_none=True,
-        studies="cost payoff perturbation reload diagnosis",
+        studies="cost:bench payoff perturbation reload diagnosis",
         not_applicable={"balancing:keepalive": ONE_REQUEST, "perturbation:keepalive": ONE_REQUEST}),
     Arm("blocking-threads", "blocking", ["--threads"], process_arm="blocking",
         not_applicable={"balancing:keepalive": ONE_REQUEST}),
     Arm("reuseport", "reuseport", when_stopped="queued",
-        studies="quick cost payoff burst quick:burst placement placement:workers timeline perturbation respawn "
+        studies="quick cost:bench payoff burst quick:burst placement placement:workers timeline perturbation respawn "
                 "respawn+migrate reload reload+migrate diagnosis quick:diagnosis",
         place={"cost": 10, "payoff": 3, "burst": 3, "placement": 4, "perturbation": 4}),
     Arm("reuseport-threads", "reuseport", ["--threads"], process_arm="reuseport"),
     Arm("reuseport-bpf", "reuseport-bpf", needs_root=True, when_stopped="queued", claims_balance=True,
         reference="reuseport",
-        studies="quick cost payoff burst perturbation quick:perturbation respawn respawn+migrate reload "
+        studies="quick cost:bench payoff burst perturbation quick:perturbation respawn respawn+migrate reload "
                 "reload+migrate diagnosis",
         place={"cost": 11, "payoff": 4, "burst": 4, "perturbation": 3}),
     Arm("reuseport-bpf-threads", "reuseport-bpf", ["--threads"], needs_root=True, process_arm="reuseport-bpf"),
     Arm("mutex", "mutex", when_stopped="stall", reload_loses_none=True, studies="reload slowview diagnosis"),
     Arm("mutex-threads", "mutex", ["--threads"], process_arm="mutex"),
     Arm("mutex-strict", "mutex", ["--accept-mutex-strict"], when_stopped="stall", reload_loses_none=True,
-        studies="quick cost payoff reload slowview", place={"cost": 13, "payoff": 5}),
+        studies="quick cost:bench payoff reload slowview", place={"cost": 13, "payoff": 5}),
     Arm("mutex-strict-threads", "mutex", ["--accept-mutex-strict", "--threads"], process_arm="mutex-strict"),
     Arm("fdpass", "fdpass", knob_off="fdpass-off", when_stopped="queued", reload_loses_none=True,
         acceptor_is_not_owner=True, claims_balance=True,
@@ -183,12 +192,12 @@ TABLE = [
     # policy (open), "handoff-written" the note's rule as written,
     # "handoff-off" its knob-off arm (plain reuseport).
     Arm("handoff", "handoff", ["--threads"], knob_off="handoff-off", acceptor_is_not_owner=True,
-        claims_balance=True, studies="quick cost payoff burst placement perturbation diagnosis",
+        claims_balance=True, studies="quick cost:bench payoff burst placement perturbation diagnosis",
         place={"cost": 8, "payoff": 8, "burst": 7, "placement": 7, "perturbation": 5}),
     Arm("handoff-written", "handoff", ["--threads", "--handoff-policy", "written"], acceptor_is_not_owner=True,
         measurement_only=True),
     Arm("handoff-off", "handoff", ["--threads", "--handoff-policy", "off"], process_arm="reuseport",
-        same_mechanism="reuseport", measurement_only=True, studies="cost payoff burst perturbation",
+        same_mechanism="reuseport", measurement_only=True, studies="cost:bench payoff burst perturbation",
         place={"cost": 7, "payoff": 9, "burst": 8, "perturbation": 6}),
     # The balancers with their load counted in user space (what runs without
     # BPF), for the cost study: beside the kernel-counted arm and the knob-off
@@ -273,6 +282,11 @@ def process_arm_of():
     return {a.name: a.process_arm for a in TABLE if a.process_arm}
 
 
+def aa_of():
+    """{A/A arm: the arm it measures again}."""
+    return {a.name: a.aa_of for a in TABLE if a.aa_of}
+
+
 def same_mechanism_pairs():
     """((arm, the arm whose mechanism it runs), ...), in the table's order."""
     return tuple((a.name, a.same_mechanism) for a in TABLE if a.same_mechanism)
@@ -318,7 +332,7 @@ def balancing_wide():
 # renders the run from the run alone: renaming or re-pairing an arm here later
 # does not change how an old run reads. report/common.py reads these (the
 # report never imports this table); keep the two in step.
-FACT_PARTNERS = ("knob_off", "reference", "process_arm", "same_mechanism")
+FACT_PARTNERS = ("knob_off", "reference", "process_arm", "aa_of", "same_mechanism")
 FACT_FLAGS = ("claims_balance", "acceptor_is_not_owner", "reload_loses_none")
 
 
@@ -330,7 +344,7 @@ def meta_facts(names):
                               of the arms where no study orders them)
       variant, mode, options, env
                               the server that made it (the worker count aside)
-      knob_off, reference, process_arm, same_mechanism
+      knob_off, reference, process_arm, aa_of, same_mechanism
                               its partners (an arm's name, or null)
       claims_balance, acceptor_is_not_owner, reload_loses_none
                               what it claims (true or false)

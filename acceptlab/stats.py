@@ -63,3 +63,60 @@ def judge_values(values: list, target: float, want: str) -> tuple:
     if half is None:
         return NOT_RESOLVED, m, None
     return judge(m - half, m + half, target, want), m, half
+
+
+def floor_of(values: list):
+    """An A/A pair's ratios (the same server measured twice, as two arms) ->
+    (mean, half-width of its 95 % interval, rounds): what the method
+    resolves. None for fewer than 2 values."""
+    values = [v for v in values if v is not None]
+    if len(values) < 2:
+        return None
+    m, half = mean_interval(values)
+    return m, half, len(values)
+
+
+def floor_objection(floor, target: float):
+    """Why a verdict against target cannot stand on a method whose A/A floor
+    is floor (floor_of's), or None when it can: the A/A pair itself differed
+    (its interval does not hold 1: the method is biased here), or the floor
+    is no finer than the goal's margin |target - 1| (for a target other
+    than 1). No floor measured: None (the ratio's own interval decides)."""
+    if floor is None:
+        return None
+    m, half, _ = floor
+    if not m - half <= 1 <= m + half:
+        return "the A/A pair itself differed (%.3f ± %.3f), so the method does not resolve here" % (m, half)
+    margin = abs(target - 1)
+    if margin and half >= margin:
+        return "the A/A floor (± %.3f) is no finer than the goal's margin (%.3f)" % (half, margin)
+    return None
+
+
+def judge_on_floor(values: list, target: float, want: str, floor) -> tuple:
+    """judge_values, then NOT_RESOLVED where floor_objection objects:
+    (verdict, mean, half-width, the objection or None)."""
+    verdict, m, half = judge_values(values, target, want)
+    why = floor_objection(floor, target)
+    if why and verdict != NOT_RESOLVED:
+        return NOT_RESOLVED, m, half, why
+    return verdict, m, half, why
+
+
+def partner_at(series, seq):
+    """series: [(seq, value)] of a partner's runs in a block, seq ascending.
+    Its value at position seq: between its run before and its run after,
+    on the line through the two; the nearer one's value past either end.
+    None when it has no run."""
+    if not series:
+        return None
+    before = [(s, v) for s, v in series if s <= seq]
+    after = [(s, v) for s, v in series if s >= seq]
+    if not before:
+        return after[0][1]
+    if not after:
+        return before[-1][1]
+    (s0, v0), (s1, v1) = before[-1], after[0]
+    if s1 == s0:
+        return v0
+    return v0 + (v1 - v0) * (seq - s0) / (s1 - s0)

@@ -38,14 +38,15 @@ studies, in the order they run:
                  per arm -> slowview.jsonl
   faults         the fault cases, run by their own tests (tests/test_fdpass.py,
                  tests/test_emfile.py, -k fault) -> faults.jsonl
-  cost           wrk on GET %(cost_path)s, keep-alive and Connection: close, every
-                 balancing arm and its knob-off arm at 2 workers, alternated
-                 within a round in an order that rotates per round, a gap
-                 after every close run; the server's CPU time per request,
-                 req/s, p50/p99, TIME_WAIT left, ratios to bare, the knob-off,
-                 the reference and the process-mode arm -> cost.jsonl (the
-                 anchor arm "nginx" runs the peers' nginx-default
-                 configuration in the same rounds); wrk: %(cost_wrk)s
+  cost           wrk on GET %(cost_path)s, keep-alive and Connection: close, the
+                 cost arms at 2 workers (bare's A/A twin bare-aa among
+                 them), one block per mode: every arm's server kept for it,
+                 rounds in a shuffled order, every run between two of bare's;
+                 the server's CPU time per request, req/s, p50/p99, ratios
+                 to bare at the run's moment, to the knob-off, the reference
+                 and the process-mode arm -> cost.jsonl (the anchor arm
+                 "nginx" runs the peers' nginx-default configuration in the
+                 same block); wrk: %(cost_wrk)s
   payoff         wrk keep-alive on GET %(payoff_path)s (CPU-bound) at each
                  connection count (%(payoff_connections)s): bare at 1 worker (the
                  baseline) and every payoff arm at each worker count
@@ -55,9 +56,10 @@ studies, in the order they run:
                  per K on one fresh server per arm x N: each burst's completion
                  time, every request's latency and who served it -> burst.jsonl
                  (the anchor arm "nginx" runs the peers' nginx-work configuration)
-  trace_overhead wrk against bare as cost runs it, untraced, with the
-                 tracer attached and with the diagnosis's passive watch
-                 attached, alternated: what each costs the server
+  trace_overhead wrk against bare as cost runs it: untraced, untraced again
+                 (the A/A pair), with the tracer attached and with the
+                 diagnosis's passive watch attached, alternated as cost's
+                 block: what each costs the server
                  -> trace_overhead.jsonl
   profile        where the CPU goes on keep-alive GET %(cost_path)s: bare and nginx at
                  %(profile_workers)d workers, perf record (cpu-clock, %(profile_hz)d Hz) over one
@@ -78,9 +80,9 @@ studies, in the order they run:
 
 Payoff's wrk runs last half of --bench-seconds (default %(bench_seconds)ds, %(bench_quick_seconds)ds with --quick; at
 least 1 s), for --bench-rounds rounds (default %(bench_rounds)d, 1 with --quick).
-Cost and trace_overhead run wrk for %(cost_seconds)s (--cost-seconds, else --bench-seconds, sets
-both), the server's threads and wrk pinned to separate CPUs; cost %(cost_rounds)d rounds, trace_overhead
---bench-rounds. make bench (--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
+Cost and trace_overhead run wrk for %(cost_seconds)s (--cost-seconds sets
+both), the server's threads and wrk pinned to separate CPUs; %(cost_rounds)d rounds (--bench-rounds
+overrides, 2 with --quick). make bench (--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
 until every CPU ratio's 95 %% interval is within the bound, or the cap.
 
 --quick keeps every study to one round over fewer arms (arms.py's "quick"
@@ -147,7 +149,8 @@ __doc__ = (__doc__ or "") % {
     "mutex_delays": ", ".join(map(str, STUDY["mutex_delay"].MUTEX_DELAYS_MS)),
     "slowview_ms": STUDY["slowview"].SLOWVIEW_SLEEP_MS,
     "cost_path": STUDY["cost"].COST_PATH,
-    "cost_wrk": "-t%d -c%d" % (WRK_THREADS, STUDY["cost"].COST_CONNECTIONS),
+    "cost_wrk": "-t%d, -c%d keep-alive and -c%d Connection: close" % (
+        WRK_THREADS, STUDY["cost"].COST_CONNECTIONS["keepalive"], STUDY["cost"].COST_CONNECTIONS["close"]),
     "payoff_path": STUDY["payoff"].PAYOFF_PATH,
     "payoff_connections": ", ".join(map(str, STUDY["payoff"].PAYOFF_CONNECTIONS)),
     "payoff_workers": ", ".join(map(str, STUDY["payoff"].PAYOFF_WORKERS)),
@@ -436,12 +439,11 @@ def parse_args():
                     help="rounds of the wrk studies (cost, payoff, trace_overhead) (default %d, 1 with --quick; "
                          "make bench: 3)" % BENCH_ROUNDS)
     ap.add_argument("--bench-seconds", type=int, metavar="S",
-                    help="wrk duration per payoff run (default %d, %d with --quick; make bench: 6), and per "
-                         "cost and trace_overhead run unless --cost-seconds is given"
+                    help="wrk duration per payoff run (default %d, %d with --quick; make bench: 6)"
                     % (BENCH_SECONDS, BENCH_QUICK_SECONDS))
     ap.add_argument("--cost-seconds", type=int, metavar="S",
-                    help="wrk duration per cost and trace_overhead run (default: --bench-seconds if given, "
-                         "else %d s keep-alive and %d s Connection: close; make bench: 2)"
+                    help="wrk duration per cost and trace_overhead run (default %d s keep-alive and %d s "
+                         "Connection: close: short runs, many of them)"
                          % (cost.COST_SECONDS["keepalive"], cost.COST_SECONDS["close"]))
     ap.add_argument("--bench-within", type=float, metavar="F",
                     help="repeat the rounds of cost and trace_overhead until every CPU ratio's 95 %% interval "

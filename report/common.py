@@ -345,6 +345,13 @@ class BenchParams:
     # pinned to (None: nothing pinned, or not recorded)
     close_duration_s: Optional[float] = None
     placement: Optional[tuple] = None  # (server CPUs, wrk CPUs)
+    # cost, trace_overhead: "alternated" (one block per mode, every server kept
+    # for it, ratios against the partner at the same moment) or None (a fresh
+    # server per run, ratios within a round); wrk's -c per mode where they
+    # differ ((mode, count), ...); the A/A arms ((arm, the arm it measures again), ...)
+    method: Optional[str] = None
+    connections_by_mode: tuple = ()
+    aa: tuple = ()
 
 
 def meta_number(obj: dict, key: str, where: tuple, minimum: float = 0, optional: bool = False):
@@ -386,7 +393,34 @@ def parse_bench_params(params: dict, key: str, where: tuple) -> Optional[BenchPa
                        tuple(sorted(sysctls.items())), tuple(parsed),
                        str_list(obj.get("arms")), str_list(obj.get("modes")), arm_workers(obj.get("cells")),
                        *stopping_of(obj.get("stopping")), meta_number(obj, "close_duration_s", at, 1, True),
-                       placement_of(obj.get("placement"), at + ("placement",)))
+                       placement_of(obj.get("placement"), at + ("placement",)), method_of(obj, at),
+                       count_pairs(obj.get("connections_by_mode"), at + ("connections_by_mode",)),
+                       name_pairs(obj.get("aa"), at + ("aa",)))
+
+
+def method_of(obj: dict, at: tuple) -> Optional[str]:
+    method = obj.get("method")
+    if method not in (None, "alternated"):
+        raise RowError(f'"method" must be "alternated" or absent, got {json.dumps(method)}', at + ("method",))
+    return method
+
+
+def count_pairs(value, at: tuple) -> tuple:
+    """{name: integer >= 1} -> ((name, n), ...) in its order; () when absent."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not all(is_int(n) and n >= 1 for n in value.values()):
+        raise RowError(f"must be an object of name -> integer >= 1, got {json_kind(value)}", at)
+    return tuple(value.items())
+
+
+def name_pairs(value, at: tuple) -> tuple:
+    """{name: name} -> ((name, name), ...) in its order; () when absent."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise RowError(f"must be an object of name -> name, got {json_kind(value)}", at)
+    return tuple(value.items())
 
 
 def placement_of(value, at: tuple) -> Optional[tuple]:
@@ -569,7 +603,8 @@ def parse_burst_params(params: dict, where: tuple) -> Optional[BurstParams]:
 # ---------------------------------------------------------------- meta.json: the arms' facts
 
 
-ARM_PARTNERS = ("knob_off", "reference", "process_arm", "same_mechanism")
+ARM_PARTNERS = ("knob_off", "reference", "process_arm", "aa_of", "same_mechanism")
+ARM_PARTNERS_LATER = ("aa_of",)  # partners a run measured before them does not record (null then)
 ARM_CLAIMS = ("claims_balance", "acceptor_is_not_owner", "reload_loses_none")
 ARM_MODES = ("process", "threads")
 
@@ -587,6 +622,7 @@ class ArmFact:
     knob_off: Optional[str]        # the arm with the mechanism off, same binary
     reference: Optional[str]       # the arm cost compares it with, when the mechanism is no knob
     process_arm: Optional[str]     # the same variant in process mode
+    aa_of: Optional[str]           # an A/A arm: the arm it measures again, as an arm of its own
     same_mechanism: Optional[str]  # the arm whose mechanism it runs in another binary or mode
     claims_balance: bool
     acceptor_is_not_owner: bool
@@ -609,6 +645,10 @@ class ArmFacts:
     def knob_off_of(self) -> dict:
         """{arm: its knob-off arm}."""
         return {a.name: a.knob_off for a in self.arms if a.knob_off}
+
+    def aa_of(self) -> dict:
+        """{A/A arm: the arm it measures again}."""
+        return {a.name: a.aa_of for a in self.arms if a.aa_of}
 
     def same_mechanism_pairs(self) -> tuple:
         """((arm, the arm whose mechanism it runs), ...), in the table's order."""
@@ -654,7 +694,7 @@ def parse_arm_facts(obj: dict) -> Optional[ArmFacts]:
             raise RowError(f'"arms" entry "{name}" "env" must be an object of name -> string', at + ("env",))
         partners = []
         for key in ARM_PARTNERS:
-            value = get(f, key, at)
+            value = f.get(key) if key in ARM_PARTNERS_LATER else get(f, key, at)
             if value is not None and (not isinstance(value, str) or value not in raw):
                 raise RowError(f'"arms" entry "{name}" "{key}" must be null or an arm "arms" holds, '
                                f"got {json.dumps(value)}", at + (key,))

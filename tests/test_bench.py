@@ -21,11 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from acceptlab import wrk_output
+from acceptlab import stats, wrk_output
 from acceptlab.paths import module_cmd
 from probes.harness.cpu import CpuMeter, cpu_fields, pin_tree, process_tree
 from probes.harness.servers import ServerRun
 from probes.plan import Plan
+from probes.harness import alternation
 from probes.studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
 from report.sections import cost_why
 from report.sections.wrk import WrkRun
@@ -65,90 +66,117 @@ def quick_bench(tmp_path_factory):
     return res, results, before
 
 
+def cost_runs(rows, mode):
+    """A mode's cost rows in the order they ran (their place in the block)."""
+    return sorted((r for r in rows if r["mode"] == mode), key=lambda r: r["seq"])
+
+
 def test_quick_bench_writes_a_row_per_cell(quick_bench):
-    """Every arm x mode of cost at 2 workers (named arms run at 2 workers only)
-    and every payoff cell (bare at 1 worker, bare and lt at 2 and 8 workers,
-    each at 32 connections) has one measured row
-    with req/s > 0 and p50 <= p99: a 1 s wrk run on loopback always completes
-    requests, so a zero or a missing row is a bug, not noise."""
+    """cost --quick with bare and lt named: one block per mode, 2 rounds, every
+    lt run between two runs of bare (the reference: round 1 opens with one,
+    each other run is followed by one), so bare, lt, bare, lt, bare; and every
+    payoff cell (bare at 1 worker, bare and lt at 2 and 8 workers, each at 32
+    connections) has one measured row with req/s > 0 and p50 <= p99: a 1 s wrk
+    run on loopback always completes requests, so a zero or a missing row is
+    a bug, not noise."""
     res, results, _ = quick_bench
     assert res.returncode == 0, res.stderr
-    assert "0 of 9 steps failed or skipped" in res.stdout, res.stdout
+    assert "0 of 7 steps failed or skipped" in res.stdout, res.stdout
     assert not (results / "CANONICAL").exists(), "--no-canonical must leave CANONICAL alone"
     run = run_dir_of(results)
     cost = read_rows(run / "cost.jsonl")
-    assert sorted((r["arm"], r["workers"], r["mode"]) for r in cost) == sorted(
-        (a, 2, m) for a in ("bare", "lt") for m in ("keepalive", "close"))
+    for mode in ("keepalive", "close"):
+        runs = cost_runs(cost, mode)
+        assert [(r["arm"], r["round"]) for r in runs] == [
+            ("bare", 1), ("lt", 1), ("bare", 1), ("lt", 2), ("bare", 2)], runs
+        assert [r["seq"] for r in runs] == list(range(5))
+        assert {r["workers"] for r in runs} == {2}
+        assert {r["connections"] for r in runs} == {cost_study.COST_CONNECTIONS[mode]}
     payoff = read_rows(run / "payoff.jsonl")
     assert sorted((r["arm"], r["workers"], r["connections"]) for r in payoff) == sorted(
         (a, w, 32) for a, w in (("bare", 1), ("bare", 2), ("lt", 2), ("bare", 8), ("lt", 8)))
     for r in cost + payoff:
         assert "error" not in r, r
-        assert r["round"] == 1
         assert r["requests_per_s"] > 0 and r["requests"] > 0, r
         assert 0 <= r["latency_ms"]["p50"] <= r["latency_ms"]["p99"], r
         assert set(r["errors"]) == {"connect", "read", "write", "timeout", "non_2xx_3xx"}
+    for r in payoff:
+        assert r["round"] == 1
+    root = os.geteuid() == 0
     for r in cost:
-        # as root each run has a network namespace of its own (an empty TIME_WAIT table)
-        assert r["netns"] == (os.geteuid() == 0), r
+        # as root each mode's block has a network namespace of its own, and a
+        # close block keeps no TIME_WAIT socket (alternation.TIME_WAIT_CAP)
+        assert r["netns"] == root, r
+        assert r["time_wait_cap"] == (0 if root and r["mode"] == "close" else None), r
         assert isinstance(r["time_wait_after"], int) and r["time_wait_after"] >= 0, r
         assert set(r["time_wait_sides"]) == {"server", "client"}
+        if r["time_wait_cap"] == 0:
+            assert r["time_wait_after"] == 0, r
     for r in cost:
         # the server's context switches over the wrk run, in all and per request wrk completed
         for kind in ("voluntary", "involuntary"):
             assert isinstance(r["ctx_" + kind], int) and r["ctx_" + kind] >= 0, r
             assert r["ctx_%s_per_request" % kind] == round(r["ctx_" + kind] / r["requests"], 5), r
-        # requests per epoll_wait return: one entry per worker, over the server's life, so its
-        # workers answered at least every request wrk completed, each return serving one or more
+        # requests per epoll_wait return: one entry per worker, over the server's life (kept for the
+        # block), so its workers answered at least every request wrk completed in all its runs
         loops = r["worker_loops"]
         assert sorted(w["index"] for w in loops) == list(range(r["workers"])), r
-        assert sum(w["requests"] for w in loops) >= r["requests"], r
+        mine = [x for x in cost if (x["arm"], x["mode"]) == (r["arm"], r["mode"])]
+        assert sum(w["requests"] for w in loops) >= sum(x["requests"] for x in mine), r
         assert r["requests_per_epoll_return"] == round(
             sum(w["requests"] for w in loops) / sum(w["epoll_returns"] for w in loops), 4), r
     for r in cost + payoff:
         # one count per worker; wrk opens one connection more than -c before its run
         counts = [int(n) for n in r["served_split"].split("/")]
-        assert len(counts) == r["workers"] and sum(counts) >= r.get("connections", cost_study.COST_CONNECTIONS), r
+        assert len(counts) == r["workers"] and sum(counts) >= r["connections"], r
 
 
 def test_quick_bench_ratio_to_bare(quick_bench):
-    """bare's ratio is exactly 1.0 (its own req/s over itself), and lt's is its req/s
-    over bare's at the same workers, mode and round, to 4 decimals: the report's
-    cells and medians depend on this."""
+    """bare has no ratio to itself; lt's is its req/s (and CPU per request)
+    over bare's at its moment: the mean of the bare runs just before and just
+    after it (the line through them, at its place), to 4 decimals: the
+    report's cells and intervals depend on this."""
     res, results, _ = quick_bench
     assert res.returncode == 0, res.stderr
     cost = read_rows(run_dir_of(results) / "cost.jsonl")
-    bare = {(r["workers"], r["mode"], r["round"]): r["requests_per_s"] for r in cost if r["arm"] == "bare"}
-    for r in cost:
-        if r["arm"] == "bare":
-            assert r["ratio_to_bare"] == 1.0, r
-        else:
-            want = round(r["requests_per_s"] / bare[(r["workers"], r["mode"], r["round"])], 4)
-            assert r["ratio_to_bare"] == want, r
+    for mode in ("keepalive", "close"):
+        runs = cost_runs(cost, mode)
+        for i, r in enumerate(runs):
+            if r["arm"] == "bare":
+                assert r["ratio_to_bare"] is None and r.get("cpu_ratio_to_bare") is None, r
+                continue
+            before, after = runs[i - 1], runs[i + 1]
+            assert before["arm"] == after["arm"] == "bare"
+            for field, ratio in (("requests_per_s", "ratio_to_bare"), ("cpu_us_per_request", "cpu_ratio_to_bare")):
+                want = round(r[field] / ((before[field] + after[field]) / 2), 4)
+                assert abs(r[ratio] - want) <= 0.0001, (r, want)
 
 
 def test_quick_bench_keeps_raw_wrk_output_and_meta(quick_bench):
     """Each run's wrk command line and verbatim output are under raw/ (the report
     can be re-derived and a figure traced to its run), close runs carry the
-    Connection: close header, and meta.json records how wrk was run."""
+    Connection: close header, each server's own output is kept once for its
+    block, and meta.json records how wrk was run and the method."""
     res, results, _ = quick_bench
     assert res.returncode == 0, res.stderr
     run = run_dir_of(results)
     for r in read_rows(run / "cost.jsonl"):
-        prefix = run / "raw" / ("cost-%s-w%d-%s-r1" % (r["arm"], r["workers"], r["mode"]))
+        server = run / "raw" / ("cost-%s-w%d-%s" % (r["arm"], r["workers"], r["mode"]))
+        prefix = Path("%s-r%d-s%d" % (server, r["round"], r["seq"]))
         assert "Requests/sec:" in Path(str(prefix) + ".wrk.txt").read_text()
         cmd = Path(str(prefix) + ".wrk.cmd").read_text()
-        assert "-t2 -c%d -d1s --latency" % cost_study.COST_CONNECTIONS in cmd
+        assert "-t2 -c%d -d1s --latency" % cost_study.COST_CONNECTIONS[r["mode"]] in cmd
         assert ("Connection: close" in cmd) == (r["mode"] == "close")
-        assert Path(str(prefix) + ".server.jsonl").read_text().count("worker_exit") == r["workers"]
+        assert Path(str(server) + ".server.jsonl").read_text().count("worker_exit") == r["workers"]
+        assert "Requests/sec:" in Path(str(server) + ".warm-up.wrk.txt").read_text()
     for r in read_rows(run / "payoff.jsonl"):
         prefix = run / "raw" / ("payoff-%s-w%d-c%d-r1" % (r["arm"], r["workers"], r["connections"]))
         assert "/work?us=500" in Path(str(prefix) + ".wrk.cmd").read_text()
         assert "Latency Distribution" in Path(str(prefix) + ".wrk.txt").read_text()
     meta = json.loads((run / "meta.json").read_text())
     params = meta["parameters"]
-    assert params["cost"]["duration_s"] == 1 and params["cost"]["connections"] == cost_study.COST_CONNECTIONS
-    assert params["cost"]["close_gap_s"] == cost_study.COST_CLOSE_GAP_S  # never longer than --bench-seconds
+    assert params["cost"]["duration_s"] == 1 and params["cost"]["connections_by_mode"] == cost_study.COST_CONNECTIONS
+    assert params["cost"]["method"] == "alternated" and params["cost"]["rounds"] == 2
     where = params["cost"]["placement"]  # the server and wrk on separate CPUs (2 CPUs or more here)
     assert where and not set(where["server_cpus"]) & set(where["wrk_cpus"]), where
     assert set(where["server_cpus"]) | set(where["wrk_cpus"]) <= os.sched_getaffinity(0), where
@@ -178,8 +206,8 @@ def test_quick_bench_report_renders(quick_bench, tmp_path):
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()
     assert "## Cost" in text and "## Payoff: a CPU-bound app" in text
-    bare_row = [l for l in text.split("### Keep-alive")[1].splitlines() if l.startswith("| bare |")][0]
-    assert bare_row.count("(1.00)") == 1, bare_row  # one cell: named arms run at 2 workers only
+    lt_row = [l for l in text.split("### Keep-alive")[1].splitlines() if l.startswith("| lt |")][0]
+    assert lt_row.count(" to ") == 1 and lt_row.count("[") == 1, lt_row  # one cell: 2 workers only
 
 
 def test_missing_wrk_is_a_recorded_skip(tmp_path):
@@ -191,7 +219,7 @@ def test_missing_wrk_is_a_recorded_skip(tmp_path):
            "--bench-arms", "all", "--results-dir", str(tmp_path / "r"), "--no-canonical"]
     planned = len(subprocess.run(cmd + ["--plan"], cwd=ROOT, capture_output=True, text=True,
                                  timeout=60).stdout.splitlines())
-    assert planned >= 6, "cost: bare at 1 and 2 workers and nginx, per mode; payoff's cells"
+    assert planned >= 5, "cost: one block per mode; payoff's cells"
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, env=env)
     assert res.returncode == 0, res.stderr
     assert "%d of %d steps failed or skipped" % (planned, planned) in res.stdout, res.stdout
@@ -206,60 +234,72 @@ def test_missing_wrk_is_a_recorded_skip(tmp_path):
 # ---------------------------------------------------------------- the wrk studies' helpers
 
 
-def test_rounds_rotate_the_order():
-    """Each round runs every cell exactly once, and the order rotates by len/rounds
-    per round, so every cell takes a different slot in each of 3 rounds (drift
-    over the run does not always hit the same arm first or last)."""
-    cells = [(a, w) for w in (1, 2) for a in ("bare", "lt", "reuseport")]
-    orders = [common.rotated(cells, r, 3) for r in (1, 2, 3)]
-    assert all(sorted(o) == sorted(cells) for o in orders)
-    assert orders[0] == cells and orders[1][0] == cells[2] and orders[2][0] == cells[4]
-    for cell in cells:
-        assert len({o.index(cell) for o in orders}) == 3
-    assert common.rotated(cells, 1, 1) == cells
+def test_round_order_puts_every_run_between_two_reference_runs():
+    """A block's round: the others in an order shuffled per round (seeded by
+    the round: the same every time), each followed by a run of the
+    reference, round 1 opening with one; over rounds every other entrant
+    follows every place, so what a run leaves behind does not always land
+    on the same server."""
+    ref, others = "bare", ["lt", "reuseport", "fdpass", "mutex"]
+    one = alternation.round_order(ref, others, 1)
+    assert one[0] == ref and one[1::2] and sorted(one[1::2]) == sorted(others)
+    assert one[2::2] == [ref] * len(others)
+    later = alternation.round_order(ref, others, 2)
+    assert later[1::2] == [ref] * len(others) and sorted(later[0::2]) == sorted(others)
+    assert alternation.round_order(ref, others, 2) == later  # seeded: a rerun repeats it
+    firsts = {alternation.round_order(ref, others, n)[1 if n == 1 else 0] for n in range(1, 40)}
+    assert firsts == set(others), firsts
+
+
+def test_partner_at_draws_a_line_between_the_runs_around():
+    """The partner's value at a run's place: on the line through its runs just
+    before and after; past either end the nearer one's; None without any."""
+    series = [(0, 10.0), (2, 14.0), (6, 10.0)]
+    assert stats.partner_at(series, 1) == 12.0
+    assert stats.partner_at(series, 2) == 14.0
+    assert stats.partner_at(series, 3) == 13.0
+    assert stats.partner_at(series, 9) == 10.0 and stats.partner_at([(4, 5.0)], 0) == 5.0
+    assert stats.partner_at([], 3) is None
+
+
+def block_row(arm, seq, rnd, rps, cpu=None, mode="close", workers=2):
+    row = {"arm": arm, "workers": workers, "mode": mode, "round": rnd, "seq": seq, "requests_per_s": rps}
+    if cpu is not None:
+        row["cpu_us_per_request"] = cpu
+    return row
 
 
 def test_finish_cost_fills_ratios(tmp_path):
-    """ratio_to_bare is filled after the runs, whatever order they ran in: req/s over
-    bare's at the same workers, mode and round; null where bare failed or did not
-    run; bare's own exactly 1.0; error rows untouched."""
-    rows = [
-        {"arm": "lt", "workers": 1, "mode": "close", "round": 1, "requests_per_s": 150.0, "ratio_to_bare": None},
-        {"arm": "bare", "workers": 1, "mode": "close", "round": 1, "requests_per_s": 100.0, "ratio_to_bare": None},
-        {"arm": "lt", "workers": 2, "mode": "close", "round": 1, "requests_per_s": 90.0, "ratio_to_bare": None},
-        {"arm": "bare", "workers": 2, "mode": "close", "round": 1, "error": "server did not become ready"},
-        {"arm": "lt", "workers": 1, "mode": "keepalive", "round": 1, "requests_per_s": 30.0, "ratio_to_bare": None},
-        {"arm": "bare", "workers": 1, "mode": "close", "round": 2, "requests_per_s": 300.0, "ratio_to_bare": None},
-        {"arm": "lt", "workers": 1, "mode": "close", "round": 2, "requests_per_s": 100.0, "ratio_to_bare": None},
-    ]
+    """ratio_to_bare is filled once the block is in: a run's req/s over bare's
+    at its place (the bare runs around it, on a line), whatever the order;
+    bare's own is null; a run beyond bare's last takes bare's last; error
+    rows untouched."""
+    rows = [block_row("bare", 0, 1, 100.0), block_row("lt", 1, 1, 150.0), block_row("bare", 2, 1, 200.0),
+            {"arm": "lt", "workers": 2, "mode": "close", "round": 2, "error": "server did not become ready"},
+            block_row("bare", 3, 2, 300.0), block_row("lt", 4, 2, 30.0),
+            block_row("lt", 0, 1, 90.0, mode="keepalive")]
     path = tmp_path / "cost.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     cost_study.finish(str(path))
     got = read_rows(path)
-    assert [r.get("ratio_to_bare", "absent") for r in got] == [1.5, 1.0, None, "absent", None, 1.0, 0.3333]
+    assert [r.get("ratio_to_bare", "absent") for r in got] == [None, 1.0, None, "absent", None, 0.1, None]
 
 
 def test_finish_cost_fills_cpu_ratios(tmp_path):
-    """cpu_ratio_to_bare (and to the knob-off arm) is CPU µs per request over
-    bare's (the knob-off arm's) at the same workers, mode and round, filled
-    like the req/s ratio; a row without CPU figures (a run from before they
-    were measured) gets no CPU ratio key at all."""
-    rows = [
-        {"arm": "bare", "workers": 2, "mode": "close", "round": 1, "requests_per_s": 100.0,
-         "cpu_us_per_request": 20.0},
-        {"arm": "fdpass", "workers": 2, "mode": "close", "round": 1, "requests_per_s": 90.0,
-         "cpu_us_per_request": 22.0},
-        {"arm": "fdpass-off", "workers": 2, "mode": "close", "round": 1, "requests_per_s": 95.0,
-         "cpu_us_per_request": 21.0},
-        {"arm": "bare", "workers": 2, "mode": "keepalive", "round": 1, "requests_per_s": 100.0},
-    ]
+    """cpu_ratio_to_bare is CPU µs per request over bare's at the run's place;
+    the ratio to the knob-off arm is the run's ratio to bare over the knob-off
+    arm's ratio to bare in the same round (each against bare at its own
+    moment); a row without CPU figures gets no CPU ratio key at all."""
+    rows = [block_row("bare", 0, 1, 100.0, 20.0), block_row("fdpass", 1, 1, 90.0, 22.0),
+            block_row("bare", 2, 1, 100.0, 20.0), block_row("fdpass-off", 3, 1, 95.0, 23.1),
+            block_row("bare", 4, 1, 100.0, 22.0), block_row("bare", 0, 1, 100.0, mode="keepalive")]
     path = tmp_path / "cost.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     cost_study.finish(str(path))
     got = read_rows(path)
-    assert [r.get("cpu_ratio_to_bare", "absent") for r in got] == [1.0, 1.1, 1.05, "absent"]
-    assert got[1]["cpu_ratio_to_knob_off"] == round(22.0 / 21.0, 4)
-    assert [r["ratio_to_bare"] for r in got] == [1.0, 0.9, 0.95, 1.0]
+    assert [r.get("cpu_ratio_to_bare", "absent") for r in got] == [None, 1.1, None, 1.1, None, "absent"]
+    assert got[1]["cpu_ratio_to_knob_off"] == 1.0
+    assert [r["ratio_to_bare"] for r in got] == [None, 0.9, None, 0.95, None, None]
     assert got[1]["cpu_ratio_partners"] == {"to_bare": "bare", "to_knob_off": "fdpass-off"}
 
 
@@ -267,13 +307,14 @@ def test_finish_cost_fills_the_ratio_to_the_reference_arm(tmp_path):
     """reuseport-bpf's natural baseline is reuseport (its reference in arms.py,
     another variant, so not a knob-off arm): its req/s and CPU ratios to it
     are filled like the knob-off ratios, and the row names the partner."""
-    rows = [{"arm": arm, "workers": 2, "mode": "keepalive", "round": 1, "requests_per_s": rps,
-             "cpu_us_per_request": cpu}
-            for arm, rps, cpu in (("bare", 100.0, 10.0), ("reuseport", 110.0, 10.0), ("reuseport-bpf", 99.0, 10.5))]
+    rows = [block_row(arm, seq, 1, rps, cpu, mode="keepalive")
+            for seq, (arm, rps, cpu) in enumerate((("bare", 100.0, 10.0), ("reuseport", 110.0, 10.0),
+                                                   ("bare", 100.0, 10.0), ("reuseport-bpf", 99.0, 10.5),
+                                                   ("bare", 100.0, 10.0)))]
     path = tmp_path / "cost.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     cost_study.finish(str(path))
-    bpf = read_rows(path)[2]
+    bpf = read_rows(path)[3]
     assert bpf["ratio_to_reference"] == 0.9 and bpf["cpu_ratio_to_reference"] == 1.05, bpf
     assert bpf["cpu_ratio_partners"] == {"to_bare": "bare", "to_reference": "reuseport"}
     assert "reuseport-bpf / reuseport, 2w, keepalive" in cost_study.cpu_series(rows)
@@ -283,13 +324,13 @@ def test_finish_cost_fills_the_ratio_to_the_reference_arm(tmp_path):
 
 
 def cost_rows(fdpass_cpu, bare_cpu=10.0, mode="keepalive"):
-    """bare and fdpass at 2 workers, one round per entry of fdpass_cpu (CPU µs
-    per request), bare at bare_cpu each round: fdpass / bare = fdpass_cpu / bare_cpu."""
-    rows = []
+    """bare and fdpass at 2 workers as a block runs them (bare, then fdpass
+    and bare each round), one round per entry of fdpass_cpu (CPU µs per
+    request), bare at bare_cpu every run: fdpass / bare = fdpass_cpu / bare_cpu."""
+    rows = [block_row("bare", 0, 1, 1000.0, bare_cpu, mode)]
     for rnd, cpu in enumerate(fdpass_cpu, 1):
-        for arm, value in (("bare", bare_cpu), ("fdpass", cpu)):
-            rows.append({"arm": arm, "workers": 2, "mode": mode, "round": rnd, "requests_per_s": 1000.0,
-                         "cpu_us_per_request": value})
+        for arm, value in (("fdpass", cpu), ("bare", bare_cpu)):
+            rows.append(block_row(arm, len(rows), rnd, 1000.0, value, mode))
     return rows
 
 
@@ -302,35 +343,25 @@ def bench_plan(**kw):
 def test_stopping_rule_stops_when_every_ratio_is_within():
     """Three rounds of fdpass / bare at 1.000, 1.001, 0.999: the 95 % half-width
     (t(2) 4.303 x sd 0.001 / sqrt 3 = 0.0025) is within +-2 % of the mean, so
-    the rule stops with every ratio converged and no cap; cost.more() adds no
-    round. (fdpass's knob-off arm did not run: its ratio is left out, not
-    waited for.)"""
+    the rule stops with every ratio converged and no cap. (fdpass's knob-off
+    arm did not run: its ratio is left out, not waited for.)"""
     series = cost_study.cpu_series(cost_rows([10.0, 10.01, 9.99]))
     assert series == {"fdpass / bare, 2w, keepalive": [1.0, 1.001, 0.999]}
     go, state = common.keep_going(series, 0.02, 3, 20)
     assert not go and state["converged"] and state["cap_hit"] is None
     ratio = state["ratios"]["fdpass / bare, 2w, keepalive"]
     assert ratio["converged"] and ratio["rounds"] == 3 and abs(ratio["half_width"] - 0.0025) < 0.0001, ratio
-    steps, _ = cost_study.more(bench_plan(), cost_rows([10.0, 10.01, 9.99]), "/nonexistent", 4)
-    assert steps == []
 
 
 def test_stopping_rule_continues_while_a_ratio_is_wide():
     """fdpass / bare at 0.9, 1.1, 1.0: the half-width (0.248) is far outside
-    +-2 %, so the rule asks for another round, and cost.more() returns round
-    4's steps: every cell once per mode, labelled r4. One round alone has no
-    interval and never counts as converged."""
+    +-2 %, so the rule asks for another round (the block runs it). One round
+    alone has no interval and never counts as converged."""
     rows = cost_rows([9.0, 11.0, 10.0])
     go, state = common.keep_going(cost_study.cpu_series(rows), 0.02, 3, 20)
     assert go and not state["converged"] and state["cap_hit"] is None
-    steps, _ = cost_study.more(bench_plan(), rows, "/nonexistent", 4)
-    labels = [label for label, _, _ in steps]
-    assert len(labels) == 4 and all(label.endswith("r4") for label in labels), labels
-    assert {keys["round"] for _, _, keys in steps} == {4}
     go, state = common.keep_going(cost_study.cpu_series(cost_rows([10.0])), 0.02, 1, 20)
     assert go and state["ratios"]["fdpass / bare, 2w, keepalive"]["half_width"] is None
-    # without --bench-within (the campaign) the rounds are fixed: no more steps
-    assert cost_study.more(bench_plan(bench_within=None), rows, "/nonexistent", 4)[0] == []
 
 
 def test_stopping_rule_stops_at_the_cap_and_reports_it():
@@ -346,34 +377,41 @@ def test_stopping_rule_stops_at_the_cap_and_reports_it():
     assert abs(state["cap_hit"]["fdpass / bare, 2w, keepalive"]["half_width"] - 0.2484) < 0.001
     assert abs(state["cap_hit"]["fdpass / bare, 2w, keepalive"]["relative"] - 0.2484) < 0.001
     assert state["ratios"]["fdpass / bare, 2w, close"]["converged"]
-    assert cost_study.more(bench_plan(bench_max_rounds=3), rows, "/nonexistent", 4)[0] == []
     trace_rows = [{"traced": t, "mode": "keepalive", "round": n, "requests_per_s": 1000.0, "cpu_us_per_request": c}
                   for n, (off, on) in enumerate([(10.0, 10.5), (10.0, 10.1)], 1) for t, c in ((False, off), (True, on))]
     series = trace_overhead.cpu_series(trace_rows)
     assert series == {"traced / untraced, keepalive": [1.05, 1.01]}
-    steps, state = trace_overhead.more(bench_plan(bench_max_rounds=2), trace_rows, "/nonexistent", 3)
-    assert steps == [] and set(state["cap_hit"]) == {"traced / untraced, keepalive"}
+    go, state = common.keep_going(series, 0.02, 2, 2)
+    assert not go and set(state["cap_hit"]) == {"traced / untraced, keepalive"}
     # the passive state's ratio is a series of its own, held to the same rule
     passive_rows = trace_rows + [{"state": "passive", "traced": False, "mode": "keepalive", "round": n,
                                   "requests_per_s": 1000.0, "cpu_us_per_request": c}
                                  for n, c in ((1, 10.0), (2, 10.4))]
     series = trace_overhead.cpu_series(passive_rows)
     assert series == {"traced / untraced, keepalive": [1.05, 1.01], "passive / untraced, keepalive": [1.0, 1.04]}
-    steps, state = trace_overhead.more(bench_plan(bench_max_rounds=2), passive_rows, "/nonexistent", 3)
-    assert steps == [] and set(state["cap_hit"]) == {"traced / untraced, keepalive", "passive / untraced, keepalive"}
+    go, state = common.keep_going(series, 0.02, 2, 2)
+    assert not go and set(state["cap_hit"]) == {"traced / untraced, keepalive", "passive / untraced, keepalive"}
 
 
-def test_trace_overhead_states_rotate_and_fill_their_ratios():
-    """trace_overhead's three states (untraced, traced, passive) take every
-    place in the order over three rounds; each traced and passive row gets
-    its req/s and CPU ratios to the untraced run of its mode and round
-    (ratio_traced, cpu_ratio_traced; ratio_passive, cpu_ratio_passive), a
-    row from before the passive state (no "state") is read by "traced",
-    and a round without its untraced run gives null ratios."""
-    orders = [trace_overhead.round_order(n) for n in (1, 2, 3, 4)]
-    assert orders[0] == ["untraced", "traced", "passive"] and orders[3] == orders[0]
-    for state in trace_overhead.STATES:
-        assert {o.index(state) for o in orders[:3]} == {0, 1, 2}
+def test_trace_overhead_fills_its_ratios():
+    """In a block (rows with "seq"), each traced, passive and A/A row gets its
+    req/s and CPU ratios over the untraced server at its moment (the
+    untraced runs around it, on a line): ratio_traced, ratio_passive,
+    ratio_aa and their cpu_ratio_*. Rows from before the block method (no
+    "seq") are read as they were: over the untraced run of their mode and
+    round, a row from before the passive state (no "state") read by
+    "traced", and a round without its untraced run gives null ratios."""
+    block = [{"state": s, "traced": s == "traced", "mode": "keepalive", "round": 1, "seq": n,
+              "requests_per_s": rps, "cpu_us_per_request": cpu}
+             for n, (s, rps, cpu) in enumerate((("untraced", 1000.0, 10.0), ("traced", 990.0, 10.5),
+                                                ("untraced", 1000.0, 10.0), ("untraced-aa", 1010.0, 10.1),
+                                                ("untraced", 1000.0, 10.2), ("passive", 980.0, 10.2),
+                                                ("untraced", 960.0, 10.2)))]
+    trace_overhead.fill_ratio_traced(block)
+    assert (block[1]["ratio_traced"], block[1]["cpu_ratio_traced"]) == (0.99, 1.05)
+    assert (block[3]["ratio_aa"], block[3]["cpu_ratio_aa"]) == (1.01, 1.0)
+    assert (block[5]["ratio_passive"], block[5]["cpu_ratio_passive"]) == (1.0, 1.0)
+    assert not any(k.startswith(("ratio", "cpu_ratio")) for k in block[0])
     rows = [{"state": "untraced", "traced": False, "mode": "keepalive", "round": 1, "requests_per_s": 1000.0,
              "cpu_us_per_request": 10.0},
             {"state": "traced", "traced": True, "mode": "keepalive", "round": 1, "requests_per_s": 990.0,
@@ -395,28 +433,35 @@ def test_trace_overhead_states_rotate_and_fill_their_ratios():
 @pytest.mark.skipif(os.geteuid() != 0, reason="the tracer and the diagnosis load BPF programs: needs root")
 @needs_wrk
 def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
-    """A quick trace_overhead (keep-alive, one round, 1 s wrk runs): one row
-    per state, the passive row with the diagnosis's own account (traced, the
-    closest variant bare, every wrk connection accepted) and its ratios to
-    the untraced run; the diagnosis's output kept in raw/; no diagnosis left
-    running; the report's passive table and verdict."""
+    """A quick trace_overhead (keep-alive, two rounds, 1 s wrk runs): one
+    block of four servers, untraced, untraced again (the A/A pair), traced
+    and passive, every other run between two untraced runs; the passive
+    rows carry the diagnosis's own account over the block (traced, the
+    closest variant bare, every wrk connection accepted) and their ratios
+    to the untraced server; the diagnosis's output kept in raw/; no
+    diagnosis left running; the report's table, the A/A floor and the
+    passive verdict."""
     results = tmp_path / "r"
     before = pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose"))
     res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "trace_overhead", "--quick",
                           "--cost-seconds", "1", "--results-dir", str(results), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=180)
     assert res.returncode == 0, res.stderr
-    assert "0 of 3 steps failed or skipped" in res.stdout, res.stdout
+    assert "0 of 1 steps failed or skipped" in res.stdout, res.stdout
     run = run_dir_of(results)
-    rows = read_rows(run / "trace_overhead.jsonl")
-    assert [r["state"] for r in rows] == ["untraced", "traced", "passive"], rows
-    passive = rows[2]
-    assert passive["traced"] is False and passive["netns"] is True
-    assert passive["diagnosis"]["traced"] is True and passive["diagnosis"]["closest_variant"] == "bare", passive
-    assert passive["diagnosis"]["accepted"] >= 16 and passive["diagnosis"]["served"] >= 16, passive
-    assert passive["ratio_passive"] > 0 and passive["cpu_ratio_passive"] > 0, passive
-    assert "cpu_ratio_traced" in rows[1] and "cpu_converged" in passive
-    raw = (run / "raw" / "trace-overhead-passive-keepalive-r1.diagnose.jsonl").read_text().splitlines()
+    rows = sorted(read_rows(run / "trace_overhead.jsonl"), key=lambda r: r["seq"])
+    states = [r["state"] for r in rows]
+    assert states[0::2] == ["untraced"] * 7 and sorted(states[1::2]) == sorted(
+        ["untraced-aa", "traced", "passive"] * 2), states
+    passive = [r for r in rows if r["state"] == "passive"]
+    for r in passive:
+        assert r["traced"] is False and r["netns"] is True
+        assert r["diagnosis"]["traced"] is True and r["diagnosis"]["closest_variant"] == "bare", r
+        assert r["diagnosis"]["accepted"] >= 64 and r["diagnosis"]["served"] >= 64, r
+        assert r["ratio_passive"] > 0 and r["cpu_ratio_passive"] > 0 and "cpu_converged" in r, r
+    assert all("cpu_ratio_traced" in r for r in rows if r["state"] == "traced")
+    assert all("cpu_ratio_aa" in r for r in rows if r["state"] == "untraced-aa")
+    raw = (run / "raw" / "trace-overhead-passive-keepalive.diagnose.jsonl").read_text().splitlines()
     assert json.loads(raw[-1])["kind"] == "diagnosis" and json.loads(raw[-1])["partial"] is True
     assert pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose")) <= before, "a diagnosis was left running"
     out = tmp_path / "linux.md"
@@ -424,10 +469,9 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()
-    assert "### The diagnosis's passive mode" in text
-    assert [l for l in text.splitlines() if l.startswith("| Keep-alive | %.2f / %.2f | " % (
-        rows[0]["cpu_us_per_request"], passive["cpu_us_per_request"]))], text
-    assert "Keep-alive: CPU per request passive/untraced (the diagnosis's passive watch) " in text
+    assert "| Keep-alive | passive | " in text and "| Keep-alive | untraced-aa | " in text, text
+    assert "Keep-alive: the A/A floor, untraced again over untraced, " in text
+    assert "Keep-alive: CPU per request passive/untraced (the diagnosis's passive watch attached" in text
 
 
 def test_bad_stopping_rule_options_exit_2(tmp_path):
@@ -462,11 +506,14 @@ def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
                           "--bench-max-rounds", "2", "--results-dir", str(results), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
-    assert "round 2 follows" in res.stdout, res.stdout
+    for mode in ("keepalive", "close"):
+        assert "cost %s: cost %s: 1 rounds run" % (mode, mode) in res.stdout, res.stdout
+        assert "cost %s: cost %s: 2 rounds run" % (mode, mode) in res.stdout, res.stdout
     run = run_dir_of(results)
     rows = read_rows(run / "cost.jsonl")
     assert sorted((r["arm"], r["mode"], r["round"]) for r in rows) == sorted(
-        (a, m, n) for a in ("bare", "fdpass") for m in ("keepalive", "close") for n in (1, 2)), rows
+        [("bare", m, 1) for m in ("keepalive", "close")] + [(a, m, n) for a in ("bare", "fdpass")
+                                                            for m in ("keepalive", "close") for n in (1, 2)]), rows
     stopping = json.loads((run / "meta.json").read_text())["parameters"]["cost"]["stopping"]
     assert stopping["within"] == 0.0001 and stopping["max_rounds"] == 2
     outcome = stopping["outcome"]
@@ -690,7 +737,7 @@ def edit_row(path, lineno, edit):
     ("payoff", 2, lambda r: r.update(served_split="nine"),
      '"served_split" must be counts separated by "/" like "31/1", got "nine"'),
     ("trace_overhead", 2, lambda r: r.update(state="halfway"),
-     '"state" must be "untraced", "traced" or "passive", got "halfway"'),
+     '"state" must be one of untraced, untraced-aa, traced, passive, got "halfway"'),
 ])
 def test_malformed_rows_are_one_line_errors(results, tmp_path, study, line, edit, message):
     """A malformed cost or payoff row stops the report with exactly one line,

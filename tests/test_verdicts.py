@@ -45,3 +45,29 @@ def test_a_bad_direction_is_an_error():
         assert "want" in str(e)
     else:
         raise AssertionError("judge accepted want='about'")
+
+
+def test_a_verdict_stands_only_on_a_floor_that_can_carry_it():
+    """The A/A floor (the same server measured twice) decides whether a
+    verdict can stand: an A/A pair whose interval holds 1 and is finer than
+    the goal's margin lets judge()'s verdict through; one no finer than the
+    margin, or a pair that itself differed, turns met or missed into not
+    resolved, saying why. Without a floor the ratio's own interval decides."""
+    tight, wide, biased = (1.0, 0.01, 6), (1.0, 0.04, 6), (1.06, 0.02, 6)
+    values = [1.01, 1.0, 1.02, 1.01]  # 1.010 +- 0.013: wholly under 1.05
+    assert stats.judge_on_floor(values, 1.05, "at most", tight)[0] == stats.MET
+    assert stats.judge_on_floor(values, 1.05, "at most", None)[0] == stats.MET
+    verdict, _, _, why = stats.judge_on_floor(values, 1.03, "at most", wide)
+    assert verdict == stats.NOT_RESOLVED and "no finer than the goal's margin" in why
+    verdict, _, _, why = stats.judge_on_floor([1.2, 1.21, 1.19], 1.05, "at most", biased)
+    assert verdict == stats.NOT_RESOLVED and "A/A pair itself differed" in why
+    # a target of 1 has no margin: only a pair that differed objects
+    assert stats.floor_objection(wide, 1) is None and stats.floor_objection(biased, 1)
+    assert stats.floor_of([1.0]) is None and stats.floor_of([1.0, 1.02])[2] == 2
+
+
+def test_partner_at_is_the_line_through_the_runs_around():
+    """A run's partner value in a block: on the line through the partner's
+    runs just before and after it; the nearer end past either end."""
+    assert stats.partner_at([(0, 2.0), (4, 6.0)], 1) == 3.0
+    assert stats.partner_at([(0, 2.0), (4, 6.0)], 7) == 6.0 and stats.partner_at([], 0) is None

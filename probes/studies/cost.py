@@ -1,17 +1,23 @@
 """cost: wrk on GET / (keep-alive and Connection: close), the cost arms at 2
-workers, arms alternated within a round in an order that rotates per round,
-a gap after every close run; the server's CPU time per request, req/s,
-p50/p99, TIME_WAIT left, the ratio to bare, to the knob-off arm, to the
-reference arm and to the process-mode arm, and what explains a CPU figure:
-the server's voluntary and involuntary context switches per request (over
-the wrk run, read with its CPU time) and requests per epoll_wait return
-(per worker, from its worker_exit line) -> cost.jsonl (one line per run).
+workers, measured side by side (probes/harness/alternation.py): per mode,
+one block in a network namespace of its own with every arm's server started
+once and kept, each warmed up, then rounds of one short run per arm in an
+order rotated per round. Per run: the server's CPU time per request (its
+process tree's scheduler counts over the run), req/s, p50/p99, its context
+switches per request and, for fdpass, the hand-offs it caused; per server,
+over the block: the connections each worker served, requests per
+epoll_wait return and the sockets it left in TIME_WAIT. Each run's ratio to
+bare, to its knob-off arm, its reference arm and its process-mode arm is
+taken against the partner's value at the same moment (its runs just before
+and after, on a line), so the machine's drift over minutes cancels. The A/A
+arm bare-aa (bare again, as an arm of its own) gives the method's
+resolution -> cost.jsonl (one line per run).
 
 The campaign runs the arms with "cost" in arms.py for COST_ROUNDS rounds of
 COST_SECONDS-second runs. `--bench-arms all` (make bench) adds the arms with
 "cost:bench" (the threads arms, the user-space accounting arms) and the
 1-worker cells of the arms with "cost:one_worker"; with --bench-within the
-rounds go on (more()) until every CPU ratio's 95 % interval is within
+block's rounds go on until every CPU ratio's 95 % interval is within
 +-within of its mean, or --bench-max-rounds is reached (the stopping rule in
 studies/common.py; outcome() records the verdict in the rows and meta.json).
 
@@ -27,32 +33,37 @@ that are not in --arms' default (they run in cost alone), and the anchor;
 with `--bench-arms all` the same over bench_arms(); with --bench-arms named,
 those of them chosen, and the anchor when named."""
 
+import contextlib
 import os
-import time
 
 from acceptlab import arms
-from probes.harness.cpu import CpuMeter, cpu_fields, pin_tree
+from acceptlab.stats import mean_interval
+from probes.harness.alternation import Entrant, Live, keep_no_time_wait, metered, ratio_at, run_block
+from probes.harness.cpu import cpu_fields, pin_tree
+from probes.harness.lifecycle import is_root
 from probes.harness.servers import ServerRun, accepted_of, handoffs_of, loop_fields, peer_running
 from probes.harness.wrk import WRK_THREADS, WRK_TIMEOUT_S, need_wrk, run_wrk
 from probes.peers import peers
-from probes.studies.common import (close_gap, final_state, handoff_rate, in_own_netns, keep_going, read_sysctl,
-                                   rewrite_rows, rotated, served_split, stopping_record, stopping_rule,
-                                   time_wait_counts)
+from probes.studies.common import (final_state, handoff_rate, in_own_netns, keep_going, progress_text, read_sysctl,
+                                   rewrite_rows, served_split, stopping_record, stopping_rule, time_wait_counts)
 
 NAME = "cost"
 COST_PATH = "/"              # the hello endpoint: the accept path is all there is to do
-COST_CONNECTIONS = 16
+# wrk -c by mode: on keep-alive, which worker holds which connection is drawn
+# anew in every run, and bare's CPU per request follows the draw (two workers
+# share one CPU); with 16 connections it swung from run to run far more than
+# with 64
+COST_CONNECTIONS = {"keepalive": 64, "close": 16}
 COST_WORKERS = [1, 2]         # 1: make bench only (the arms with cost:one_worker)
-# wrk -d per run, by mode: CPU time per request needs fewer seconds than req/s;
-# a keep-alive run's CPU per request settles later than a close run's
-COST_SECONDS = {"keepalive": 2, "close": 1}
-COST_ROUNDS = 3               # rounds in the campaign (--bench-rounds overrides; 1 with --quick)
-COST_CLOSE_GAP_S = 0.25       # after every Connection: close run: the server closes first, so
-                              # TIME_WAIT sits on its port, not on wrk's ephemeral ports
+# wrk -d per run, by mode: short runs, many of them (wrk's shortest is 1 s)
+COST_SECONDS = {"keepalive": 1, "close": 1}
+COST_ROUNDS = 4               # rounds in the campaign (--bench-rounds overrides; 2 with --quick)
 GOAL_WITHIN = 0.02            # the resolution the goals need: a ratio's 95 % interval within +-2 %
 COST_MODES = ["keepalive", "close"]
-WARM_UP_S = 1                 # an unrecorded wrk run before the study's first measured one (the first run
-                              # after the studies before it comes out slower than the same arm's later ones)
+WARM_UP_S = 1                 # an unrecorded wrk run against each server before the block's rounds (a
+                              # fresh server's first run comes out slower than its later ones; on
+                              # Connection: close it also fills the namespace's TIME_WAIT table, so
+                              # every measured run meets it alike)
 ANCHOR_ARMS = {"nginx": "nginx-default"}  # also names --bench-arms accepts beyond the table
 TAKES_BENCH_ARMS = True
 SYSCTLS = ["net.ipv4.ip_local_port_range", "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_max_tw_buckets",
@@ -89,8 +100,9 @@ def peer_configs(plan):
 
 def cost_seconds(plan, mode="keepalive"):
     """wrk's -d for a cost (and trace_overhead) run in mode: --cost-seconds,
-    else --bench-seconds, else COST_SECONDS[mode]."""
-    return plan.cost_seconds or plan.bench_seconds or COST_SECONDS[mode]
+    else COST_SECONDS[mode] (short runs, many of them: --bench-seconds is
+    payoff's)."""
+    return plan.cost_seconds or COST_SECONDS[mode]
 
 
 def placement():
@@ -125,26 +137,28 @@ def pinned(pid):
 
 
 def cost_rounds(plan):
-    """Rounds planned up front: --bench-rounds, else COST_ROUNDS (1 with --quick)."""
-    return plan.bench_rounds or (1 if plan.quick else COST_ROUNDS)
-
-
-def cost_close_gap(plan):
-    return close_gap(plan, COST_CLOSE_GAP_S)
+    """Rounds planned up front: --bench-rounds, else COST_ROUNDS (2 with
+    --quick: a ratio needs two rounds for an interval)."""
+    return plan.bench_rounds or (2 if plan.quick else COST_ROUNDS)
 
 
 def meta(plan):
     return {"cost": {"tool": "wrk", "path": COST_PATH, "threads": WRK_THREADS,
-                     "connections": COST_CONNECTIONS, "duration_s": cost_seconds(plan, "keepalive"),
+                     "connections": COST_CONNECTIONS["close"], "connections_by_mode": COST_CONNECTIONS,
+                     "duration_s": cost_seconds(plan, "keepalive"),
                      "close_duration_s": cost_seconds(plan, "close"), "placement": placement_meta(),
-                     "warm_up_s": WARM_UP_S, "netns": "each run in a network namespace of its own (root)",
+                     "warm_up_s": WARM_UP_S, "method": "alternated",
+                     "netns": "each mode's block in a network namespace of its own (root)",
                      "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES,
                      "workers": sorted({w for _, w in cells(plan)}),
                      "one_worker_arms": sorted(a for a, w in cells(plan) if w == 1),
-                     "arms": arms_of(plan), "rounds": cost_rounds(plan), "close_gap_s": cost_close_gap(plan),
+                     "arms": arms_of(plan), "rounds": cost_rounds(plan), "close_gap_s": None,
+                     "aa": {a: of for a, of in arms.aa_of().items() if a in arms_of(plan)},
                      "stopping": stopping_rule(plan),
-                     "order": "each round runs every arm x workers once per mode, the list "
-                              "rotated by (round-1)*len/rounds",
+                     "order": "per mode, one block: every arm x workers' server started once and "
+                              "warmed up, then rounds of one run each, the list rotated by "
+                              "(round-1)*len/rounds; ratios against the partner's runs just before "
+                              "and after, on a line",
                      "sysctls": {name: read_sysctl(name) for name in SYSCTLS},
                      "anchor": anchor_meta(plan)}}
 
@@ -162,111 +176,142 @@ def anchor_meta(plan):
     return out
 
 
-def warm_up(prefix, port, headers, wrk_cpus):
-    """WARM_UP_S of wrk against the server about to be measured, not recorded
+def warm_up(prefix, port, mode, wrk_cpus):
+    """WARM_UP_S of wrk against a server about to be measured, not recorded
     (its output kept at prefix.warm-up.*)."""
-    run_wrk(prefix + ".warm-up", port, COST_PATH, COST_CONNECTIONS, WARM_UP_S, headers, cpus=wrk_cpus)
+    run_wrk(prefix + ".warm-up", port, COST_PATH, COST_CONNECTIONS[mode], WARM_UP_S, headers_of(mode), cpus=wrk_cpus)
 
 
-def anchor_run(plan, prefix, arm, workers, mode, headers, warm=False):
-    """wrk against an anchor arm: its peer configuration (access log off)
-    started fresh on a free port, stopped after; the configuration and logs
-    are kept at prefix.*. Returns (wrk_output.parse's dict, TIME_WAIT counts, software)."""
-    with peer_running(ANCHOR_ARMS[arm], workers, prefix) as peer:
-        wrk_cpus = pinned(peer.proc.pid)
-        if warm:
-            warm_up(prefix, peer.port, headers, wrk_cpus)
-        with CpuMeter(peer.proc.pid) as cpu:
-            out = run_wrk(prefix, peer.port, COST_PATH, COST_CONNECTIONS, cost_seconds(plan, mode), headers,
-                          cpus=wrk_cpus)
-        out.update(cpu_fields(cpu.ns, out["requests"], switches=cpu.switches))
-        # nginx reports no wakeup counts: requests per epoll_wait return are not known
-        out.update({"requests_per_epoll_return": None, "worker_loops": None})
-        tw = time_wait_counts(peer.port)
-    return out, tw, peer.version
+def headers_of(mode):
+    return ["Connection: close"] if mode == "close" else []
 
 
-def run_text(out, tw_total):
+def run_text(out):
     bad = sum(out["errors"].values())
     cpu = out.get("cpu_us_per_request")
-    involuntary, per_wakeup = out.get("ctx_involuntary_per_request"), out.get("requests_per_epoll_return")
-    return "%.0f req/s, %s%s%s, p99 %s ms%s, TIME_WAIT %s" % (
-        out["requests_per_s"], "%.2f CPU us/req" % cpu if cpu is not None else "CPU not measured",
-        ", %.3f involuntary switches/req" % involuntary if involuntary is not None else "",
-        ", %.2f req/wakeup" % per_wakeup if per_wakeup is not None else "",
-        out["latency_ms"]["p99"], ", %d errors" % bad if bad else "", tw_total)
+    return "%.0f req/s, %s%s" % (out["requests_per_s"], "%.2f CPU us/req" % cpu if cpu is not None
+                                 else "CPU not measured", ", %d errors" % bad if bad else "")
 
 
-def cost_run(plan, raw_dir, arm, workers, mode, rnd, order, warm=False):
-    prefix = os.path.join(raw_dir, "cost-%s-w%d-%s-r%d" % (arm, workers, mode, rnd))
-    need_wrk()  # before a server starts: a missing wrk skips at once
-    headers = ["Connection: close"] if mode == "close" else []
-    if arm in ANCHOR_ARMS:
-        out, (tw_total, tw_sides), software = anchor_run(plan, prefix, arm, workers, mode, headers, warm)
-        row = dict({"arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
-                    "time_wait_after": tw_total, "time_wait_sides": tw_sides, "served_split": None,
-                    "ratio_to_bare": None, "peer": ANCHOR_ARMS[arm], "software": software}, **out)
-        return [row], run_text(out, tw_total)
-    with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, path):
-        wrk_cpus = pinned(proc.pid)
-        if warm:
-            warm_up(prefix, ready["port"], headers, wrk_cpus)
-        with CpuMeter(proc.pid) as cpu:
-            out = run_wrk(prefix, ready["port"], COST_PATH, COST_CONNECTIONS, cost_seconds(plan, mode), headers,
-                          cpus=wrk_cpus)
-        out.update(handoff_rate(ready["port"], out["duration_s"]))
-        tw_total, tw_sides = time_wait_counts(ready["port"])
-    # accepted over the server's life: wrk's connections, and the one
-    # handoff_rate's GET /variant adds (for the arms that have one)
-    out.update(cpu_fields(cpu.ns, out["requests"], accepted_of(proc), cpu.switches))
-    out.update(loop_fields(proc))
-    moved = handoffs_of(proc)
-    if moved is not None:
-        out.update({"handoffs": moved,
-                    "handoffs_per_s": round(moved / out["duration_s"], 1) if out["duration_s"] else None})
-    row = dict({"arm": arm, "workers": workers, "mode": mode, "round": rnd, "order": order,
-                "time_wait_after": tw_total, "time_wait_sides": tw_sides,
-                "served_split": served_split(proc), "ratio_to_bare": None}, **out)
-    return [row], run_text(out, tw_total)
+def entrant(plan, raw_dir, arm, workers, mode):
+    """The block's entrant for one cell: our server for the arm (or the
+    anchor's peer configuration, its access log off), started once and
+    pinned; its life fields (the connections each worker served, requests
+    per epoll_wait return, hand-offs) read once it has stopped."""
+    prefix = os.path.join(raw_dir, "cost-%s-w%d-%s" % (arm, workers, mode))
+
+    @contextlib.contextmanager
+    def open_():
+        if arm in ANCHOR_ARMS:
+            with peer_running(ANCHOR_ARMS[arm], workers, prefix) as peer:
+                yield Live(peer.proc.pid, peer.port, wrk_cpus=pinned(peer.proc.pid), prefix=prefix,
+                           software=peer.version)
+            return
+        with ServerRun(arms.server_args(arm), workers, prefix, arms.env(arm)) as (proc, ready, _):
+            yield Live(proc.pid, ready["port"], wrk_cpus=pinned(proc.pid), prefix=prefix, proc=proc)
+
+    def life(live):
+        if arm in ANCHOR_ARMS:
+            # nginx reports no wakeup counts: requests per epoll_wait return are not known
+            return {"requests_per_epoll_return": None, "worker_loops": None, "served_split": None,
+                    "peer": ANCHOR_ARMS[arm], "software": live.kept["software"]}
+        proc = live.kept["proc"]
+        out = dict(loop_fields(proc), served_split=served_split(proc), accepted_life=accepted_of(proc))
+        moved = handoffs_of(proc)
+        if moved is not None:
+            out["handoffs_life"] = moved
+        return out
+    return Entrant(arm, open_, life, workers=workers, mode=mode)
+
+
+def cost_run(plan, arm, mode, live, rnd_label):
+    """One measured run: wrk against a kept server, its CPU time over the run
+    (CpuMeter), and for fdpass the hand-offs the run caused."""
+    seconds = cost_seconds(plan, mode)
+    prefix = "%s-%s" % (live.kept["prefix"], rnd_label)
+    before = handoff_rate(live.port, 1) if arm not in ANCHOR_ARMS else {}
+    out, cpu = metered(live.pid, lambda: run_wrk(prefix, live.port, COST_PATH, COST_CONNECTIONS[mode], seconds,
+                                                 headers_of(mode), cpus=live.kept["wrk_cpus"]))
+    out.update(cpu_fields(cpu.ns, out["requests"], switches=cpu.switches))
+    if before:
+        after = handoff_rate(live.port, 1)
+        moved = after.get("handoffs", 0) - before.get("handoffs", 0)
+        out.update({"handoffs": moved, "handoffs_per_s": round(moved / out["duration_s"], 1)
+                    if out["duration_s"] else None})
+    return dict({"arm": arm, "ratio_to_bare": None, "connections": COST_CONNECTIONS[mode],
+                 "servers": "kept for the block"}, **out)
 
 
 def cells(plan):
     """(arm, workers) of every run in a round: each arm at 2 workers, and with
     `--bench-arms all` the arms with cost:one_worker at 1 worker too."""
     one_worker = set(arms.in_study("cost:one_worker")) if plan.bench_all else set()
-    return [(arm, w) for w in COST_WORKERS for arm in arms_of(plan) if w != 1 or arm in one_worker]
+    out = [(arm, w) for w in COST_WORKERS for arm in arms_of(plan) if w != 1 or arm in one_worker]
+    # bare at 2 workers is every block's reference: there even when not chosen
+    return [REFERENCE] + [c for c in out if c != REFERENCE]
 
 
-def isolated_run(plan, raw_dir, arm, workers, mode, rnd, order, warm=False):
-    """cost_run in a network namespace of its own, as root (common.in_own_netns:
-    every run starts with an empty TIME_WAIT table)."""
-    return in_own_netns(lambda: cost_run(plan, raw_dir, arm, workers, mode, rnd, order, warm),
-                        cost_seconds(plan, mode) + WARM_UP_S + WRK_TIMEOUT_S + 60,
-                        "cost's %s run of %s" % (mode, arm))
+REFERENCE = ("bare", 2)  # the cell every other run sits between two runs of
 
 
-def round_steps(plan, raw_dir, rnd):
-    """One round: every cell once per mode, in the round's rotated order."""
-    for mode in COST_MODES:
-        for order, (arm, workers) in enumerate(rotated(cells(plan), rnd, cost_rounds(plan)), 1):
-            def step(arm=arm, workers=workers, mode=mode, rnd=rnd, order=order):
-                try:
-                    result = isolated_run(plan, raw_dir, arm, workers, mode, rnd, order,
-                                          warm=(rnd, order, mode) == (1, 1, COST_MODES[0]))
-                except Exception as e:
-                    if mode == "close" and not str(e).startswith("skipped"):
-                        time.sleep(cost_close_gap(plan))  # a failed run may have made connections too
-                    raise
-                if mode == "close":
-                    time.sleep(cost_close_gap(plan))  # before the next run's connects
-                return result
-            label = "%-17s %dw %-9s r%d" % (arm, workers, mode, rnd)
-            yield label, step, {"arm": arm, "workers": workers, "mode": mode, "round": rnd}
+def aa_text(rows):
+    """The progress line's A/A figure: each A/A arm's CPU ratio so far."""
+    series = cpu_series(rows)
+    parts = []
+    for name, values in sorted(series.items()):
+        arm = name.split(" / ")[0]
+        if arm in arms.aa_of() and len(values) > 1:
+            m, half = mean_interval(values)
+            parts.append("A/A %s %.3f +- %.3f" % (name.split(",")[0], m, half))
+    return "; ".join(parts)
+
+
+def block(plan, raw_dir, mode):
+    """Every cell's server in one block (probes/harness/alternation.py):
+    rounds of one run each until the planned rounds, or under make bench's
+    rule until every CPU ratio is within +-within (or the cap)."""
+    need_wrk()  # before a server starts: a missing wrk skips at once
+    tw_cap = keep_no_time_wait() if mode == "close" and is_root() else None
+    entrants = [entrant(plan, raw_dir, arm, w, mode) for arm, w in cells(plan)]
+    reference = entrants[0]  # cells(plan)[0]: REFERENCE
+    planned = cost_rounds(plan)
+
+    def warm(e, live):
+        warm_up(live.kept["prefix"], live.port, mode, live.kept["wrk_cpus"])
+
+    def run_one(e, live, rnd, seq):
+        return cost_run(plan, e.name, mode, live, "r%d-s%d" % (rnd, seq))
+
+    def go_on(rows, rnd):
+        if plan.bench_within:
+            go, state = keep_going(cpu_series(rows), within(plan), rnd, max_rounds(plan, rows))
+            go = go or rnd < planned  # at least the planned rounds
+            return go, "%s; %s" % (progress_text("cost " + mode, state), aa_text(rows))
+        return rnd < planned, "round %d of %d; %s" % (rnd, planned, aa_text(rows))
+
+    def progress(rnd, text):
+        print("cost %s: %s" % (mode, text), flush=True)
+
+    rows = run_block(reference, [e for e in entrants if e is not reference], warm, run_one, go_on, progress)
+    for r in rows:
+        r["time_wait_cap"] = tw_cap
+    for port in sorted({r["port"] for r in rows}):  # after the block: its sockets left in TIME_WAIT
+        total, sides = time_wait_counts(port)
+        for r in rows:
+            if r["port"] == port:
+                r.update({"time_wait_after": total, "time_wait_sides": sides})
+    return rows, "%d runs in %d rounds; %s" % (len(rows), max(r["round"] for r in rows), aa_text(rows))
 
 
 def steps(plan, raw_dir):
-    for rnd in range(1, cost_rounds(plan) + 1):
-        yield from round_steps(plan, raw_dir, rnd)
+    """One step per mode: the mode's block, in a network namespace of its own as root."""
+    for mode in COST_MODES:
+        def step(mode=mode):
+            n = len(cells(plan))
+            cap = plan.bench_max_rounds if plan.bench_within else cost_rounds(plan)
+            timeout = n * (WARM_UP_S + cap * (cost_seconds(plan, mode) + 3)) + 120
+            return in_own_netns(lambda: block(plan, raw_dir, mode), timeout, "cost's %s block" % mode)
+        yield "%-9s %d cells x %d rounds" % (mode, len(cells(plan)), cost_rounds(plan)), step, {"mode": mode}
 
 
 def within(plan):
@@ -278,16 +323,6 @@ def max_rounds(plan, rows):
     if plan.bench_within:
         return plan.bench_max_rounds
     return max([r.get("round", 0) for r in rows] + [cost_rounds(plan)])
-
-
-def more(plan, rows, raw_dir, next_round):
-    """make bench's loop: another round's steps while some CPU ratio's 95 %
-    interval is wider than +-within of its mean and the cap allows (none
-    without --bench-within); returns (steps, the stopping rule's state)."""
-    go, state = keep_going(cpu_series(rows), within(plan), next_round - 1, max_rounds(plan, rows))
-    if not go or not plan.bench_within:
-        return [], state
-    return list(round_steps(plan, raw_dir, next_round)), state
 
 
 def outcome(path, plan):
@@ -344,35 +379,33 @@ def cpu_series(rows):
 
 
 def fill_ratios(rows):
-    """ratio_to_bare: req/s over bare's at the same workers, mode and round
-    (null when bare has no measured row there); likewise ratio_to_knob_off,
-    ratio_to_reference and ratio_to_process for the arms that have those
-    partners; and the same four for CPU time per request (cpu_ratio_to_bare, ...)."""
-    def value_of(arm, field):
-        return {(r["workers"], r["mode"], r["round"]): r.get(field) for r in rows
-                if r.get("arm") == arm and "error" not in r}
-
-    def ratio(value, base):
-        return round(value / base, 4) if value is not None and base else None
-
+    """ratio_to_bare: a run's req/s over bare's at the same workers and mode
+    at the run's moment (alternation.ratio_at: bare's runs just before and
+    after it, on a line; null when bare has no measured run there);
+    ratio_to_knob_off, ratio_to_reference and ratio_to_process for the arms
+    that have those partners: its ratio to bare over the partner's ratio to
+    bare in the same round (each against bare at its own moment); the same
+    four for CPU time per request (cpu_ratio_to_bare, ...). An A/A arm's
+    ratio to bare is the method's resolution."""
     for field, name in RATIO_FIELDS:
-        bare = value_of("bare", field)
-        knob_off = {arm: value_of(off, field) for arm, off in arms.knob_off_of().items()}
-        reference = {arm: value_of(ref, field) for arm, ref in arms.reference_of().items()}
-        process = {arm: value_of(p, field) for arm, p in arms.process_arm_of().items()}
-        for r in rows:
-            if "error" in r or (field != "requests_per_s" and field not in r):
-                continue
-            key = (r["workers"], r["mode"], r["round"])
-            if field == "cpu_us_per_request" and partners_of(r["arm"]):
-                r["cpu_ratio_partners"] = partners_of(r["arm"])
-            r[name + "_to_bare"] = ratio(r.get(field), bare.get(key))
-            if r["arm"] in knob_off:
-                r[name + "_to_knob_off"] = ratio(r.get(field), knob_off[r["arm"]].get(key))
-            if r["arm"] in reference:
-                r[name + "_to_reference"] = ratio(r.get(field), reference[r["arm"]].get(key))
-            if r["arm"] in process:
-                r[name + "_to_process"] = ratio(r.get(field), process[r["arm"]].get(key))
+        measured = [r for r in rows if "error" not in r and (field == "requests_per_s" or field in r)]
+        for r in measured:
+            r[name + "_to_bare"] = ratio_at(r, rows, "bare", field) if r["arm"] != "bare" else None
+        to_bare = {(r["arm"], r["workers"], r["mode"], r["round"]): r[name + "_to_bare"] for r in measured}
+        for r in measured:
+            partners = partners_of(r["arm"])
+            if field == "cpu_us_per_request" and partners:
+                r["cpu_ratio_partners"] = partners
+            for suffix, partner in partners.items():
+                if suffix == "to_bare" or r["arm"] not in PARTNER_TABLES[suffix]():
+                    continue
+                mine = r[name + "_to_bare"]
+                theirs = 1.0 if partner == "bare" else to_bare.get((partner, r["workers"], r["mode"], r["round"]))
+                r[name + "_" + suffix] = round(mine / theirs, 4) if mine is not None and theirs else None
+
+
+PARTNER_TABLES = {"to_knob_off": arms.knob_off_of, "to_reference": arms.reference_of,
+                  "to_process": arms.process_arm_of}
 
 
 def finish(path):

@@ -68,7 +68,7 @@ def perf_path():
 
 def meta(plan):
     return {"profile": {"arms": PROFILE_ARMS, "workers": PROFILE_WORKERS, "path": COST_PATH,
-                        "mode": PROFILE_MODE, "connections": COST_CONNECTIONS, "duration_s": seconds(plan, PROFILE_SECONDS),
+                        "mode": PROFILE_MODE, "connections": COST_CONNECTIONS[PROFILE_MODE], "duration_s": seconds(plan, PROFILE_SECONDS),
                         "stat_duration_s": seconds(plan, STAT_SECONDS), "syscalls": SYSCALLS,
                         "sample_hz": PROFILE_HZ, "top_symbols": TOP_SYMBOLS, "placement": placement_meta(),
                         "perf_event_paranoid": read_sysctl("kernel.perf_event_paranoid")}}
@@ -120,7 +120,7 @@ def perf_around_wrk(perf_cmd, root, port, prefix, tag, seconds):
         if perf.poll() is not None:
             raise StepFailed("perf exited %s at once: %s" % (perf.returncode, tail_text(err_path)))
         with CpuMeter(root) as cpu:
-            out = finish_wrk(start_wrk(prefix + "." + tag, port, COST_PATH, COST_CONNECTIONS, seconds,
+            out = finish_wrk(start_wrk(prefix + "." + tag, port, COST_PATH, COST_CONNECTIONS[PROFILE_MODE], seconds,
                                        cpus=wrk_cpus))
         stop_perf(perf)
     finally:

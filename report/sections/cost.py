@@ -6,11 +6,11 @@ import re
 import statistics
 from typing import Optional
 
-from acceptlab.stats import MET, MISSED, NOT_RESOLVED
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_objection, floor_of
 from report.common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered,
                            placement_text, plural, row_reader)
 from report.sections.cost_why import render_why
-from report.sections.wrk import (COST_MODES, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one,
+from report.sections.wrk import (COST_MODES, FLOOR_TIE, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one,
                                  reconnected_text, rotation_text, verdict_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser)
 
 
@@ -35,6 +35,29 @@ def ports_text(p: BenchParams) -> str:
     return " and ".join(parts)
 
 
+def alternated_intro(p: BenchParams) -> str:
+    """How the alternated method ran (one block per mode)."""
+    conns = dict(p.connections_by_mode) or {"keepalive": p.connections[0], "close": p.connections[0]}
+    aa = ", ".join(f"{a} ({of} again, as an arm of its own)" for a, of in p.aa)
+    return ("What was measured: the server's CPU time per request, and requests per second, when answering "
+            f"costs next to nothing (`GET {p.path}`, the hello endpoint), so what the accept path costs shows, in "
+            f"two modes: keep-alive ({wrk_cmd(p, conns['keepalive'])}: each run opens its "
+            f"{conns['keepalive']} connections once, so only they need an accept) and `-H \"Connection: close\"` "
+            f"({wrk_cmd(p, conns['close'], duration_s=p.close_duration_s)}: every request a new connection, so "
+            "every request is an accept). " + placement_text(p) +
+            "The method: per mode, one block in a network namespace of its own; every arm's server was started "
+            "once and kept for the block, each was warmed up by an unrecorded wrk run, then "
+            f"{plural(p.rounds, 'round')} (planned) ran one wrk run per arm each, in an order rotated by "
+            f"1/{p.rounds} of the list from one round to the next. A run's ratio to bare (and to its partners) "
+            "is over the partner's value at the same moment: its runs just before and just after, on a line, "
+            "so the machine's drift over minutes cancels. "
+            + (f"The A/A arm {aa}: its ratio to bare is what the method resolves, the floor every cost verdict "
+               "below is judged against. " if aa else "")
+            + f"Ports: {ports_text(p)}; how many sockets each server left in TIME_WAIT is measured at the end "
+            "of the block (`ss -tanH state time-wait`). Each cell: the median req/s over the rounds, the lowest "
+            "to the highest, and in brackets the mean ratio to bare's req/s.")
+
+
 def render_cost(meta: Meta, rows: list) -> list:
     runs = [r for r in rows if isinstance(r, WrkRun)]
     p = meta.cost
@@ -47,19 +70,22 @@ def render_cost(meta: Meta, rows: list) -> list:
                "before the next run." if p.close_gap_s is not None else "")
         close_cmd = ("" if p.close_duration_s in (None, p.duration_s) else
                      f" (with `-d{number(p.close_duration_s)}s` for the close runs)")
-        out += [f"What was measured: requests per second when answering costs next to nothing (`GET {p.path}`, "
-                "the hello endpoint), so what the accept path costs shows. Each run starts a fresh server and "
-                f"runs {wrk_cmd(p, conns)}{close_cmd} against it on 127.0.0.1, in two modes: keep-alive (wrk "
-                f"opens its {conns} connections once, so only the first {conns} requests need an accept) and "
-                f"`-H \"Connection: close\"` (every request a new connection, so every request is an accept). "
-                + placement_text(p) +
-                f"Every arm ran at each worker count in the table; "
-                f"{rotation_text(p.rounds, 'arm x workers', 'per mode')}.{gap} "
-                f"Ports: {ports_text(p)}; how many sockets were left in TIME_WAIT, and on which side, is "
-                "measured after every run (`ss -tanH state time-wait`) and summed up under the "
-                "Connection: close table. Each cell holds one entry per round, in round order: req/s, "
-                "and in brackets the ratio to bare's req/s at the same workers, mode and round "
-                "(`-` when bare has none there).", ""]
+        if p.method == "alternated":
+            out += [alternated_intro(p), ""]
+        else:
+            out += [f"What was measured: requests per second when answering costs next to nothing (`GET {p.path}`, "
+                    "the hello endpoint), so what the accept path costs shows. Each run starts a fresh server and "
+                    f"runs {wrk_cmd(p, conns)}{close_cmd} against it on 127.0.0.1, in two modes: keep-alive (wrk "
+                    f"opens its {conns} connections once, so only the first {conns} requests need an accept) and "
+                    f"`-H \"Connection: close\"` (every request a new connection, so every request is an accept). "
+                    + placement_text(p) +
+                    f"Every arm ran at each worker count in the table; "
+                    f"{rotation_text(p.rounds, 'arm x workers', 'per mode')}.{gap} "
+                    f"Ports: {ports_text(p)}; how many sockets were left in TIME_WAIT, and on which side, is "
+                    "measured after every run (`ss -tanH state time-wait`) and summed up under the "
+                    "Connection: close table. Each cell holds one entry per round, in round order: req/s, "
+                    "and in brackets the ratio to bare's req/s at the same workers, mode and round "
+                    "(`-` when bare has none there).", ""]
     anchors = dict(p.anchors) if p else {}
     anchor_arms = set(anchors) | {r.arm for r in runs if r.peer}
     anchor_rows = [r for r in rows if r.key[0] in anchor_arms]
@@ -83,7 +109,9 @@ def render_cost(meta: Meta, rows: list) -> list:
                 entries = sorted((r for r in mine if r.key[:2] == (arm, w)),
                                  key=lambda r: (r.round if isinstance(r, WrkRun) else (r.key[3] or 0), r.line))
                 parts = []
-                for r in entries:
+                if p is not None and p.method == "alternated":
+                    parts = summary_cell(entries)
+                for r in entries if not parts else ():
                     if isinstance(r, Failed):
                         parts.append("failed")
                     else:
@@ -128,8 +156,73 @@ def render_cost(meta: Meta, rows: list) -> list:
         if mode == "close":
             out += time_wait_summary(p, measured)
     all_runs = runs + [r for r in anchor_rows if isinstance(r, WrkRun)]
-    return (out + render_cpu(all_runs, arms + sorted(anchor_arms), workers, p)
-            + render_anchor(anchors, anchor_rows, runs))
+    floors = aa_floors(runs, dict(p.aa) if p is not None and p.aa else meta.arm_facts.aa_of()
+                       if meta.arm_facts else {})
+    return (out + render_floor(floors, p) + render_cpu(all_runs, arms + sorted(anchor_arms), workers, p, floors)
+            + render_anchor(anchors, anchor_rows, runs, floors))
+
+
+MEASURE_FLOOR_GOAL, BENCH_FLOOR_GOAL = 0.03, 0.01  # the A/A floor's goals: make measure, make bench
+
+
+def aa_floors(runs: list, aa: dict) -> dict:
+    """{(mode, workers): (A/A arm, the arm it measures again, floor_of over
+    its CPU ratios)} for the A/A arms the run measured."""
+    out = {}
+    for arm, of in aa.items():
+        for mode, _ in COST_MODES:
+            for w in sorted({r.workers for r in runs if r.arm == arm and r.setting == mode}):
+                values = [r.cpu_ratios[0] for r in runs if (r.arm, r.workers, r.setting) == (arm, w, mode)]
+                out[(mode, w)] = (arm, of, floor_of(values))
+    return out
+
+
+def floor_at(floors: dict, mode: str, w: int):
+    got = floors.get((mode, w))
+    return got[2] if got else None
+
+
+def render_floor(floors: dict, p: Optional[BenchParams]) -> list:
+    """The A/A floor per mode and worker count, against its goal (±3 % in
+    make measure, ±1 % under make bench's rule)."""
+    if not floors:
+        return []
+    goal = BENCH_FLOOR_GOAL if p is not None and p.within is not None else MEASURE_FLOOR_GOAL
+    which = "make bench's" if goal == BENCH_FLOOR_GOAL else "make measure's"
+    out = ["### The A/A floor", "",
+           "The same server measured twice, as two arms alternated like the others: the ratio of their CPU per "
+           "request is 1 but for the method's own noise, so its 95 % interval is what this run resolves. A "
+           "verdict below stands only where the A/A pair's interval holds 1 and, for a goal other than 1, "
+           f"where the floor is finer than the goal's margin. {which.capitalize()} goal for the floor: "
+           f"within ±{number(goal * 100)} %.", ""]
+    for (mode, w), (arm, of, floor) in sorted(floors.items(), key=lambda kv: (kv[0][1], kv[0][0] != "keepalive")):
+        title = dict(COST_MODES)[mode]
+        if floor is None:
+            out.append(f"- {title}, {plural(w, 'worker')}: {arm} / {of}: fewer than 2 rounds, no floor.")
+            continue
+        m, half, n = floor
+        met = "met" if half <= goal * m else "not met"
+        out.append(f"- {title}, {plural(w, 'worker')}: {arm} / {of} CPU per request {m:.3f} ± {half:.3f} over "
+                   f"{plural(n, 'round')} (± {half / m * 100:.1f} % of the mean): the goal of ±{number(goal * 100)} "
+                   f"% {met}" + ("" if m - half <= 1 <= m + half else "; the pair itself differed") + ".")
+    return out + [""]
+
+
+def summary_cell(entries: list) -> list:
+    """An alternated run's cell: median req/s (lowest to highest) [mean ratio
+    to bare], "!" when a run had errors, and its failed runs."""
+    runs = [r for r in entries if isinstance(r, WrkRun)]
+    failed = len(entries) - len(runs)
+    out = []
+    if runs:
+        rps = [r.rps for r in runs]
+        ratios = [r.ratio for r in runs if r.ratio is not None]
+        out.append(f"{statistics.median(rps):.0f} ({min(rps):.0f} to {max(rps):.0f})"
+                   + (f" [{statistics.fmean(ratios):.2f}]" if ratios else "")
+                   + ("!" if any(r.errors for r in runs) else ""))
+    if failed:
+        out.append(f"{failed} failed")
+    return out
 
 
 PARTNER_INDEX = {"to_knob_off": 1, "to_process": 2, "to_reference": 3}  # in WrkRun.cpu_ratios
@@ -149,7 +242,8 @@ def verdict_of(mine: list, ratio: str) -> Optional[bool]:
     return None if not flags else all(flags)
 
 
-def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] = None) -> list:
+def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] = None,
+               floors: Optional[dict] = None) -> list:
     """CPU time per request: the server's user + system time (every thread of
     its process tree, from the scheduler's count) over the requests wrk
     completed, per round; the ratio to bare's in the same round as a mean
@@ -163,9 +257,15 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
            "The server's CPU time (user + system of every thread of its processes: our supervisor and workers, "
            "or the anchor's master and workers; each thread's count from the scheduler) over the wrk run, "
            "divided by the requests wrk completed; per accepted connection where the server reports its "
-           "accepts. Each cell of the per-round columns holds one entry per round, in round order. The ratios "
-           "are to bare's CPU µs per request at the same workers, mode and round (below 1: less CPU per request "
-           "than bare), and to the arm's partners where it has them (its knob-off arm: the same binary with the "
+           "accepts. " + ("Each CPU µs per request cell: the median over the rounds, the lowest to the highest; "
+                          "per connection is not known run by run (a server kept for the block counts its "
+                          "accepts over its life). The ratios are to bare's CPU µs per request at the same workers "
+                          "and mode, at the run's moment (below 1: less CPU per request than bare), and to"
+                          if p is not None and p.method == "alternated" else
+                          "Each cell of the per-round columns holds one entry per round, in round order. The "
+                          "ratios are to bare's CPU µs per request at the same workers, mode and round (below 1: "
+                          "less CPU per request than bare), and to") +
+           " the arm's partners where it has them (its knob-off arm: the same binary with the "
            "mechanism off; its reference: the arm without the mechanism, reuseport for reuseport-bpf; its "
            "process-mode arm), each given as the mean over the rounds ± the half-width of its 95 % interval "
            "(Student's t); the ratio of requests per second to bare's stands beside them, given the same way.", ""]
@@ -180,8 +280,14 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
                               key=lambda r: (r.round, r.line))
                 if not mine:
                     continue
-                per_req = " ".join(f"{r.cpu[0]:.2f}" for r in mine)
+                if p is not None and p.method == "alternated":
+                    cpu = [r.cpu[0] for r in mine]
+                    per_req = f"{statistics.median(cpu):.2f} ({min(cpu):.2f} to {max(cpu):.2f})"
+                else:
+                    per_req = " ".join(f"{r.cpu[0]:.2f}" for r in mine)
                 per_conn = " ".join("-" if r.cpu[1] is None else f"{r.cpu[1]:.1f}" for r in mine)
+                if p is not None and p.method == "alternated" and not per_conn.strip("- "):
+                    per_conn = "-"
                 to_bare = ("1 (the reference)" if arm == "bare" else
                            ratio_cell([r.cpu_ratios[0] for r in mine], verdict_of(mine, "to_bare")))
                 partners = dict(mine[-1].partners)
@@ -196,15 +302,15 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
                            + ("; ".join(others) or "-") + " | "
                            + ("1 (the reference)" if arm == "bare" else interval_text(rps)) + " |")
     out.append("")
-    out += unconverged_text(measured, p) + cpu_findings(measured, arms, workers)
+    out += unconverged_text(measured, p) + cpu_findings(measured, arms, workers, floors or {})
     return out + render_why(measured, arms, len(p.placement[0]) if p is not None and p.placement else None)
 
 
 CPU_VERDICT_WORDS = ((MET, "less CPU per request than bare"), (MISSED, "more CPU per request than bare"),
-                     (NOT_RESOLVED, TIE), (None, "one round, so no interval and no verdict"))
+                     (NOT_RESOLVED, TIE), ("floor", FLOOR_TIE), (None, "one round, so no interval and no verdict"))
 
 
-def cpu_findings(measured: list, arms: list, workers: list) -> list:
+def cpu_findings(measured: list, arms: list, workers: list, floors: dict) -> list:
     """Per mode and worker count: which arms spent less or more CPU per
     request than bare, and than their partners, by judge() on each ratio's
     95 % interval (a tie where it holds 1); and whether req/s or CPU per
@@ -217,7 +323,10 @@ def cpu_findings(measured: list, arms: list, workers: list) -> list:
                 mine = [r for r in measured if (r.arm, r.workers, r.setting) == (arm, w, mode)]
                 if not mine or arm == "bare":
                     continue
-                text, verdict = ratio_against_one([r.cpu_ratios[0] for r in mine])
+                floor = floor_at(floors, mode, w)
+                text, verdict = ratio_against_one([r.cpu_ratios[0] for r in mine], floor)
+                if verdict == NOT_RESOLVED and floor_objection(floor, 1):
+                    verdict = "floor"
                 if text != "-":
                     by_verdict.setdefault(verdict, []).append(f"{arm} {text}")
                 names = dict(mine[-1].partners)
@@ -226,7 +335,7 @@ def cpu_findings(measured: list, arms: list, workers: list) -> list:
                     if any(v is not None for v in values):
                         name = names.get(ratio, PARTNER_WORDS[ratio])
                         partners.append(f"{arm} / {name} " + against_one(values, f"more than {name}",
-                                                                           f"less than {name}"))
+                                                                           f"less than {name}", floor))
             said = [f"{words}: " + ", ".join(by_verdict[v]) for v, words in CPU_VERDICT_WORDS if v in by_verdict]
             if said or partners:
                 lines.append(f"- {title}, {plural(w, 'worker')}: " + "; ".join(said) + "."
@@ -237,7 +346,8 @@ def cpu_findings(measured: list, arms: list, workers: list) -> list:
     if not lines:
         return []
     return ["**What this shows.** CPU per request against bare's, by each ratio's 95 % interval: less or more "
-            "only when the whole interval is below or above 1, otherwise a tie at this run's resolution:", ""] \
+            "only when the whole interval is below or above 1 (and, where an A/A pair ran, its own interval "
+            "holds 1), otherwise a tie at this run's resolution:", ""] \
         + lines + [""]
 
 
@@ -302,7 +412,7 @@ ANCHOR_COMPARED = ("bare", "fdpass")
 ANCHOR_GOAL_WORKERS = 2
 
 
-def render_anchor(anchors: dict, rows: list, ours: list) -> list:
+def render_anchor(anchors: dict, rows: list, ours: list, floors: Optional[dict] = None) -> list:
     """The cost anchor: wrk against a server not ours (nginx), run as an arm in
     the same rounds, beside bare and fdpass, with the ratios per round."""
     runs = [r for r in rows if isinstance(r, WrkRun)]
@@ -321,8 +431,12 @@ def render_anchor(anchors: dict, rows: list, ours: list) -> list:
         out += [f"### Anchor: {arm}", "",
                 f"What was measured: the same wrk runs against {arm} ({software}: the peers' `{peer}` "
                 "configuration from `probes/peers/peers.py`, the worker count of the cell, "
-                f"{log}), started fresh for each run on a free port and stopped after it, and alternated with "
-                "the arms above in the same rounds. Per request, nginx parses it, matches `location /` and "
+                f"{log}), " + ("started once for its mode's block on a free port, kept for the block and stopped "
+                              "after it, and alternated with the arms above in the same rounds, each run between "
+                              "two of bare's; a ratio below is each over bare at its own moment."
+                              if any(r.seq is not None for r in mine) else
+                              "started fresh for each run on a free port and stopped after it, and alternated "
+                              "with the arms above in the same rounds.") + " Per request, nginx parses it, matches `location /` and "
                 f"answers {answer} (headers Server, Date, Content-Type, Content-Length and Connection, the "
                 "worker's pid as the body) and logs nothing; our server parses it and answers `GET /` with its "
                 "fixed hello (headers Content-Type, Content-Length, X-Worker and Connection) and keeps no log "
@@ -335,8 +449,8 @@ def render_anchor(anchors: dict, rows: list, ours: list) -> list:
                                 {(f.key[2], f.key[3]) for f in failed if f.key[1] == w})
         label = lambda key: f"{key[0]}, {plural(key[1], 'worker')}, {dict(COST_MODES)[key[2]]}"  # noqa: E731
         out += wrk_notes(mine, label) + wrk_failed(failed, label)
-        out += anchor_findings(arm, mine, [r for r in ours if r.arm in ANCHOR_COMPARED])
-        out += anchor_cpu(arm, mine, ours)
+        out += anchor_findings(arm, mine, [r for r in ours if r.arm in ANCHOR_COMPARED], floors or {})
+        out += anchor_cpu(arm, mine, ours, floors or {})
     return out
 
 
@@ -346,12 +460,15 @@ def render_anchor(anchors: dict, rows: list, ours: list) -> list:
 ANCHOR_CPU_COMPARED = ("bare", "exclusive-reorder", "fdpass")
 
 
-def anchor_cpu(arm: str, anchor: list, ours: list) -> list:
+def anchor_cpu(arm: str, anchor: list, ours: list, floors: Optional[dict] = None) -> list:
     """CPU µs per request of our arms over the anchor's, same workers, mode
     and round: the mean ± 95 % half-width over the rounds, per mode; and the
     verdict (judge()) on the arm with the anchor's accept policy staying at
     or below the anchor's: met, missed or not resolved."""
     def cpu_of(runs):
+        if any(r.seq is not None for r in runs):  # alternated: each against bare at its own moment
+            return {(r.workers, r.setting, r.round): 1.0 if r.arm == "bare" else r.cpu_ratios[0]
+                    for r in runs if r.cpu and r.cpu_ratios and (r.arm == "bare" or r.cpu_ratios[0])}
         return {(r.workers, r.setting, r.round): r.cpu[0] for r in runs if r.cpu and r.cpu[0] is not None}
     theirs = cpu_of(anchor)
     if not theirs:
@@ -375,7 +492,7 @@ def anchor_cpu(arm: str, anchor: list, ours: list) -> list:
                 ratios = [mine[k] / theirs[k] for k in sorted(mine) if k[1] == mode and k in theirs and theirs[k]]
                 cells.append(interval_text(ratios))
                 if ratios and a == "exclusive-reorder":
-                    verdicts.append(f"{title} " + verdict_text(ratios, 1, "at most"))
+                    verdicts.append(f"{title} " + verdict_text(ratios, 1, "at most", floor_at(floors or {}, mode, w)))
             out.append(f"| {cell_text(a)} | {w} | " + " | ".join(cells) + " |")
     out.append("")
     if verdicts:
@@ -386,7 +503,13 @@ def anchor_cpu(arm: str, anchor: list, ours: list) -> list:
 
 
 def anchor_ratios(anchor: list, ours: list, arm: str, mode: str) -> list:
-    """[(round, ours / anchor)] for the rounds both measured in this mode."""
+    """[(round, ours / anchor)] for the rounds both measured in this mode
+    (alternated: each over bare at its own moment, bare's own 1)."""
+    if any(r.seq is not None for r in anchor):
+        base = {r.round: r.ratio for r in anchor if r.setting == mode and r.ratio}
+        mine = {r.round: 1.0 if r.arm == "bare" else r.ratio for r in ours
+                if r.arm == arm and r.setting == mode and (r.arm == "bare" or r.ratio)}
+        return [(n, mine[n] / base[n]) for n in sorted(mine) if n in base]
     base = {r.round: r.rps for r in anchor if r.setting == mode}
     return [(r.round, r.rps / base[r.round]) for r in sorted(ours, key=lambda r: r.round)
             if r.arm == arm and r.setting == mode and base.get(r.round)]
@@ -414,7 +537,7 @@ def anchor_table(arm: str, workers: int, anchor: list, ours: list, failed: set) 
     return out + [""]
 
 
-def anchor_findings(arm: str, anchor: list, ours: list) -> list:
+def anchor_findings(arm: str, anchor: list, ours: list, floors: Optional[dict] = None) -> list:
     """The goal (bare at least matches the anchor on keep-alive at 2 workers),
     judged (judge()) on the 95 % interval of the per-round ratios, and the
     other ratios, each said as above, below or a tie by its interval."""
@@ -428,7 +551,7 @@ def anchor_findings(arm: str, anchor: list, ours: list) -> list:
     if not ratios:
         goal += f"not judged: no round measured both {goal_arm} and {arm} on keep-alive at {w} workers."
     else:
-        goal += (f"{goal_arm} / {arm} " + verdict_text(ratios, 1, "at least")
+        goal += (f"{goal_arm} / {arm} " + verdict_text(ratios, 1, "at least", floor_at(floors or {}, "keepalive", w))
                  + f" (per round {', '.join(f'{x:.2f}' for x in ratios)}; met only when the whole 95 % interval is "
                  "at or above 1, missed only when it is wholly below).")
     others = []
@@ -493,7 +616,19 @@ def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
     if not counts:
         return []
     own = [r.netns for r in runs if r.time_wait_after is not None]
-    if own and all(own):
+    if p is not None and p.method == "alternated":
+        if not any(counts):
+            return ["TIME_WAIT: none was left. In each Connection: close block's network namespace "
+                    "`net.ipv4.tcp_max_tw_buckets` was 0, so a closed connection left no TIME_WAIT socket: "
+                    "the server closes first, so each would be the server's, pinned as a timer to its CPU, "
+                    "and when their TIME_WAIT ends they expire there in a burst, charged to whichever server runs then "
+                    "(this kernel charges softirq time to the task it interrupts), in the middle of other "
+                    "arms' runs. Every arm closed its connections alike.", ""]
+        counts = sorted({c for c in counts})
+        sides = list({(r.arm, r.workers): r.tw_sides for r in runs if r.tw_sides is not None}.values())
+        where = ("in the block's own network namespace at its end (every server of the block: one count per "
+                 "server, read after the last run)")
+    elif own and all(own):
         where = ("in the run's own network namespace (each run was made in a fresh one, so these are the run's "
                  "own sockets)")
     elif not any(own):
@@ -505,7 +640,8 @@ def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
     text = f"TIME_WAIT after the Connection: close runs: {min(counts)} to {max(counts)} sockets {where}."
     if sides:
         server, client = sum(s[0] for s in sides), sum(s[1] for s in sides)
-        text += (f" On the run's own server port, summed over the runs: {server} on the server's side, "
+        text += ((" On each server's own port, summed over the servers: " if p is not None and p.method == "alternated"
+                  else " On the run's own server port, summed over the runs: ") + f"{server} on the server's side, "
                  f"{client} on the client's side")
         reuse = sysctl_value(p, "net.ipv4.tcp_tw_reuse") if p else None
         reusable = (", which tcp_tw_reuse lets a loopback connect reuse" if reuse in (1, 2)

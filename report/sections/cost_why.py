@@ -6,6 +6,8 @@ A relationship is said only where its 95 % interval resolves it (judge());
 nothing here is a sentence fixed in code about what the data should show."""
 
 import math
+import statistics
+from dataclasses import replace
 from typing import Optional
 
 from acceptlab.stats import MET, MISSED, Z975, judge
@@ -145,13 +147,32 @@ def loops_cell(runs: list) -> str:
     return " ".join(parts)
 
 
+def per_server(measured: list) -> list:
+    """The alternated method's runs as one entry per server (arm, workers,
+    mode): the medians of its runs' CPU per request and context switches,
+    and its life counts (connections served, requests per epoll_wait
+    return), as round 1."""
+    out = []
+    for key in sorted({(r.arm, r.workers, r.setting) for r in measured}):
+        mine = [r for r in measured if (r.arm, r.workers, r.setting) == key]
+        switched = [r.switches for r in mine if r.switches]
+        out.append(replace(mine[0], round=1, cpu=(statistics.median(r.cpu[0] for r in mine), None),
+                           switches=(statistics.median(v for v, _ in switched),
+                                     statistics.median(i for _, i in switched)) if switched else None))
+    return out
+
+
 def render_why(measured: list, arms: list, server_cpus: Optional[int]) -> list:
     """The table of what each run recorded beside its CPU per request, and
     per mode and worker count which of those went with it across our arms
     (the anchors are shown, not counted: their code differs from ours, not
-    only their accept mechanism)."""
+    only their accept mechanism). With the alternated method, one entry per
+    server (per_server)."""
     if not measured:
         return []
+    alternated = any(r.seq is not None for r in measured)
+    if alternated:
+        measured = per_server(measured)
     out = ["### What went with the CPU per request", "",
            "Recorded in every run beside its CPU time: the server's context switches per request wrk completed, "
            "over the wrk run (every thread's `voluntary_ctxt_switches`, a thread that blocked, and "
@@ -159,8 +180,11 @@ def render_why(measured: list, arms: list, server_cpus: Optional[int]) -> list:
            "with its CPU time); requests per `epoll_wait` return (each worker's requests answered over its "
            "`epoll_wait` returns that delivered events, from its `worker_exit` line, so over the server's life, "
            "the study's unrecorded warm-up included on its first run; all workers, then each worker's in "
-           "brackets by index); and the connections each worker served. One entry per round, in round order; "
-           "`-`: not recorded (runs from before these were recorded; the anchor reports no `epoll_wait` "
+           "brackets by index); and the connections each worker served. "
+           + ("One entry per server (each arm's server was kept for its mode's block): the medians over its "
+              "runs of the CPU per request and the switches, and its counts over its life (the warm-up "
+              "included); " if alternated else "One entry per round, in round order; ")
+           + "`-`: not recorded (runs from before these were recorded; the anchor reports no `epoll_wait` "
            "returns).", "",
            "| arm | workers | mode | connections served per worker | CPU µs per request | involuntary switches "
            "per request | voluntary switches per request | requests per epoll_wait return [per worker] |",
@@ -197,8 +221,9 @@ def render_why(measured: list, arms: list, server_cpus: Optional[int]) -> list:
             text, every = factor_line(name, ours)
             lines.append(text)
             said[name] = every
-        out += [f"**What went with it: {title}, {plural(w, 'worker')}.** Across our {plural(n_arms, 'arm')}, round "
-                "by round, Spearman's rank correlation ρ of the CPU per request with each figure, with its 95 % "
+        out += [f"**What went with it: {title}, {plural(w, 'worker')}.** Across our {plural(n_arms, 'arm')}, "
+                + ("server by server (its medians: round 1 below is the block), " if alternated else
+                   "round by round, ") + "Spearman's rank correlation ρ of the CPU per request with each figure, with its 95 % "
                 "interval (Fisher's z, variance 1.06 / (arms − 3)); a relationship is said only where that "
                 "interval excludes 0:", ""] + lines + [""]
         out += [spread_conclusion(title, w, said[SPREAD], server_cpus), ""]

@@ -5,11 +5,12 @@ attached, bin/acceptlab-diagnose --duration)."""
 
 import json
 import math
+import statistics
 from dataclasses import dataclass
 from typing import Optional
 
 from acceptlab.results_io import RowError, json_kind
-from acceptlab.stats import NOT_RESOLVED, Z975, judge
+from acceptlab.stats import NOT_RESOLVED, Z975, floor_of, judge
 from report.common import (Failed, Meta, Study, cell_text, get, get_arm, get_bool, get_int, get_number, get_str,
                            interval_text, is_int, number, ordered, placement_text, plural, row_reader)
 from report.sections.wrk import COST_MODES, verdict_text
@@ -242,9 +243,10 @@ class OverheadRun:
         return self.state or ("traced" if self.traced else "untraced")
 
 
-OVERHEAD_STATES = ("untraced", "traced", "passive")
+OVERHEAD_STATES = ("untraced", "untraced-aa", "traced", "passive")
 # The ratio fields of a state's rows (req/s, CPU per request), over untraced.
-OVERHEAD_RATIOS = {"traced": ("ratio_traced", "cpu_ratio_traced"), "passive": ("ratio_passive", "cpu_ratio_passive")}
+OVERHEAD_RATIOS = {"traced": ("ratio_traced", "cpu_ratio_traced"), "passive": ("ratio_passive", "cpu_ratio_passive"),
+                   "untraced-aa": ("ratio_aa", "cpu_ratio_aa")}
 
 
 def parse_overhead_row(obj: dict, line: int):
@@ -252,7 +254,7 @@ def parse_overhead_row(obj: dict, line: int):
     mode = get_str(obj, "mode")
     state = get_str(obj, "state") if "state" in obj else None
     if state is not None and state not in OVERHEAD_STATES:
-        raise RowError(f'"state" must be "untraced", "traced" or "passive", got {json.dumps(state)}')
+        raise RowError(f'"state" must be one of {", ".join(OVERHEAD_STATES)}, got {json.dumps(state)}')
     which = state or ("traced" if traced else "untraced")
     if "error" in obj:
         return Failed(line, (which, mode, obj.get("round")), str(obj["error"]))
@@ -281,8 +283,73 @@ def overhead_pair(runs: list, mode: str, n: int, state: str = "traced") -> tuple
     return find("untraced"), find(state)
 
 
+# With the alternated method (an A/A pair in the block): the goals on CPU per
+# request over the untraced server's, each judged against the A/A floor.
+ALTERNATED_GOALS = {"traced": 1.05, "passive": 1.03}
+STATE_WORDS = {"untraced-aa": "untraced again (the A/A pair)", "traced": "the tracer attached (`acceptlab-trace "
+               "--pgid`)", "passive": "the diagnosis's passive watch attached (`acceptlab-diagnose --port P`)"}
+
+
+def render_alternated_overhead(meta: Meta, runs: list, failed: list) -> list:
+    """The alternated method's table: per mode and state, the server's CPU µs
+    per request (median, lowest to highest), its ratio over the untraced
+    server at the same moment and the req/s ratio (mean ± 95 % half-width);
+    each goal judged against the A/A floor of its mode."""
+    p = meta.cost
+    conns = dict(p.connections_by_mode) if p is not None and p.connections_by_mode else {}
+    rounds = max(r.round for r in runs)
+    out = ["What was measured: wrk as the cost study runs it (`GET /`"
+           + (f", {conns['keepalive']} connections on keep-alive and {conns['close']} on Connection: close"
+              if conns else "") + ") against four servers of bare at 2 workers side by side, one block per mode "
+           "in a network namespace of its own: untraced, untraced again (the A/A pair: what the method "
+           "resolves), with the tracer attached (`acceptlab-trace --pgid`) and with the diagnosis's passive "
+           "watch attached (`acceptlab-diagnose --port P --duration D --json`), each attached from before the "
+           f"server's warm-up to the end of the block; {plural(rounds, 'round')}, the order shuffled from round "
+           "to round, every other server's run between two runs of the untraced one. " + placement_text(p) + "A ratio is over the untraced server's value "
+           "at the run's moment (its runs just before and after, on a line). The server's CPU time counts what "
+           "a BPF program does in the server's tasks (its syscalls and switches), not what it does on wakeups "
+           "wrk's packets cause (the waker's context), nor its reader (a process of its own). Goals: CPU per "
+           f"request at most {number(ALTERNATED_GOALS['traced'])} of untraced with the tracer, at most "
+           f"{number(ALTERNATED_GOALS['passive'])} with the passive watch, on keep-alive and on close, met only "
+           "when the interval's upper bound clears the goal and the A/A floor is finer than the goal's margin.",
+           "", "| mode | server | CPU µs per request | CPU ratio over untraced | req/s ratio over untraced |",
+           "|---|---|---|---|---|"]
+    lines = []
+    for mode, title in COST_MODES:
+        mine = [r for r in runs if r.mode == mode]
+        if not mine:
+            continue
+        aa = [r.cpu_ratio for r in mine if r.which == "untraced-aa" and r.cpu_ratio is not None]
+        floor = floor_of(aa)
+        if floor is not None:
+            m, half, n = floor
+            lines.append(f"{title}: the A/A floor, untraced again over untraced, {m:.3f} ± {half:.3f} over "
+                         f"{plural(n, 'round')}")
+        for state in OVERHEAD_STATES:
+            got = [r for r in mine if r.which == state]
+            cpu = [r.cpu for r in got if r.cpu is not None]
+            if not cpu:
+                continue
+            cell = f"{statistics.median(cpu):.2f} ({min(cpu):.2f} to {max(cpu):.2f})"
+            if state == "untraced":
+                out.append(f"| {title} | untraced | {cell} | 1 (the reference) | 1 (the reference) |")
+                continue
+            ratios = [r.cpu_ratio for r in got if r.cpu_ratio is not None]
+            out.append(f"| {title} | {state} | {cell} | {interval_text(ratios)} | "
+                       f"{interval_text([r.ratio for r in got if r.ratio is not None])} |")
+            if state in ALTERNATED_GOALS and ratios:
+                lines.append(f"{title}: CPU per request {state}/untraced ({STATE_WORDS[state]}) "
+                             + verdict_text(ratios, ALTERNATED_GOALS[state], "at most", floor))
+    out += ["", "**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
+            + (f" {plural(len(failed), 'run')} failed." if failed else ""), ""]
+    return out
+
+
 def render_trace_overhead(meta: Meta, rows: list) -> list:
     out = ["## The tracer's overhead", ""]
+    alternated = [r for r in rows if isinstance(r, OverheadRun)]
+    if any(r.which == "untraced-aa" for r in alternated):
+        return out + render_alternated_overhead(meta, alternated, [r for r in rows if isinstance(r, Failed)])
     conns = f" with {meta.cost.connections[0]} connections" if meta.cost else ""
     out.append(f"What was measured: wrk (as in the cost study, `GET /`{conns}) against bare at 2 "
                "workers, once with `acceptlab-trace --pgid` attached and once without (and, in a run that has it, "

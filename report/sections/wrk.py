@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from acceptlab.results_io import InputError, RowError
-from acceptlab.stats import MET, MISSED, judge_values
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_objection, judge_on_floor, judge_values, partner_at
 from report.common import (BenchParams, Failed, failed_notes, get, get_counter, get_failure, get_int, get_number,
                            get_split, get_str, is_int, number, plural)
 
@@ -53,6 +53,7 @@ class WrkRun:
     per_wakeup: Optional[float] = None
     worker_loops: Optional[tuple] = None
     netns: Optional[bool] = None  # cost: the run was made in a network namespace of its own (None: not recorded)
+    seq: Optional[int] = None  # cost, the alternated method: the run's place in its mode's block
 
     @property
     def key(self) -> tuple:
@@ -129,7 +130,8 @@ def wrk_row_parser(setting_key: str):
                       to_process, peer, software, cpu, cpu_ratios, str_pairs(obj, "cpu_ratio_partners", str),
                       str_pairs(obj, "cpu_converged", bool),
                       get_number(obj, "ratio_to_reference", nullable=True) if "ratio_to_reference" in obj else None,
-                      switches, per_wakeup, loops, obj["netns"] if isinstance(obj.get("netns"), bool) else None)
+                      switches, per_wakeup, loops, obj["netns"] if isinstance(obj.get("netns"), bool) else None,
+                      get_int(obj, "seq", 0) if "seq" in obj else None)
     return parse
 
 
@@ -170,10 +172,15 @@ def str_pairs(obj: dict, key: str, kind: type) -> tuple:
 
 
 def check_wrk_rows(what: str, with_ratio: bool):
-    """One measured row per (arm, workers, mode or connections, round); in cost,
+    """One measured row per (arm, workers, mode or connections, round), or per
+    place in its block (the alternated method, rows with "seq"); in cost,
     ratio_to_bare must be req/s over the bare row's at the same workers, mode and
-    round (null exactly when no bare row was measured there)."""
+    round (null exactly when no bare row was measured there), or with the
+    alternated method over bare's at the run's place (partner_at: bare's runs
+    around it, on a line; null for bare's own)."""
     def check(path: Path, rows: list) -> None:
+        if any(isinstance(r, WrkRun) and r.seq is not None for r in rows):
+            return check_alternated(path, rows)
         seen = {}
         for r in rows:
             if isinstance(r, WrkRun):
@@ -197,7 +204,31 @@ def check_wrk_rows(what: str, with_ratio: bool):
                 raise InputError(path, r.line, f'"ratio_to_bare" {json.dumps(r.ratio)} disagrees with '
                                  f"{number(r.rps)} req/s over bare's {number(bare.rps)} (line {bare.line}) "
                                  f"= {r.rps / bare.rps:.4f}")
+
+    def check_alternated(path: Path, rows: list) -> None:
+        runs = [r for r in rows if isinstance(r, WrkRun)]
+        seen = {}
+        for r in runs:
+            if r.seq is None:
+                raise InputError(path, r.line, '"seq" is missing, where other rows of the run have it')
+            if (r.setting, r.seq) in seen:
+                raise InputError(path, r.line, f"place {r.seq} in the {what(r.setting)} block is already on line "
+                                 f"{seen[(r.setting, r.seq)].line}")
+            seen[(r.setting, r.seq)] = r
+        if not with_ratio:
+            return
+        for r in runs:
+            bare = sorted((b.seq, b.rps) for b in runs if (b.arm, b.workers, b.setting) == ("bare", r.workers, r.setting))
+            base = partner_at(bare, r.seq) if r.arm != "bare" else None
+            if not base:
+                if r.ratio is not None:
+                    raise InputError(path, r.line, f'"ratio_to_bare" is {number(r.ratio)} but no bare run with '
+                                     f"req/s > 0 is around it ({what(r.setting)}, {plural(r.workers, 'worker')})")
+            elif r.ratio is None or abs(r.ratio - r.rps / base) > 0.0006:
+                raise InputError(path, r.line, f'"ratio_to_bare" {json.dumps(r.ratio)} disagrees with '
+                                 f"{number(r.rps)} req/s over bare's {base:.1f} at its place = {r.rps / base:.4f}")
     return check
+
 
 def reconnected_text(runs: list, arms: list, duration_s) -> list:
     """The arms whose keep-alive wrk runs served a connection for every other
@@ -252,40 +283,51 @@ def rotation_text(rounds: int, cell: str, per: str) -> str:
 TIE = "a tie at this run's resolution (the interval holds 1)"
 
 
-def ratio_against_one(values: list) -> tuple:
+FLOOR_TIE = "not resolved: the A/A pair itself differed, so the method does not resolve here"
+
+
+def ratio_against_one(values: list, floor=None) -> tuple:
     """(the ratio's mean ± the half-width of its 95 % interval over the
     rounds, and how many; judge()'s verdict on it staying at or below 1:
     MET wholly at or below, MISSED wholly above, NOT_RESOLVED holding 1, or
-    None from one round, which has no interval). ("-", None) for no value."""
+    None from one round, which has no interval). With floor (an A/A pair's
+    floor_of), NOT_RESOLVED as well where the A/A pair itself differed.
+    ("-", None) for no value."""
     values = [v for v in values if v is not None]
     if not values:
         return "-", None
-    verdict, m, half = judge_values(values, 1, "at most")
+    verdict, m, half, _ = judge_on_floor(values, 1, "at most", floor)
     if half is None:
         return f"{m:.3f} from 1 round", None
     return f"{m:.3f} ± {half:.3f} over {plural(len(values), 'round')}", verdict
 
 
-def against_one(values: list, above: str, below: str) -> str:
+def against_one(values: list, above: str, below: str, floor=None) -> str:
     """A ratio (ratio_against_one) and what its interval resolves against 1:
     `above` only when the whole interval is above 1, `below` only when it is
-    wholly at or below 1, otherwise a tie at this run's resolution."""
-    text, verdict = ratio_against_one(values)
+    wholly at or below 1, otherwise a tie at this run's resolution (or not
+    resolved, where floor says the A/A pair itself differed)."""
+    text, verdict = ratio_against_one(values, floor)
     if text == "-":
         return text
     if verdict is None:
         return text + ": no interval, so no verdict"
+    if verdict == NOT_RESOLVED and floor_objection(floor, 1):
+        return f"{text}: {FLOOR_TIE}"
     return f"{text}: " + {MISSED: above, MET: below}.get(verdict, TIE)
 
 
-def verdict_text(values: list, target: float, want: str) -> str:
+def verdict_text(values: list, target: float, want: str, floor=None) -> str:
     """judge() on the values' 95 % interval against a target: "met",
     "missed" or "not resolved at this run's resolution", after the mean ±
-    half-width and the target ("want" is "at most" or "at least")."""
+    half-width and the target ("want" is "at most" or "at least"); with
+    floor (an A/A pair's floor_of), not resolved where floor_objection
+    objects, saying why."""
     values = [v for v in values if v is not None]
-    verdict, m, half = judge_values(values, target, want)
+    verdict, m, half, why = judge_on_floor(values, target, want, floor)
     if m is None:
         return "not judged: no value"
     spread = (f"± {half:.3f} over {plural(len(values), 'round')}" if half is not None
               else "from 1 round (no interval)")
-    return f"{m:.3f} {spread}, against {want} {number(round(target, 3))}: {verdict}"
+    return (f"{m:.3f} {spread}, against {want} {number(round(target, 3))}: {verdict}"
+            + (f" ({why})" if why else ""))

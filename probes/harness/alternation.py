@@ -1,0 +1,145 @@
+"""alternation: several servers measured side by side in one block, the
+cost and trace_overhead studies' method.
+
+Every entrant's server is started once for the block and kept; each is
+warmed up once (unrecorded); then rounds of one short wrk run per entrant,
+in an order shuffled from round to round (seeded, so a rerun repeats it),
+every run between two runs of the reference entrant (bare), each after a
+short settle and each run's CPU time read the same way (CpuMeter over the
+wrk run). The machine's speed moves, far more between runs minutes apart
+(and within some stretches of seconds) than between runs a second apart;
+so the runs are short and many, and a run's ratio is taken
+against the reference at the same moment: its runs just before and just
+after, drawn together by a line (partner_at). An A/A entrant (the
+reference's server again, as an entrant of its own) shows what the method
+resolves.
+
+A block runs in one process (the caller's network namespace) and returns
+its rows; the servers are stopped by the block whatever happens."""
+
+import contextlib
+import random
+import time
+
+from acceptlab.stats import partner_at
+from probes.harness.cpu import CpuMeter
+
+
+def ratio_at(row, rows, partner, field, same=("workers", "mode")):
+    """row's field over its partner's at row's position (partner_at), among
+    rows of the same block (the same workers and mode); partner: an arm's
+    name, or a test on a row. None when either is missing."""
+    value = row.get(field)
+    is_partner = partner if callable(partner) else (lambda r: r.get("arm") == partner)
+    series = sorted((r["seq"], r[field]) for r in rows
+                    if is_partner(r) and "error" not in r and r.get(field) is not None
+                    and r.get("seq") is not None and all(r.get(k) == row.get(k) for k in same))
+    base = partner_at(series, row.get("seq"))
+    if value is None or not base:
+        return None
+    return round(value / base, 4)
+
+
+class Entrant:
+    """One server in a block: name (the rows' "arm"), open() -> a context
+    manager yielding a Live, and life(live) -> fields over the server's life
+    (after it stopped)."""
+
+    def __init__(self, name, open_, life=None, **tags):
+        self.name, self.open, self.life, self.tags = name, open_, life or (lambda live: {}), tags
+
+
+class Live:
+    """A running entrant: its process tree's root pid (what CpuMeter reads),
+    its port, and what its opener wants kept (proc, ...)."""
+
+    def __init__(self, pid, port, **kept):
+        self.pid, self.port, self.kept = pid, port, kept
+
+
+# In a block's network namespace, a Connection: close block keeps no
+# TIME_WAIT sockets: the server closes first, so each of its connections
+# would leave one, pinned as a timer to the server's CPU; when their
+# TIME_WAIT ends (TCP_TIMEWAIT_LEN) they expire there in a burst (the table fills within seconds, then empties at
+# once), and the timer's work lands on whatever server runs then (this
+# kernel charges softirq time to the task it interrupts), in the middle of
+# other arms' runs. With the table's cap at 0 a closed connection is freed
+# at once, for every arm alike.
+TIME_WAIT_CAP = 0
+
+
+def keep_no_time_wait():
+    """net.ipv4.tcp_max_tw_buckets = TIME_WAIT_CAP in this process's network
+    namespace (its own: the caller made it); returns the value set."""
+    with open("/proc/sys/net/ipv4/tcp_max_tw_buckets", "w") as f:
+        f.write("%d\n" % TIME_WAIT_CAP)
+    return TIME_WAIT_CAP
+
+
+# Before each measured run, this long with nothing measured: what the run
+# before left to the kernel (deferred frees, RCU callbacks, timers, which
+# this kernel charges to whatever task they interrupt) is done before the
+# meter starts, not charged to the next server.
+SETTLE_S = 0.1
+
+
+def shuffled(entrants, rnd):
+    """Round rnd's order: the list shuffled by a generator seeded with the
+    round's number (the same rounds give the same orders), so no entrant
+    always follows the same one: what a run leaves behind lands on a
+    different server each round, as noise, not as one server's bias."""
+    order = list(entrants)
+    random.Random(rnd).shuffle(order)
+    return order
+
+
+def round_order(reference, others, rnd):
+    """Round rnd's runs: the others shuffled (shuffled), each followed by a
+    run of the reference, and round 1 opening with one, so every other run
+    sits between two reference runs (the one before it, and the one after)."""
+    order = [reference] if rnd == 1 else []
+    for e in shuffled(others, rnd):
+        order += [e, reference]
+    return order
+
+
+def run_block(reference, others, warm, run_one, go_on, progress):
+    """Starts the reference and every other entrant, warms each up
+    (warm(entrant, live)), then runs rounds (round_order: every other run
+    between two runs of the reference), each run SETTLE_S after the one
+    before (run_one(entrant, live, round, seq) -> its row, seq its place in
+    the block); after each round
+    go_on(rows, round) -> (again?, progress text), and progress(round,
+    text). Returns the rows, each with "round", "order" (its place in the
+    round), "seq" (its place in the block), the entrant's tags, its port
+    and its life fields (read once every server has stopped)."""
+    entrants = [reference] + list(others)
+    made, live = [], {}
+    with contextlib.ExitStack() as stack:
+        for e in entrants:
+            live[id(e)] = stack.enter_context(e.open())
+        for e in entrants:
+            warm(e, live[id(e)])
+        rnd = 0
+        while True:
+            rnd += 1
+            for order, e in enumerate(round_order(reference, others, rnd), 1):
+                time.sleep(SETTLE_S)
+                row = run_one(e, live[id(e)], rnd, len(made))
+                row.update({"round": rnd, "order": order, "seq": len(made)}, **e.tags)
+                made.append((e, row))
+            again, text = go_on([r for _, r in made], rnd)
+            progress(rnd, text)
+            if not again:
+                break
+    life = {id(e): dict(e.life(live[id(e)]), port=live[id(e)].port) for e in entrants}
+    for e, row in made:
+        row.update(life[id(e)])
+    return [r for _, r in made]
+
+
+def metered(pid, run):
+    """(run()'s result, the CpuMeter over it) for the process tree at pid."""
+    with CpuMeter(pid) as meter:
+        out = run()
+    return out, meter
