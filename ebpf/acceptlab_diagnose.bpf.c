@@ -71,6 +71,18 @@ struct {
 	__type(value, struct diag_totals);
 } totals SEC(".maps");
 
+/* Connections read again after their first read was attributed: a mark
+ * kept on the socket itself (freed with it), made at the second read, so
+ * each later read of a keep-alive connection costs a pointer chase, not a
+ * hash lookup, and a connection read once (Connection: close) allocates
+ * nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u8);
+} first_read_seen SEC(".maps");
+
 static const struct diag_thread zero_thread;
 
 static __always_inline struct diag_totals *the_totals(void)
@@ -214,9 +226,15 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 
 	if (ret <= 0 || (flags & MSG_PEEK) || !sk || sk->__sk_common.skc_num != targ_port)
 		return 0;
+	if (bpf_sk_storage_get(&first_read_seen, sk, 0, 0))
+		return 0; /* a later read: its first was attributed */
 	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c || c->server)
+	if (!c)
 		return 0;
+	if (c->server) {
+		bpf_sk_storage_get(&first_read_seen, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+		return 0;
+	}
 	if (sk_netns(sk) != targ_netns || !(tot = the_totals()))
 		return 0;
 	if (!c->acceptor) {
@@ -260,6 +278,11 @@ int enter_epoll_ctl(struct trace_event_raw_sys_enter *ctx)
 	struct sock *sk;
 	__u32 events = 0;
 
+	/* Registrations only: EPOLL_CTL_MOD is many servers' per-request call
+	 * on their connections (and cannot set EPOLLEXCLUSIVE), so it returns
+	 * here, before a lookup or a walk of the file table. */
+	if (op != EPOLL_CTL_ADD && op != EPOLL_CTL_DEL)
+		return 0;
 	if (!bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
 	sk = (struct sock *)sock_of_fd(fd);
@@ -269,11 +292,9 @@ int enter_epoll_ctl(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	if (op == EPOLL_CTL_ADD)
 		__sync_fetch_and_add(&t->ctl_add, 1);
-	else if (op == EPOLL_CTL_DEL)
+	else
 		__sync_fetch_and_add(&t->ctl_del, 1);
-	else if (op == EPOLL_CTL_MOD)
-		__sync_fetch_and_add(&t->ctl_mod, 1);
-	if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && uev &&
+	if (op == EPOLL_CTL_ADD && uev &&
 	    bpf_probe_read_user(&events, sizeof(events), &uev->events) == 0)
 		__sync_fetch_and_or(&t->ctl_events, events);
 	return 0;

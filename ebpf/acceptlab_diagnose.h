@@ -9,7 +9,7 @@
 /* Per thread (keyed by tid): what it did with the port's connections. */
 struct diag_thread {
 	__u32 tgid;
-	__u32 ctl_events;    /* OR of the events masks it registered a listener with (ADD, MOD) */
+	__u32 ctl_events;    /* OR of the events masks it registered a listener with (ADD) */
 	__u64 accepted;      /* accept/accept4 returned a connection to the port */
 	__u64 served;        /* connections whose bytes it read first */
 	__s64 held;          /* connections it owns (its served, else its accepted) still ESTABLISHED */
@@ -19,7 +19,6 @@ struct diag_thread {
 	__u64 received_cross; /* of those, accepted in another process */
 	__u64 ctl_add;       /* epoll_ctl(EPOLL_CTL_ADD) of a listener on the port */
 	__u64 ctl_del;       /* epoll_ctl(EPOLL_CTL_DEL) of one */
-	__u64 ctl_mod;       /* epoll_ctl(EPOLL_CTL_MOD) of one */
 };
 
 /* Per connection (keyed by struct sock *), from its ESTABLISHED (or its

@@ -31,6 +31,7 @@ const volatile bool targ_timeline = false;
 
 struct cycle {
 	__u64 wake_ns;
+	__u32 tgid;       /* its process: a tid reused by another process is not taken for it */
 	__u8 blocked;     /* inside epoll_wait or accept */
 	__u8 woken;       /* woken since it last entered a wait */
 	__u8 accept_seen; /* an accept() entered since the last wakeup */
@@ -86,7 +87,6 @@ struct {
 } events SEC(".maps");
 
 static const struct worker_stats zero_stats;
-static const struct cycle zero_cycle;
 
 static __always_inline bool traced_tgid(__u32 tgid)
 {
@@ -101,11 +101,16 @@ static __always_inline struct cycle *current_cycle(__u32 *tid_out, struct worker
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct cycle *c;
 
-	if (!traced_tgid(tgid))
-		return NULL;
+	/* A traced thread is found by its cycle alone (one lookup, on every
+	 * wait it enters and leaves); the targets map is asked only for a
+	 * thread seen for the first time. */
 	c = bpf_map_lookup_elem(&cycles, &tid);
-	if (!c) {
-		bpf_map_update_elem(&cycles, &tid, &zero_cycle, BPF_NOEXIST);
+	if (!c || c->tgid != tgid) {
+		struct cycle fresh = { .tgid = tgid };
+
+		if (!traced_tgid(tgid))
+			return NULL;
+		bpf_map_update_elem(&cycles, &tid, &fresh, BPF_ANY);
 		c = bpf_map_lookup_elem(&cycles, &tid);
 		if (!c)
 			return NULL;
@@ -277,10 +282,10 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	struct worker_stats *st;
 	struct cycle *c;
 
-	if (!traced_tgid(tgid))
-		return 0;
+	/* Every wakeup on the machine comes here: one lookup, the cycle a
+	 * traced thread made when it entered its wait. */
 	c = bpf_map_lookup_elem(&cycles, &tid);
-	if (!c || !c->blocked)
+	if (!c || !c->blocked || c->tgid != tgid)
 		return 0;
 	st = bpf_map_lookup_elem(&stats, &tid);
 	if (!st)
@@ -304,9 +309,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	     unsigned int prev_state)
 {
 	__u32 tgid = next->tgid, tid = next->pid;
+	struct cycle *c = bpf_map_lookup_elem(&cycles, &tid);
 	struct accept_event *e;
 
-	if (!traced_tgid(tgid) || !bpf_map_lookup_elem(&cycles, &tid))
+	if (!c || c->tgid != tgid)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)
