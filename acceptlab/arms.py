@@ -135,7 +135,8 @@ TABLE = [
         place={"cost": 1, "payoff": 1, "burst": 1, "placement": 1}),
     # bare again, as an arm of its own in the cost study's rounds: its ratio to
     # bare is what the method resolves (an A/A floor).
-    Arm("bare-aa", "bare", aa_of="bare", when_stopped="others", measurement_only=True, default=False, studies="cost quick:cost",
+    Arm("bare-aa", "bare", aa_of="bare", when_stopped="others", measurement_only=True, default=False,
+        studies="cost quick:cost",
         place={"cost": 1}),
     Arm("bare-threads", "bare", ["--threads"], process_arm="bare", studies="quick cost:bench", place={"cost": 5}),
     # The race with every thread waiting in ONE epoll instance: any thread may

@@ -254,16 +254,45 @@ def cells(plan):
 REFERENCE = ("bare", 2)  # the cell every other run sits between two runs of
 
 
-def aa_text(rows):
-    """The progress line's A/A figure: each A/A arm's CPU ratio so far."""
-    series = cpu_series(rows)
+def series_text(series, keep=lambda name: True):
+    """The progress line's figures: each ratio of series (cpu_series') that
+    keep() takes and that has an interval, as its mean +- half-width."""
     parts = []
     for name, values in sorted(series.items()):
-        arm = name.split(" / ")[0]
-        if arm in arms.aa_of() and len(values) > 1:
+        if keep(name) and len(values) > 1:
             m, half = mean_interval(values)
-            parts.append("A/A %s %.3f +- %.3f" % (name.split(",")[0], m, half))
+            parts.append("%s %.3f +- %.3f" % (name.split(",")[0], m, half))
     return "; ".join(parts)
+
+
+def aa_text(rows):
+    """The progress line's A/A figure: each A/A arm's CPU ratio so far."""
+    return series_text(cpu_series(rows), lambda name: name.split(" / ")[0] in arms.aa_of())
+
+
+def block_rule(plan, study, mode, series_of, summary):
+    """A block's go_on (alternation.run_block): the planned rounds (cost_rounds),
+    and under make bench's rule (--bench-within) more until every ratio of
+    series_of(rows) is within +-within of its mean, or the cap; the progress
+    text names the study and mode and ends with summary(rows)."""
+    planned = cost_rounds(plan)
+
+    def go_on(rows, rnd):
+        if plan.bench_within:
+            go, state = keep_going(series_of(rows), within(plan), rnd, max_rounds(plan, rows))
+            return go or rnd < planned, "%s; %s" % (progress_text("%s %s" % (study, mode), state), summary(rows))
+        return rnd < planned, "round %d of %d; %s" % (rnd, planned, summary(rows))
+    return go_on
+
+
+def warm_entrant(mode):
+    """A block's warm(entrant, live): warm_up against the entrant's server."""
+    return lambda e, live: warm_up(live.kept["prefix"], live.port, mode, live.kept["wrk_cpus"])
+
+
+def printer(study, mode):
+    """A block's progress(round, text): one line per round."""
+    return lambda rnd, text: print("%s %s: %s" % (study, mode, text), flush=True)
 
 
 def block(plan, raw_dir, mode):
@@ -274,25 +303,12 @@ def block(plan, raw_dir, mode):
     tw_cap = keep_no_time_wait() if mode == "close" and is_root() else None
     entrants = [entrant(plan, raw_dir, arm, w, mode) for arm, w in cells(plan)]
     reference = entrants[0]  # cells(plan)[0]: REFERENCE
-    planned = cost_rounds(plan)
-
-    def warm(e, live):
-        warm_up(live.kept["prefix"], live.port, mode, live.kept["wrk_cpus"])
 
     def run_one(e, live, rnd, seq):
         return cost_run(plan, e.name, mode, live, "r%d-s%d" % (rnd, seq))
 
-    def go_on(rows, rnd):
-        if plan.bench_within:
-            go, state = keep_going(cpu_series(rows), within(plan), rnd, max_rounds(plan, rows))
-            go = go or rnd < planned  # at least the planned rounds
-            return go, "%s; %s" % (progress_text("cost " + mode, state), aa_text(rows))
-        return rnd < planned, "round %d of %d; %s" % (rnd, planned, aa_text(rows))
-
-    def progress(rnd, text):
-        print("cost %s: %s" % (mode, text), flush=True)
-
-    rows = run_block(reference, [e for e in entrants if e is not reference], warm, run_one, go_on, progress)
+    rows = run_block(reference, [e for e in entrants if e is not reference], warm_entrant(mode), run_one,
+                     block_rule(plan, NAME, mode, cpu_series, aa_text), printer(NAME, mode))
     for r in rows:
         r["time_wait_cap"] = tw_cap
     for port in sorted({r["port"] for r in rows}):  # after the block: its sockets left in TIME_WAIT

@@ -68,7 +68,8 @@ def perf_path():
 
 def meta(plan):
     return {"profile": {"arms": PROFILE_ARMS, "workers": PROFILE_WORKERS, "path": COST_PATH,
-                        "mode": PROFILE_MODE, "connections": COST_CONNECTIONS[PROFILE_MODE], "duration_s": seconds(plan, PROFILE_SECONDS),
+                        "mode": PROFILE_MODE, "connections": COST_CONNECTIONS[PROFILE_MODE],
+                        "duration_s": seconds(plan, PROFILE_SECONDS),
                         "stat_duration_s": seconds(plan, STAT_SECONDS), "syscalls": SYSCALLS,
                         "sample_hz": PROFILE_HZ, "top_symbols": TOP_SYMBOLS, "placement": placement_meta(),
                         "perf_event_paranoid": read_sysctl("kernel.perf_event_paranoid")}}

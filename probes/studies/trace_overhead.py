@@ -19,17 +19,16 @@ import contextlib
 import os
 
 from acceptlab import arms
-from acceptlab.stats import mean_interval
 from probes.harness.alternation import Entrant, Live, keep_no_time_wait, metered, ratio_at, run_block
 from probes.harness.cpu import cpu_fields
 from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.servers import ServerRun, loop_fields
 from probes.harness.tracer import PassiveDiagnosis, Tracer
 from probes.harness.wrk import need_wrk, run_wrk
-from probes.studies.common import (final_state, in_own_netns, keep_going, progress_text, rewrite_rows,
-                                   served_split, stopping_record, stopping_rule)
-from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, cost_rounds, cost_seconds,
-                                 headers_of, max_rounds, pinned, placement_meta, warm_up, within)
+from probes.studies.common import final_state, in_own_netns, rewrite_rows, served_split, stopping_record, stopping_rule
+from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, block_rule, cost_rounds,
+                                 cost_seconds, headers_of, max_rounds, pinned, placement_meta, printer, series_text,
+                                 warm_entrant, within)
 
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
@@ -113,10 +112,6 @@ def block(plan, raw_dir, mode, states):
     need_wrk()
     tw_cap = keep_no_time_wait() if mode == "close" else None
     entrants = [entrant(raw_dir, state, mode) for state in states]
-    planned = cost_rounds(plan)
-
-    def warm(e, live):
-        warm_up(live.kept["prefix"], live.port, mode, live.kept["wrk_cpus"])
 
     def run_one(e, live, rnd, seq):
         # the server's own CPU: a BPF program runs in the task that hits its
@@ -124,35 +119,23 @@ def block(plan, raw_dir, mode, states):
         # syscalls and switches is in it; on wakeups wrk's packets cause (the
         # waker's context) it is not, nor is its user-space reader (another
         # process)
-        out, cpu = metered(live.pid, lambda: run_wrk("%s-r%d-s%d" % (live.kept["prefix"], rnd, seq), live.port, COST_PATH,
-                                                     COST_CONNECTIONS[mode], cost_seconds(plan, mode),
-                                                     headers_of(mode), cpus=live.kept["wrk_cpus"]))
+        prefix = "%s-r%d-s%d" % (live.kept["prefix"], rnd, seq)
+        out, cpu = metered(live.pid, lambda: run_wrk(prefix, live.port, COST_PATH, COST_CONNECTIONS[mode],
+                                                     cost_seconds(plan, mode), headers_of(mode),
+                                                     cpus=live.kept["wrk_cpus"]))
         out.update(cpu_fields(cpu.ns, out["requests"], switches=cpu.switches))
         return dict({"arm": TRACE_OVERHEAD_ARM}, **out)
 
-    def go_on(rows, rnd):
-        if plan.bench_within:
-            go, state = keep_going(cpu_series(rows), within(plan), rnd, max_rounds(plan, rows))
-            go = go or rnd < planned  # at least the planned rounds
-            return go, "%s; %s" % (progress_text("trace_overhead " + mode, state), ratios_text(rows))
-        return rnd < planned, "round %d of %d; %s" % (rnd, planned, ratios_text(rows))
-
-    def progress(rnd, text):
-        print("trace_overhead %s: %s" % (mode, text), flush=True)
-
-    rows = run_block(entrants[0], entrants[1:], warm, run_one, go_on, progress)
+    rows = run_block(entrants[0], entrants[1:], warm_entrant(mode), run_one,
+                     block_rule(plan, NAME, mode, cpu_series, ratios_text), printer(NAME, mode))
     for r in rows:
         r["time_wait_cap"] = tw_cap
     return rows, "%d runs in %d rounds; %s" % (len(rows), max(r["round"] for r in rows), ratios_text(rows))
 
 
 def ratios_text(rows):
-    parts = []
-    for name, values in sorted(cpu_series(rows).items()):
-        if len(values) > 1:
-            m, half = mean_interval(values)
-            parts.append("%s %.3f +- %.3f" % (name.split(",")[0], m, half))
-    return "; ".join(parts) or "no ratio yet"
+    """The progress line's figures: every CPU ratio over untraced so far."""
+    return series_text(cpu_series(rows)) or "no ratio yet"
 
 
 def steps(plan, raw_dir):

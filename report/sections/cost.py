@@ -436,7 +436,8 @@ def render_anchor(anchors: dict, rows: list, ours: list, floors: Optional[dict] 
                               "two of bare's; a ratio below is each over bare at its own moment."
                               if any(r.seq is not None for r in mine) else
                               "started fresh for each run on a free port and stopped after it, and alternated "
-                              "with the arms above in the same rounds.") + " Per request, nginx parses it, matches `location /` and "
+                              "with the arms above in the same rounds.")
+                + " Per request, nginx parses it, matches `location /` and "
                 f"answers {answer} (headers Server, Date, Content-Type, Content-Length and Connection, the "
                 "worker's pid as the body) and logs nothing; our server parses it and answers `GET /` with its "
                 "fixed hello (headers Content-Type, Content-Length, X-Worker and Connection) and keeps no log "

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from acceptlab.results_io import InputError, RowError
-from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_objection, judge_on_floor, judge_values, partner_at
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_objection, judge_on_floor, partner_at
 from report.common import (BenchParams, Failed, failed_notes, get, get_counter, get_failure, get_int, get_number,
                            get_split, get_str, is_int, number, plural)
 
@@ -218,7 +218,8 @@ def check_wrk_rows(what: str, with_ratio: bool):
         if not with_ratio:
             return
         for r in runs:
-            bare = sorted((b.seq, b.rps) for b in runs if (b.arm, b.workers, b.setting) == ("bare", r.workers, r.setting))
+            bare = sorted((b.seq, b.rps) for b in runs
+                          if (b.arm, b.workers, b.setting) == ("bare", r.workers, r.setting))
             base = partner_at(bare, r.seq) if r.arm != "bare" else None
             if not base:
                 if r.ratio is not None:
