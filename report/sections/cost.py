@@ -135,8 +135,11 @@ def render_cost(meta: Meta, rows: list) -> list:
                     rps = [r.rps for r in measured if r.key[:2] == (arm, w)]
                     spread = f": {min(rps):.0f} to {max(rps):.0f}" if len(rps) > 1 else ""
                     if rps:
+                        runs_of = [r for r in measured if r.key[:2] == (arm, w)]
+                        count = (f"{plural(len(rps), 'run')} in {plural(max(r.round for r in runs_of), 'round')}"
+                                 if any(r.seq is not None for r in runs_of) else plural(len(rps), 'round'))
                         per.append(f"median {statistics.median(rps):.0f} req/s at {plural(w, 'worker')} "
-                                   f"({plural(len(rps), 'round')}{spread})")
+                                   f"({count}{spread})")
                 elif ratios:
                     per.append(f"at {plural(w, 'worker')} "
                                + against_one(ratios, "more req/s than bare", "fewer req/s than bare"))
@@ -270,8 +273,9 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
            "process-mode arm), each given as the mean over the rounds ± the half-width of its 95 % interval "
            "(Student's t); the ratio of requests per second to bare's stands beside them, given the same way.", ""]
     out += rounds_text(measured, p)
-    out += ["| arm | workers | mode | rounds | CPU µs per request | CPU µs per connection | ratio to bare | "
-            "ratio to its partners | req/s ratio to bare |",
+    alternated = p is not None and p.method == "alternated"
+    out += [f"| arm | workers | mode | {'runs' if alternated else 'rounds'} | CPU µs per request | "
+            "CPU µs per connection | ratio to bare | ratio to its partners | req/s ratio to bare |",
             "|---|---|---|---|---|---|---|---|---|"]
     for mode, title in COST_MODES:
         for w in workers:
