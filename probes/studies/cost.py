@@ -2,7 +2,7 @@
 workers, measured side by side (probes/harness/alternation.py): per mode,
 one block in a network namespace of its own with every arm's server started
 once and kept, each warmed up, then rounds of one short run per arm in an
-order rotated per round. Per run: the server's CPU time per request (its
+order shuffled per round, every run between two of bare's. Per run: the server's CPU time per request (its
 process tree's scheduler counts over the run), req/s, p50/p99, its context
 switches per request and, for fdpass, the hand-offs it caused; per server,
 over the block: the connections each worker served, requests per
@@ -156,9 +156,9 @@ def meta(plan):
                      "aa": {a: of for a, of in arms.aa_of().items() if a in arms_of(plan)},
                      "stopping": stopping_rule(plan),
                      "order": "per mode, one block: every arm x workers' server started once and "
-                              "warmed up, then rounds of one run each, the list rotated by "
-                              "(round-1)*len/rounds; ratios against the partner's runs just before "
-                              "and after, on a line",
+                              "warmed up, then rounds: the other cells in an order shuffled per round "
+                              "(seeded by the round), each run followed by one of bare at 2 workers; "
+                              "ratios against bare's runs just before and after, on a line",
                      "sysctls": {name: read_sysctl(name) for name in SYSCTLS},
                      "anchor": anchor_meta(plan)}}
 
@@ -184,13 +184,6 @@ def warm_up(prefix, port, mode, wrk_cpus):
 
 def headers_of(mode):
     return ["Connection: close"] if mode == "close" else []
-
-
-def run_text(out):
-    bad = sum(out["errors"].values())
-    cpu = out.get("cpu_us_per_request")
-    return "%.0f req/s, %s%s" % (out["requests_per_s"], "%.2f CPU us/req" % cpu if cpu is not None
-                                 else "CPU not measured", ", %d errors" % bad if bad else "")
 
 
 def entrant(plan, raw_dir, arm, workers, mode):
@@ -280,9 +273,14 @@ def block_rule(plan, study, mode, series_of, summary):
     def go_on(rows, rnd):
         if plan.bench_within:
             go, state = keep_going(series_of(rows), within(plan), rnd, max_rounds(plan, rows))
-            return go or rnd < planned, "%s; %s" % (progress_text("%s %s" % (study, mode), state), summary(rows))
-        return rnd < planned, "round %d of %d; %s" % (rnd, planned, summary(rows))
+            return go or rnd < planned, joined(progress_text("%s %s" % (study, mode), state), summary(rows))
+        return rnd < planned, joined("round %d of %d" % (rnd, planned), summary(rows))
     return go_on
+
+
+def joined(*parts):
+    """A progress line's parts that say something, joined by "; "."""
+    return "; ".join(p for p in parts if p)
 
 
 def warm_entrant(mode):
@@ -309,6 +307,12 @@ def block(plan, raw_dir, mode):
 
     rows = run_block(reference, [e for e in entrants if e is not reference], warm_entrant(mode), run_one,
                      block_rule(plan, NAME, mode, cpu_series, aa_text), printer(NAME, mode))
+    for key in {(r["arm"], r["workers"]) for r in rows if r.get("handoffs_life") is not None}:
+        # handoff counts its hand-offs over its life only: per second over its runs and warm-up
+        mine = [r for r in rows if (r["arm"], r["workers"]) == key]
+        seconds = sum(r["duration_s"] for r in mine) + WARM_UP_S
+        for r in mine:
+            r.update({"handoffs_per_s": round(r["handoffs_life"] / seconds, 1), "handoffs_per_s_over": "block"})
     for r in rows:
         r["time_wait_cap"] = tw_cap
     for port in sorted({r["port"] for r in rows}):  # after the block: its sockets left in TIME_WAIT
@@ -316,7 +320,7 @@ def block(plan, raw_dir, mode):
         for r in rows:
             if r["port"] == port:
                 r.update({"time_wait_after": total, "time_wait_sides": sides})
-    return rows, "%d runs in %d rounds; %s" % (len(rows), max(r["round"] for r in rows), aa_text(rows))
+    return rows, joined("%d runs in %d rounds" % (len(rows), max(r["round"] for r in rows)), aa_text(rows))
 
 
 def steps(plan, raw_dir):
