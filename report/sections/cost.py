@@ -47,10 +47,11 @@ def alternated_intro(p: BenchParams) -> str:
             "every request is an accept). " + placement_text(p) +
             "The method: per mode, one block in a network namespace of its own; every arm's server was started "
             "once and kept for the block, each was warmed up by an unrecorded wrk run, then "
-            f"{plural(p.rounds, 'round')} (planned) ran one wrk run per arm each, in an order rotated by "
-            f"1/{p.rounds} of the list from one round to the next. A run's ratio to bare (and to its partners) "
-            "is over the partner's value at the same moment: its runs just before and just after, on a line, "
-            "so the machine's drift over minutes cancels. "
+            f"{plural(p.rounds, 'round')} (planned) ran: the other arms in an order shuffled from round to round, "
+            "each run followed by one of bare (round 1 opening with one), so every run sits between two of "
+            "bare's, each after a short settle. A run's ratio to bare is over bare's value at the same moment: "
+            "its runs just before and just after, on a line, so the machine's drift over minutes cancels; a "
+            "ratio to another partner is the two arms' ratios to bare in the same round. "
             + (f"The A/A arm {aa}: its ratio to bare is what the method resolves, the floor every cost verdict "
                "below is judged against. " if aa else "")
             + f"Ports: {ports_text(p)}; how many sockets each server left in TIME_WAIT is measured at the end "
