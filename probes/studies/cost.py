@@ -274,7 +274,7 @@ def block_rule(plan, study, mode, series_of, summary):
         if plan.bench_within:
             go, state = keep_going(series_of(rows), within(plan), rnd, max_rounds(plan, rows))
             return go or rnd < planned, joined(progress_text("%s %s" % (study, mode), state), summary(rows))
-        return rnd < planned, joined("round %d of %d" % (rnd, planned), summary(rows))
+        return rnd < planned, joined("%s %s: round %d of %d" % (study, mode, rnd, planned), summary(rows))
     return go_on
 
 
@@ -288,9 +288,10 @@ def warm_entrant(mode):
     return lambda e, live: warm_up(live.kept["prefix"], live.port, mode, live.kept["wrk_cpus"])
 
 
-def printer(study, mode):
-    """A block's progress(round, text): one line per round."""
-    return lambda rnd, text: print("%s %s: %s" % (study, mode, text), flush=True)
+def print_progress(rnd, text):
+    """A block's progress(round, text): one line per round (block_rule's
+    text names the study and the mode)."""
+    print(text, flush=True)
 
 
 def block(plan, raw_dir, mode):
@@ -306,7 +307,7 @@ def block(plan, raw_dir, mode):
         return cost_run(plan, e.name, mode, live, "r%d-s%d" % (rnd, seq))
 
     rows = run_block(reference, [e for e in entrants if e is not reference], warm_entrant(mode), run_one,
-                     block_rule(plan, NAME, mode, cpu_series, aa_text), printer(NAME, mode))
+                     block_rule(plan, NAME, mode, cpu_series, aa_text), print_progress)
     for key in {(r["arm"], r["workers"]) for r in rows if r.get("handoffs_life") is not None}:
         # handoff counts its hand-offs over its life only: per second over its runs and warm-up
         mine = [r for r in rows if (r["arm"], r["workers"]) == key]

@@ -27,7 +27,7 @@ from probes.harness.tracer import PassiveDiagnosis, Tracer
 from probes.harness.wrk import need_wrk, run_wrk
 from probes.studies.common import final_state, in_own_netns, rewrite_rows, served_split, stopping_record, stopping_rule
 from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, block_rule, cost_rounds,
-                                 cost_seconds, headers_of, joined, max_rounds, pinned, placement_meta, printer,
+                                 cost_seconds, headers_of, joined, max_rounds, pinned, placement_meta, print_progress,
                                  series_text, warm_entrant, within)
 
 NAME = "trace_overhead"
@@ -127,7 +127,7 @@ def block(plan, raw_dir, mode, states):
         return dict({"arm": TRACE_OVERHEAD_ARM}, **out)
 
     rows = run_block(entrants[0], entrants[1:], warm_entrant(mode), run_one,
-                     block_rule(plan, NAME, mode, cpu_series, ratios_text), printer(NAME, mode))
+                     block_rule(plan, NAME, mode, cpu_series, ratios_text), print_progress)
     for r in rows:
         r["time_wait_cap"] = tw_cap
     return rows, joined("%d runs in %d rounds" % (len(rows), max(r["round"] for r in rows)), ratios_text(rows))
