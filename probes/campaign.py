@@ -119,7 +119,7 @@ from probes.harness.tracer import TRACER
 from probes.harness.wrk import WRK, WRK_THREADS
 from probes.peers import peers
 from probes.plan import BENCH_MAX_ROUNDS, BENCH_QUICK_SECONDS, BENCH_ROUNDS, BENCH_SECONDS, RESULTS_DIR, Plan
-from probes.studies import (balancing, burst, census, common, cost, diagnosis, faults, models, mutex_delay, payoff,
+from probes.studies import (balancing, burst, census, cost, diagnosis, faults, models, mutex_delay, payoff,
                             perturbation, placement, profile, reload, respawn, slowview, timeline, trace_overhead)
 from probes.studies import peers as peers_study
 from probes.studies.common import read_sysctl
@@ -308,31 +308,13 @@ def print_plan(plan):
         print("%-11s %s%s" % (study, label, "   (skipped: needs root)" if skipped_for_root(label, root) else ""))
 
 
-def more_steps(plan, study, rows, raw_dir):
-    """A study that repeats rounds until a stopping rule holds (make bench's
-    --bench-within) has more(plan, rows_so_far, raw_dir, next_round) ->
-    (another round's steps or [], the rule's state); called once the study's
-    planned steps have run and again after every round it adds. Returns
-    [(study, label, function, error row keys), ...]."""
-    if not hasattr(STUDY[study], "more"):
-        return []
-    next_round = max([r.get("round") or 0 for r in rows] + [0]) + 1
-    steps, state = STUDY[study].more(plan, rows, raw_dir, next_round)
-    if plan.bench_within:
-        print("campaign: %s%s" % (common.progress_text(study, state),
-                                  "; round %d follows" % next_round if steps else
-                                  "; cap reached" if state.get("cap_hit") else "; done"), flush=True)
-    return [(study, label, fn, err_keys) for label, fn, err_keys in steps]
-
-
 def run_steps(plan, raw_dir):
     """Runs every study's steps with progress lines; returns the failures.
-    Whatever a failed step left running is stopped before the next. A study
-    with more() may add rounds once its planned steps are done (the step
-    count in the progress lines grows then)."""
+    Whatever a failed step left running is stopped before the next. (A study
+    that repeats rounds under a stopping rule does so inside its step:
+    cost's and trace_overhead's blocks.)"""
     todo = plan_steps(plan, raw_dir)
     files = {study: open(os.path.join(plan.run_dir, study + ".jsonl"), "w") for study in plan.studies}
-    rows_of = {study: [] for study in plan.studies}
     t0 = time.monotonic()
     failures = 0
     i = 0
@@ -355,12 +337,9 @@ def run_steps(plan, raw_dir):
             for row in rows:
                 files[study].write(json.dumps(row, sort_keys=True) + "\n")
             files[study].flush()
-            rows_of[study] += rows
             elapsed = time.monotonic() - t0
             print("[%3d/%d] %-11s %-32s %s   (%.0fs elapsed, ETA %.0fs)"
                   % (i, len(todo), study, label, result, elapsed, elapsed / i * (len(todo) - i)), flush=True)
-            if i == len(todo) or todo[i][0] != study:  # the study's last step so far
-                todo[i:i] = more_steps(plan, study, rows_of[study], raw_dir)
     finally:
         for f in files.values():
             f.close()

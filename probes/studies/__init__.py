@@ -13,8 +13,8 @@ acceptlab/arms.py with it. A study module has:
                        (probes/harness/lifecycle.py)
 
 and may have finish(path), run once every step of the study is done;
-more(plan, rows, raw_dir, next_round) and outcome(path, plan), for a
-stopping rule over rounds; peer_configs(plan), the peers' configurations it
+outcome(path, plan), for a stopping rule over rounds (the rounds
+themselves run inside the study's steps); peer_configs(plan), the peers' configurations it
 starts (probes/peers/peers.py, for meta.json's tool versions); ANCHOR_ARMS
 ({arm: peer configuration}, names --bench-arms accepts beyond the table);
 TAKES_BENCH_ARMS, when --bench-arms chooses its arms. Helpers more than one

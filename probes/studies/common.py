@@ -1,4 +1,4 @@
-"""Helpers more than one study uses: the wrk studies' order and close gap,
+"""Helpers more than one study uses: the payoff study's rotated order,
 what a server served, the rows a study fills in once it is done, make
 bench's stopping rule, and a run or trial in a network namespace of its own
 (probes/harness/netns.py)."""
@@ -12,17 +12,6 @@ from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.netns import run_in_netns
 from probes.harness.servers import worker_exits
 from probes.peers import peers
-
-CLOSE_GAP_S = 1.5            # pause after every Connection: close run
-
-
-def close_gap(plan, gap=CLOSE_GAP_S):
-    """The pause after a Connection: close run (gap: the study's own; the
-    default is CLOSE_GAP_S); a test's --bench-seconds shortens it too (never
-    longer than the runs it follows)."""
-    if plan.bench_seconds:
-        return min(gap, plan.bench_seconds)
-    return min(gap, 1) if plan.quick else gap
 
 
 def rotated(cells, rnd, rounds):
