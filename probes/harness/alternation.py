@@ -25,16 +25,25 @@ from acceptlab.stats import partner_at
 from probes.harness.cpu import CpuMeter
 
 
-def ratio_at(row, rows, partner, field, same=("workers", "mode")):
-    """row's field over its partner's at row's position (partner_at), among
-    rows of the same block (the same workers and mode); partner: an arm's
-    name, or a test on a row. None when either is missing."""
-    value = row.get(field)
+def partner_series(rows, partner, field, same=("workers", "mode")):
+    """{the values of same: [(seq, field), ...] in seq order} of the
+    partner's measured runs, one series per block (the same workers and
+    mode); partner: an arm's name, or a test on a row. Built once per
+    field, not once per row."""
     is_partner = partner if callable(partner) else (lambda r: r.get("arm") == partner)
-    series = sorted((r["seq"], r[field]) for r in rows
-                    if is_partner(r) and "error" not in r and r.get(field) is not None
-                    and r.get("seq") is not None and all(r.get(k) == row.get(k) for k in same))
-    base = partner_at(series, row.get("seq"))
+    out = {}
+    for r in rows:
+        if is_partner(r) and "error" not in r and r.get(field) is not None and r.get("seq") is not None:
+            out.setdefault(tuple(r.get(k) for k in same), []).append((r["seq"], r[field]))
+    return {key: sorted(series) for key, series in out.items()}
+
+
+def ratio_at(row, series, field, same=("workers", "mode")):
+    """row's field over its partner's at row's position (partner_at), the
+    partner's series of row's block from partner_series(..., same); None
+    when either is missing."""
+    value = row.get(field)
+    base = partner_at(series.get(tuple(row.get(k) for k in same), []), row.get("seq"))
     if value is None or not base:
         return None
     return round(value / base, 4)
@@ -60,8 +69,9 @@ class Live:
 # In a block's network namespace, a Connection: close block keeps no
 # TIME_WAIT sockets: the server closes first, so each of its connections
 # would leave one, pinned as a timer to the server's CPU; when their
-# TIME_WAIT ends (TCP_TIMEWAIT_LEN) they expire there in a burst (the table fills within seconds, then empties at
-# once), and the timer's work lands on whatever server runs then (this
+# TIME_WAIT ends (TCP_TIMEWAIT_LEN) they expire there in a burst (the table
+# fills within seconds, then empties at once), and the timer's work lands
+# on whatever server runs then (this
 # kernel charges softirq time to the task it interrupts), in the middle of
 # other arms' runs. With the table's cap at 0 a closed connection is freed
 # at once, for every arm alike.

@@ -38,7 +38,8 @@ import os
 
 from acceptlab import arms
 from acceptlab.stats import mean_interval
-from probes.harness.alternation import Entrant, Live, keep_no_time_wait, metered, ratio_at, run_block
+from probes.harness.alternation import (Entrant, Live, keep_no_time_wait, metered, partner_series, ratio_at,
+                                         run_block)
 from probes.harness.cpu import cpu_fields, pin_tree
 from probes.harness.lifecycle import is_root
 from probes.harness.servers import ServerRun, accepted_of, handoffs_of, loop_fields, peer_running
@@ -410,8 +411,9 @@ def fill_ratios(rows):
     ratio to bare is the method's resolution."""
     for field, name in RATIO_FIELDS:
         measured = [r for r in rows if "error" not in r and (field == "requests_per_s" or field in r)]
+        bare = partner_series(rows, "bare", field)
         for r in measured:
-            r[name + "_to_bare"] = ratio_at(r, rows, "bare", field) if r["arm"] != "bare" else None
+            r[name + "_to_bare"] = ratio_at(r, bare, field) if r["arm"] != "bare" else None
         to_bare = {(r["arm"], r["workers"], r["mode"], r["round"]): r[name + "_to_bare"] for r in measured}
         for r in measured:
             partners = partners_of(r["arm"])

@@ -19,7 +19,8 @@ import contextlib
 import os
 
 from acceptlab import arms
-from probes.harness.alternation import Entrant, Live, keep_no_time_wait, metered, ratio_at, run_block
+from probes.harness.alternation import (Entrant, Live, keep_no_time_wait, metered, partner_series, ratio_at,
+                                         run_block)
 from probes.harness.cpu import cpu_fields
 from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.servers import ServerRun, loop_fields
@@ -163,6 +164,7 @@ def fill_ratio_traced(rows):
         return state_of(r) == UNTRACED
 
     for field, which in (("requests_per_s", 0), ("cpu_us_per_request", 1)):
+        series = partner_series(rows, untraced, field, same=("mode",))
         for r in rows:
             state = state_of(r)
             if state == UNTRACED or "error" in r or not (field == "requests_per_s" or field in r):
@@ -173,7 +175,7 @@ def fill_ratio_traced(rows):
                 r[RATIO_FIELDS[state][which]] = (round(r[field] / base, 4) if base and r.get(field) is not None
                                                  else None)
             else:
-                r[RATIO_FIELDS[state][which]] = ratio_at(r, rows, untraced, field, same=("mode",))
+                r[RATIO_FIELDS[state][which]] = ratio_at(r, series, field, same=("mode",))
 
 
 def finish(path):
