@@ -81,8 +81,8 @@ studies, in the order they run:
 Payoff's wrk runs last half of --bench-seconds (default %(bench_seconds)ds, %(bench_quick_seconds)ds with --quick; at
 least 1 s), for --bench-rounds rounds (default %(bench_rounds)d, 1 with --quick).
 Cost and trace_overhead run wrk for %(cost_seconds)s (--cost-seconds sets
-both), the server's threads and wrk pinned to separate CPUs; %(cost_rounds)d rounds (--bench-rounds
-overrides, 2 with --quick). make bench (--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
+both), the server's threads and wrk pinned to separate CPUs; %(cost_rounds)d rounds for cost, %(trace_rounds)d for
+trace_overhead (--bench-rounds overrides, 2 with --quick). make bench (--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
 until every CPU ratio's 95 %% interval is within the bound, or the cap.
 
 --quick keeps every study to one round over fewer arms (arms.py's "quick"
@@ -166,6 +166,7 @@ __doc__ = (__doc__ or "") % {
     "bench_seconds": BENCH_SECONDS, "bench_quick_seconds": BENCH_QUICK_SECONDS,
     "bench_rounds": BENCH_ROUNDS,
     "cost_seconds": "%(keepalive)d s keep-alive and %(close)d s Connection: close" % STUDY["cost"].COST_SECONDS, "cost_rounds": STUDY["cost"].COST_ROUNDS,
+    "trace_rounds": STUDY["trace_overhead"].TRACE_ROUNDS,
 }
 
 
@@ -426,7 +427,7 @@ def parse_args():
                          % (cost.COST_SECONDS["keepalive"], cost.COST_SECONDS["close"]))
     ap.add_argument("--bench-within", type=float, metavar="F",
                     help="repeat the rounds of cost and trace_overhead until every CPU ratio's 95 %% interval "
-                         "is within +-F of its mean (make bench: 0.02), at least --bench-rounds and at most "
+                         "is within +-F of its mean (make bench: 0.01), at least --bench-rounds and at most "
                          "--bench-max-rounds rounds (default: the fixed rounds only)")
     ap.add_argument("--bench-max-rounds", type=int, metavar="N", default=BENCH_MAX_ROUNDS,
                     help="the cap on rounds with --bench-within (default %d); the report names the ratios "

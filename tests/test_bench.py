@@ -435,14 +435,16 @@ def test_trace_overhead_fills_its_ratios():
 def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     """A quick trace_overhead (keep-alive, two rounds, 1 s wrk runs): one
     block of four servers, untraced, untraced again (the A/A pair), traced
-    and passive, every other run between two untraced runs; the passive
-    rows carry the diagnosis's own account over the block (traced, the
+    and passive, every other run between two untraced runs; each watcher
+    attached for its own runs only (a tracer's and a diagnosis's output
+    per traced or passive run in raw/, none for any other run); the passive
+    rows carry the diagnosis's own account of their run (traced, the
     closest variant bare, every wrk connection accepted) and their ratios
-    to the untraced server; the diagnosis's output kept in raw/; no
-    diagnosis left running; the report's table, the A/A floor and the
-    passive verdict."""
+    to the untraced server; no tracer or diagnosis left running; the
+    report's table, the A/A floor and the passive verdict."""
     results = tmp_path / "r"
     before = pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose"))
+    before_trace = pids_running(os.path.join(ROOT, "bin", "acceptlab-trace"))
     res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "trace_overhead", "--quick",
                           "--cost-seconds", "1", "--results-dir", str(results), "--no-canonical"], cwd=ROOT,
                          capture_output=True, text=True, timeout=180)
@@ -460,10 +462,18 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
         assert r["diagnosis"]["accepted"] >= 64 and r["diagnosis"]["served"] >= 64, r
         assert r["ratio_passive"] > 0 and r["cpu_ratio_passive"] > 0 and "cpu_converged" in r, r
     assert all("cpu_ratio_traced" in r for r in rows if r["state"] == "traced")
+    assert all(r.get("watched") == ("run" if r["state"] in ("traced", "passive") else None) for r in rows), rows
     assert all("cpu_ratio_aa" in r for r in rows if r["state"] == "untraced-aa")
-    raw = (run / "raw" / "trace-overhead-passive-keepalive.diagnose.jsonl").read_text().splitlines()
-    assert json.loads(raw[-1])["kind"] == "diagnosis" and json.loads(raw[-1])["partial"] is True
+    for r in rows:
+        # a watcher's output exists for a run exactly when the run is its state's
+        prefix = run / "raw" / ("trace-overhead-%s-keepalive-r%d-s%d" % (r["state"], r["round"], r["seq"]))
+        assert Path(str(prefix) + ".diagnose.jsonl").exists() == (r["state"] == "passive"), r
+        assert Path(str(prefix) + ".trace.jsonl").exists() == (r["state"] == "traced"), r
+        if r["state"] == "passive":
+            raw = Path(str(prefix) + ".diagnose.jsonl").read_text().splitlines()
+            assert json.loads(raw[-1])["kind"] == "diagnosis" and json.loads(raw[-1])["partial"] is True
     assert pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose")) <= before, "a diagnosis was left running"
+    assert pids_running(os.path.join(ROOT, "bin", "acceptlab-trace")) <= before_trace, "a tracer was left running"
     out = tmp_path / "linux.md"
     rep = subprocess.run([*REPORT, "--results-dir", str(results), "--run", run.name, "--out", str(out)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)

@@ -58,7 +58,7 @@ COST_CONNECTIONS = {"keepalive": 64, "close": 16}
 COST_WORKERS = [1, 2]         # 1: make bench only (the arms with cost:one_worker)
 # wrk -d per run, by mode: short runs, many of them (wrk's shortest is 1 s)
 COST_SECONDS = {"keepalive": 1, "close": 1}
-COST_ROUNDS = 4               # rounds in the campaign (--bench-rounds overrides; 2 with --quick)
+COST_ROUNDS = 8               # rounds in the campaign (--bench-rounds overrides; 2 with --quick)
 GOAL_WITHIN = 0.02            # the resolution the goals need: a ratio's 95 % interval within +-2 %
 COST_MODES = ["keepalive", "close"]
 WARM_UP_S = 1                 # an unrecorded wrk run against each server before the block's rounds (a
@@ -137,10 +137,11 @@ def pinned(pid):
     return where[1]
 
 
-def cost_rounds(plan):
-    """Rounds planned up front: --bench-rounds, else COST_ROUNDS (2 with
-    --quick: a ratio needs two rounds for an interval)."""
-    return plan.bench_rounds or (2 if plan.quick else COST_ROUNDS)
+def cost_rounds(plan, default=COST_ROUNDS):
+    """Rounds planned up front: --bench-rounds, else default (the study's:
+    COST_ROUNDS for cost; 2 with --quick: a ratio needs two rounds for an
+    interval)."""
+    return plan.bench_rounds or (2 if plan.quick else default)
 
 
 def meta(plan):
@@ -264,16 +265,17 @@ def aa_text(rows):
     return series_text(cpu_series(rows), lambda name: name.split(" / ")[0] in arms.aa_of())
 
 
-def block_rule(plan, study, mode, series_of, summary):
-    """A block's go_on (alternation.run_block): the planned rounds (cost_rounds),
+def block_rule(plan, study, mode, series_of, summary, default_rounds=COST_ROUNDS):
+    """A block's go_on (alternation.run_block): the planned rounds
+    (cost_rounds(plan, default_rounds)),
     and under make bench's rule (--bench-within) more until every ratio of
     series_of(rows) is within +-within of its mean, or the cap; the progress
     text names the study and mode and ends with summary(rows)."""
-    planned = cost_rounds(plan)
+    planned = cost_rounds(plan, default_rounds)
 
     def go_on(rows, rnd):
         if plan.bench_within:
-            go, state = keep_going(series_of(rows), within(plan), rnd, max_rounds(plan, rows))
+            go, state = keep_going(series_of(rows), within(plan), rnd, max_rounds(plan, rows, default_rounds))
             return go or rnd < planned, joined(progress_text("%s %s" % (study, mode), state), summary(rows))
         return rnd < planned, joined("%s %s: round %d of %d" % (study, mode, rnd, planned), summary(rows))
     return go_on
@@ -340,11 +342,12 @@ def within(plan):
     return plan.bench_within or GOAL_WITHIN
 
 
-def max_rounds(plan, rows):
-    """The cap: --bench-max-rounds with --bench-within; else the rounds run."""
+def max_rounds(plan, rows, default_rounds=COST_ROUNDS):
+    """The cap: --bench-max-rounds with --bench-within; else the rounds run
+    (at least those planned, cost_rounds(plan, default_rounds))."""
     if plan.bench_within:
         return plan.bench_max_rounds
-    return max([r.get("round", 0) for r in rows] + [cost_rounds(plan)])
+    return max([r.get("round", 0) for r in rows] + [cost_rounds(plan, default_rounds)])
 
 
 def outcome(path, plan):

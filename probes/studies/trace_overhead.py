@@ -4,10 +4,14 @@ probes/harness/alternation.py), four servers side by side: untraced, the
 same again (untraced-aa: the A/A pair, the method's resolution), one with
 the tracer attached (bin/acceptlab-trace --pgid), one with the diagnosis's
 passive watch attached (bin/acceptlab-diagnose --port P --duration LONG
---json, in the block's network namespace, where the server is); each
-attached from before its warm-up to the end of the block. What each costs
-the traced server: its CPU per request over the untraced server's at the
-same moment (the untraced runs just before and after, on a line) ->
+--json, in the block's network namespace, where the server is). A watcher
+is attached just before each of its server's runs and detached after it,
+so no other run meets it: the programs it attaches run for every task on
+the machine that hits their tracepoints (a syscall tracepoint puts every
+task's syscalls on the traced path), and attached for the whole block they
+would tax the untraced runs too, hiding part of what they cost. What each
+costs the traced server: its CPU per request over the untraced server's at
+the same moment (the untraced runs just before and after, on a line) ->
 trace_overhead.jsonl (one line per run, "state" saying which; ratio_traced
 and cpu_ratio_traced on traced rows, ratio_passive and cpu_ratio_passive on
 passive rows, ratio_aa and cpu_ratio_aa on untraced-aa rows, filled once all
@@ -17,9 +21,10 @@ studies/common.py)."""
 
 import contextlib
 import os
+import time
 
 from acceptlab import arms
-from probes.harness.alternation import (Entrant, Live, keep_no_time_wait, metered, partner_series, ratio_at,
+from probes.harness.alternation import (SETTLE_S, Entrant, Live, keep_no_time_wait, metered, partner_series, ratio_at,
                                          run_block)
 from probes.harness.cpu import cpu_fields
 from probes.harness.lifecycle import StepFailed, is_root
@@ -34,6 +39,9 @@ from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_U
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
 TRACE_OVERHEAD_WORKERS = 2
+# Rounds in the campaign (--bench-rounds overrides; 2 with --quick): fewer
+# than cost's, whose block has more servers, to keep the campaign's minutes.
+TRACE_ROUNDS = 6
 # The states, in round 1's order (the block rotates it from round to round).
 UNTRACED, UNTRACED_AA, TRACED, PASSIVE = "untraced", "untraced-aa", "traced", "passive"
 STATES = (UNTRACED, UNTRACED_AA, TRACED, PASSIVE)
@@ -43,13 +51,17 @@ ATTACHED = {TRACED: "the tracer (bin/acceptlab-trace)", PASSIVE: "the diagnosis'
 # same moment): req/s, and CPU per request.
 RATIO_FIELDS = {TRACED: ("ratio_traced", "cpu_ratio_traced"), PASSIVE: ("ratio_passive", "cpu_ratio_passive"),
                 UNTRACED_AA: ("ratio_aa", "cpu_ratio_aa")}
-# The passive watch's --duration: longer than any block, which stops it.
+# The passive watch's --duration: longer than any run, which stops it.
 PASSIVE_MARGIN_S = 3600
 
 
 def state_of(row):
     """A row's state; rows from before the passive state have only "traced"."""
     return row.get("state") or (TRACED if row.get("traced") else UNTRACED)
+
+
+def trace_rounds(plan):
+    return cost_rounds(plan, TRACE_ROUNDS)
 
 
 def arms_of(plan):
@@ -64,49 +76,67 @@ def meta(plan):
                                "close_duration_s": cost_seconds(plan, "close"), "placement": placement_meta(),
                                "netns": "each mode's block in a network namespace of its own (root)",
                                "states": list(STATES),
-                               "passive": "bin/acceptlab-diagnose --port P --duration D --json, started before "
-                                          "the server's warm-up and stopped (SIGINT to its group) after "
-                                          "the block, in the block's network namespace",
-                               "traced": "bin/acceptlab-trace --pgid, attached from before the server's "
-                                         "warm-up to the end of the block",
-                               "rounds": cost_rounds(plan),
+                               "passive": "bin/acceptlab-diagnose --port P --duration D --json, started "
+                                          "just before each passive run (after its attach, a settle) and "
+                                          "stopped (SIGINT to its group) after it, in the block's network "
+                                          "namespace",
+                               "traced": "bin/acceptlab-trace --pgid, attached just before each traced run "
+                                         "(after its attach, a settle) and stopped after it",
+                               "watchers": "attached for their own runs only",
+                               "rounds": trace_rounds(plan),
                                "stopping": stopping_rule(plan)}}
 
 
 def entrant(raw_dir, state, mode):
-    """One server of the block: bare at TRACE_OVERHEAD_WORKERS, with the
-    state's watcher attached for the whole block."""
+    """One server of the block: bare at TRACE_OVERHEAD_WORKERS (its state's
+    watcher is attached by watched(), run by run)."""
     prefix = os.path.join(raw_dir, "trace-overhead-%s-%s" % (state, mode))
 
     @contextlib.contextmanager
     def open_():
         with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS, prefix) as (proc, ready, _):
             wrk_cpus = pinned(proc.pid)  # as cost runs it; the tracer's (or diagnosis's) reader is not pinned
-            tracer = Tracer(proc.pid, prefix) if state == TRACED else None
-            # in this process: the block's network namespace, the server's
-            watch = PassiveDiagnosis(ready["port"], prefix, PASSIVE_MARGIN_S) if state == PASSIVE else None
-            live = Live(proc.pid, ready["port"], wrk_cpus=wrk_cpus, prefix=prefix, proc=proc)
-            try:
-                yield live
-            finally:
-                if tracer:
-                    tracer.stop()
-                if watch:
-                    live.kept["diagnosis"] = watch.stop()
+            yield Live(proc.pid, ready["port"], wrk_cpus=wrk_cpus, prefix=prefix, proc=proc)
 
     def life(live):
-        out = dict(loop_fields(live.kept["proc"]), served_split=served_split(live.kept["proc"]))
-        diagnosis = live.kept.get("diagnosis")
-        if diagnosis is not None:
-            # what the watch saw over the block: it traced, and the connections it attributed
-            totals = diagnosis.get("totals") or {}
-            out["diagnosis"] = {"traced": diagnosis.get("traced"),
-                                "closest_variant": diagnosis.get("closest_variant"),
-                                "accepted": totals.get("accepted"), "served": totals.get("served"),
-                                "split": diagnosis.get("split"), "duration_s": diagnosis.get("duration_s")}
-        return out
+        return dict(loop_fields(live.kept["proc"]), served_split=served_split(live.kept["proc"]))
     return Entrant(state, open_, life, state=state, traced=state == TRACED, mode=mode,
                    workers=TRACE_OVERHEAD_WORKERS)
+
+
+def diagnosis_fields(diagnosis):
+    """What the passive watch saw over its run, for the run's row: it traced,
+    the closest variant, and the connections it attributed."""
+    totals = diagnosis.get("totals") or {}
+    return {"traced": diagnosis.get("traced"), "closest_variant": diagnosis.get("closest_variant"),
+            "accepted": totals.get("accepted"), "served": totals.get("served"), "split": diagnosis.get("split"),
+            "duration_s": diagnosis.get("duration_s")}
+
+
+def watched(state, live, prefix, run):
+    """run() with the state's watcher attached around it: started (attached)
+    before it, then SETTLE_S with nothing measured (what attaching left to
+    the kernel is done first), and stopped after it, whatever happens; in
+    this process (the block's network namespace, the server's). Returns
+    run()'s result, and for a passive run its diagnosis's fields."""
+    if state == TRACED:
+        tracer = Tracer(live.pid, prefix)
+        try:
+            time.sleep(SETTLE_S)
+            out = run()
+        finally:
+            tracer.stop()
+        return out, {}
+    if state == PASSIVE:
+        watch = PassiveDiagnosis(live.port, prefix, PASSIVE_MARGIN_S)
+        try:
+            time.sleep(SETTLE_S)
+            out = run()
+        except BaseException:
+            watch.kill()
+            raise
+        return out, {"diagnosis": diagnosis_fields(watch.stop())}
+    return run(), {}
 
 
 def block(plan, raw_dir, mode, states):
@@ -121,14 +151,16 @@ def block(plan, raw_dir, mode, states):
         # waker's context) it is not, nor is its user-space reader (another
         # process)
         prefix = "%s-r%d-s%d" % (live.kept["prefix"], rnd, seq)
-        out, cpu = metered(live.pid, lambda: run_wrk(prefix, live.port, COST_PATH, COST_CONNECTIONS[mode],
-                                                     cost_seconds(plan, mode), headers_of(mode),
-                                                     cpus=live.kept["wrk_cpus"]))
-        out.update(cpu_fields(cpu.ns, out["requests"], switches=cpu.switches))
+        (out, cpu), seen = watched(e.tags["state"], live, prefix, lambda: metered(
+            live.pid, lambda: run_wrk(prefix, live.port, COST_PATH, COST_CONNECTIONS[mode], cost_seconds(plan, mode),
+                                      headers_of(mode), cpus=live.kept["wrk_cpus"])))
+        out.update(cpu_fields(cpu.ns, out["requests"], switches=cpu.switches), **seen)
+        if e.tags["state"] in ATTACHED:
+            out["watched"] = "run"  # its watcher attached for this run alone
         return dict({"arm": TRACE_OVERHEAD_ARM}, **out)
 
     rows = run_block(entrants[0], entrants[1:], warm_entrant(mode), run_one,
-                     block_rule(plan, NAME, mode, cpu_series, ratios_text), print_progress)
+                     block_rule(plan, NAME, mode, cpu_series, ratios_text, TRACE_ROUNDS), print_progress)
     for r in rows:
         r["time_wait_cap"] = tw_cap
     return rows, joined("%d runs in %d rounds" % (len(rows), max(r["round"] for r in rows)), ratios_text(rows))
@@ -148,11 +180,11 @@ def steps(plan, raw_dir):
             if not is_root():
                 raise StepFailed("skipped: needs root (%s and %s load BPF programs)"
                                  % (ATTACHED[TRACED], ATTACHED[PASSIVE]))
-            cap = plan.bench_max_rounds if plan.bench_within else cost_rounds(plan)
+            cap = plan.bench_max_rounds if plan.bench_within else trace_rounds(plan)
             timeout = len(states) * (WARM_UP_S + cap * (cost_seconds(plan, mode) + 3)) + 180
             return in_own_netns(lambda: block(plan, raw_dir, mode, states), timeout,
                                 "trace_overhead's %s block" % mode)
-        yield ("%s %-9s %d states x %d rounds" % (TRACE_OVERHEAD_ARM, mode, len(states), cost_rounds(plan)), step,
+        yield ("%s %-9s %d states x %d rounds" % (TRACE_OVERHEAD_ARM, mode, len(states), trace_rounds(plan)), step,
                {"mode": mode})
 
 
@@ -206,7 +238,7 @@ def outcome(path, plan):
 
     def mark(rows):
         rounds_run = max([r.get("round", 0) for r in rows] + [0])
-        state.update(final_state(plan, cpu_series(rows), within(plan), rounds_run, max_rounds(plan, rows)))
+        state.update(final_state(plan, cpu_series(rows), within(plan), rounds_run, max_rounds(plan, rows, TRACE_ROUNDS)))
         for r in rows:
             name = series_name(state_of(r), r.get("mode"))
             if "error" not in r:

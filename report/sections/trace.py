@@ -236,6 +236,9 @@ class OverheadRun:
     cpu_ratio: Optional[float] = None  # traced (or passive) over untraced, same mode and round
     converged: Optional[bool] = None  # the CPU ratio's interval within the stopping rule's bounds (traced rows)
     state: Optional[str] = None  # "untraced", "traced", "passive"; None in rows from before the passive state
+    # a traced or passive run: its watcher attached for this run alone (True), or
+    # for the whole block (None: runs from before "watched" was recorded)
+    per_run: Optional[bool] = None
 
     @property
     def which(self) -> str:
@@ -263,8 +266,11 @@ def parse_overhead_row(obj: dict, line: int):
     cpu = get_number(obj, "cpu_us_per_request", nullable=True) if "cpu_us_per_request" in obj else None
     cpu_ratio = get_number(obj, cpu_ratio_key, nullable=True) if cpu_ratio_key in obj else None
     converged = get_bool(obj, "cpu_converged") if "cpu_converged" in obj else None
+    watched = get_str(obj, "watched") if "watched" in obj else None
+    if watched not in (None, "run"):
+        raise RowError(f'"watched" must be "run" or absent, got {json.dumps(watched)}')
     return OverheadRun(line, traced, mode, get_int(obj, "round", 1), get_number(obj, "requests_per_s"), ratio,
-                       cpu, cpu_ratio, converged, state)
+                       cpu, cpu_ratio, converged, state, watched == "run" or None)
 
 
 # The tracer's budget: traced req/s at least this share of untraced; the same
@@ -303,8 +309,13 @@ def render_alternated_overhead(meta: Meta, runs: list, failed: list) -> list:
               if conns else "") + ") against four servers of bare at 2 workers side by side, one block per mode "
            "in a network namespace of its own: untraced, untraced again (the A/A pair: what the method "
            "resolves), with the tracer attached (`acceptlab-trace --pgid`) and with the diagnosis's passive "
-           "watch attached (`acceptlab-diagnose --port P --duration D --json`), each attached from before the "
-           f"server's warm-up to the end of the block; {plural(rounds, 'round')}, the order shuffled from round "
+           "watch attached (`acceptlab-diagnose --port P --duration D --json`), "
+           + ("each attached just before each of its server's runs and detached after it, so no other run met "
+              "it (what a watcher attaches runs for every task that hits its tracepoints)"
+              if all(r.per_run for r in runs if r.which in ("traced", "passive")) else
+              "each attached from before the server's warm-up to the end of the block (so the other servers' "
+              "runs met it too)")
+           + f"; {plural(rounds, 'round')}, the order shuffled from round "
            "to round, every other server's run between two runs of the untraced one. " + placement_text(p) + "A ratio is over the untraced server's value "
            "at the run's moment (its runs just before and after, on a line). The server's CPU time counts what "
            "a BPF program does in the server's tasks (its syscalls and switches), not what it does on wakeups "
