@@ -21,7 +21,7 @@ from acceptlab.paths import ROOT
 
 RESULTS_DIR = os.path.join(ROOT, "results", "linux")
 BENCH_SECONDS = 2            # wrk -d per run in the campaign (make bench: 6, --bench-seconds);
-                             # 2 s keeps the whole campaign within 12 minutes
+                             # 2 s keeps the whole campaign within 15 minutes
 BENCH_QUICK_SECONDS = 2
 BENCH_ROUNDS = 2             # rounds of the wrk studies in the campaign (make bench: 3)
 BENCH_MAX_ROUNDS = 20        # --bench-max-rounds' default
