@@ -425,7 +425,12 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 		snprintf(err, errlen, "opening the BPF objects: %s", strerror(errno));
 		return -1;
 	}
+	/* Of the tracer's object the diagnosis reads wakeups and wasted
+	 * wakeups alone: not its switches, nor where connections became
+	 * ESTABLISHED (its own programs follow connections). */
 	bpf_program__set_autoload(tr->trace->progs.on_switch, false);
+	bpf_program__set_autoload(tr->trace->progs.on_set_state, false);
+	tr->trace->rodata->targ_est = false;
 	if ((rc = acceptlab_trace_bpf__load(tr->trace))) {
 		*denied = rc == -EPERM || rc == -EACCES;
 		snprintf(err, errlen, "loading the tracer's BPF programs: %s", strerror(-rc));

@@ -28,6 +28,11 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile bool targ_timeline = false;
+/* Where each won connection became ESTABLISHED (on_set_state, the conns
+ * map, est_cpu): the tracer's own report. The diagnosis, which loads this
+ * object for wakeups alone, turns it off and leaves on_set_state unloaded,
+ * so a connection costs it no conns entry and an accept no file-table walk. */
+const volatile bool targ_est = true;
 
 struct cycle {
 	__u64 wake_ns;
@@ -247,8 +252,9 @@ static __always_inline int accept_exit(long ret)
 		__sync_fetch_and_add(&st->won, 1);
 		if (cpu < TRACE_MAX_CPUS)
 			__sync_fetch_and_add(&st->accept_cpu[cpu], 1);
-		sk = sock_of_fd(ret);
-		seen = sk ? bpf_map_lookup_elem(&conns, &sk) : NULL;
+		if (targ_est || targ_timeline)
+			sk = sock_of_fd(ret);
+		seen = sk && targ_est ? bpf_map_lookup_elem(&conns, &sk) : NULL;
 		if (seen) {
 			__u32 ecpu = seen->est_cpu;
 			__sync_fetch_and_add(&st->established, 1);
