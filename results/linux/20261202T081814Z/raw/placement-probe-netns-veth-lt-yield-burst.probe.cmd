@@ -1,0 +1,1 @@
+ip netns exec acceptlab-13068 /work/main/bin/acceptlab-probe --target 10.231.0.1:34549 --shape burst --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261202T081814Z/raw/placement-probe-netns-veth-lt-yield.ready --json --round-gap-ms 10
