@@ -360,7 +360,7 @@ def test_peers_named_as_configured(name, diagnose):
         if peer.software != "haproxy":
             assert served_by(diag, "pid") == probe_counts(summary)
     finally:
-        peer.stop()
+        peer.cleanup()  # stopped, and its configuration's directory removed
 
 
 @root_only
@@ -688,3 +688,5 @@ def test_without_root_reports_what_it_can_read(diagnose, variant, expected):
     finally:
         os.killpg(server.pid, signal.SIGKILL)
         server.wait(timeout=5)
+        if wrap:  # the copies' directory (as_nobody's, root only)
+            shutil.rmtree(os.path.dirname(paths["acceptlab-server"]), ignore_errors=True)
