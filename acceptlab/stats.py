@@ -76,28 +76,52 @@ def floor_of(values: list):
     return m, half, len(values)
 
 
-def floor_objection(floor, target: float):
+def floor_objection(floor, target: float, clears=None):
     """Why a verdict against target cannot stand on a method whose A/A floor
     is floor (floor_of's), or None when it can: the A/A pair itself differed
-    (its interval does not hold 1: the method is biased here), or the floor
-    is no finer than the goal's margin |target - 1| (for a target other
-    than 1). No floor measured: None (the ratio's own interval decides)."""
+    (its interval does not hold 1: the method is biased here), or, for a
+    target other than 1, the floor is no finer than the distance the verdict
+    rests on: clears, how far the ratio's interval clears the target (its
+    bound nearest the target), else the goal's margin |target - 1| (the
+    distance from no effect). No floor measured: None (the ratio's own
+    interval decides)."""
     if floor is None:
         return None
     m, half, _ = floor
     if not m - half <= 1 <= m + half:
         return "the A/A pair itself differed (%.3f ± %.3f), so the method does not resolve here" % (m, half)
     margin = abs(target - 1)
-    if margin and half >= margin:
+    if not margin:
+        return None
+    if clears is not None:
+        if half >= clears:
+            return ("the interval clears the goal by %.3f, no more than the A/A floor (± %.3f)"
+                    % (clears, half))
+        return None
+    if half >= margin:
         return "the A/A floor (± %.3f) is no finer than the goal's margin (%.3f)" % (half, margin)
     return None
 
 
+def clearance(m, half, target: float, want: str, verdict: str):
+    """How far a met or missed verdict's interval (m ± half) clears target:
+    the distance from target to the interval's bound nearest it; None for
+    any other verdict."""
+    if verdict not in (MET, MISSED) or half is None:
+        return None
+    lo, hi = m - half, m + half
+    below = (want == "at most") == (verdict == MET)  # the interval lies below target
+    return target - hi if below else lo - target
+
+
 def judge_on_floor(values: list, target: float, want: str, floor) -> tuple:
-    """judge_values, then NOT_RESOLVED where floor_objection objects:
-    (verdict, mean, half-width, the objection or None)."""
+    """judge_values, then NOT_RESOLVED where floor_objection objects, given
+    how far the interval clears the target: a verdict stands only when it
+    clears the target by more than the A/A floor (a miss by far more than
+    the floor is a miss, whatever the goal's margin): (verdict, mean,
+    half-width, the objection or None)."""
     verdict, m, half = judge_values(values, target, want)
-    why = floor_objection(floor, target)
+    why = floor_objection(floor, target, clearance(m, half, target, want, verdict))
     if why and verdict != NOT_RESOLVED:
         return NOT_RESOLVED, m, half, why
     return verdict, m, half, why

@@ -4,6 +4,8 @@ bound does, and otherwise not resolved; one round has no interval, so it
 resolves nothing. Each case below would pass a point-estimate rule and must
 not pass this one."""
 
+import pytest
+
 from acceptlab import stats
 
 
@@ -49,16 +51,31 @@ def test_a_bad_direction_is_an_error():
 
 def test_a_verdict_stands_only_on_a_floor_that_can_carry_it():
     """The A/A floor (the same server measured twice) decides whether a
-    verdict can stand: an A/A pair whose interval holds 1 and is finer than
-    the goal's margin lets judge()'s verdict through; one no finer than the
-    margin, or a pair that itself differed, turns met or missed into not
-    resolved, saying why. Without a floor the ratio's own interval decides."""
+    verdict can stand: an A/A pair whose interval holds 1 lets judge()'s
+    verdict through where the interval clears the goal by more than the
+    floor; one that clears it by less, or a pair that itself differed, turns
+    met or missed into not resolved, saying why. A miss by far more than the
+    floor stands even when the floor is wider than the goal's margin (the
+    passive watch at 1.45 against at most 1.03 on a floor of ± 0.04 is
+    missed). Without a floor the ratio's own interval decides."""
     tight, wide, biased = (1.0, 0.01, 6), (1.0, 0.04, 6), (1.06, 0.02, 6)
     values = [1.01, 1.0, 1.02, 1.01]  # 1.010 +- 0.013: wholly under 1.05
     assert stats.judge_on_floor(values, 1.05, "at most", tight)[0] == stats.MET
     assert stats.judge_on_floor(values, 1.05, "at most", None)[0] == stats.MET
     verdict, _, _, why = stats.judge_on_floor(values, 1.03, "at most", wide)
-    assert verdict == stats.NOT_RESOLVED and "no finer than the goal's margin" in why
+    assert verdict == stats.NOT_RESOLVED and "clears the goal by 0.007, no more than the A/A floor" in why, why
+    # met by less than the floor: 1.05 - 1.023 = 0.027 < 0.04
+    assert stats.judge_on_floor(values, 1.05, "at most", wide)[0] == stats.NOT_RESOLVED
+    far = [1.45, 1.40, 1.50, 1.44]  # 1.448 +- 0.065: over 1.03 by far more than 0.04
+    assert stats.judge_on_floor(far, 1.03, "at most", wide)[:1] == (stats.MISSED,)
+    near = [1.08, 1.07, 1.09, 1.08]  # 1.080 +- 0.013: over 1.03, by 0.037 < 0.04
+    assert stats.judge_on_floor(near, 1.03, "at most", wide)[0] == stats.NOT_RESOLVED
+    # at least: a throughput met or missed by its bound nearest the goal
+    assert stats.clearance(1.10, 0.02, 1.05, "at least", stats.MET) == pytest.approx(0.03)
+    assert stats.clearance(0.90, 0.02, 1.05, "at least", stats.MISSED) == pytest.approx(0.13)
+    assert stats.clearance(1.0, 0.02, 1.05, "at most", stats.NOT_RESOLVED) is None
+    # the goal's margin is the distance when no interval is given
+    assert "no finer than the goal's margin" in stats.floor_objection(wide, 1.03)
     verdict, _, _, why = stats.judge_on_floor([1.2, 1.21, 1.19], 1.05, "at most", biased)
     assert verdict == stats.NOT_RESOLVED and "A/A pair itself differed" in why
     # a target of 1 has no margin: only a pair that differed objects

@@ -197,7 +197,8 @@ def render_floor(floors: dict, p: Optional[BenchParams]) -> list:
            "The same server measured twice, as two arms alternated like the others: the ratio of their CPU per "
            "request is 1 but for the method's own noise, so its 95 % interval is what this run resolves. A "
            "verdict below stands only where the A/A pair's interval holds 1 and, for a goal other than 1, "
-           f"where the floor is finer than the goal's margin. {which.capitalize()} goal for the floor: "
+           "where the ratio's interval clears the goal by more than the floor's half-width. "
+           f"{which.capitalize()} goal for the floor: "
            f"within ±{number(goal * 100)} %.", ""]
     for (mode, w), (arm, of, floor) in sorted(floors.items(), key=lambda kv: (kv[0][1], kv[0][0] != "keepalive")):
         title = dict(COST_MODES)[mode]

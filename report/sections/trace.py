@@ -322,7 +322,8 @@ def render_alternated_overhead(meta: Meta, runs: list, failed: list) -> list:
            "wrk's packets cause (the waker's context), nor its reader (a process of its own). Goals: CPU per "
            f"request at most {number(ALTERNATED_GOALS['traced'])} of untraced with the tracer, at most "
            f"{number(ALTERNATED_GOALS['passive'])} with the passive watch, on keep-alive and on close, met only "
-           "when the interval's upper bound clears the goal and the A/A floor is finer than the goal's margin.",
+           "when the interval's upper bound clears the goal, missed only when its lower bound does, each by more "
+           "than the A/A floor's half-width.",
            "", "| mode | server | CPU µs per request | CPU ratio over untraced | req/s ratio over untraced |",
            "|---|---|---|---|---|"]
     lines = []
