@@ -28,6 +28,7 @@ from probes.harness.servers import ServerRun
 from probes.plan import Plan
 from probes.harness import alternation
 from probes.studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
+from report.sections import cost as cost_section
 from report.sections import cost_why
 from report.sections.wrk import WrkRun
 from tests.conftest import PYTHON, ROOT, SERVER, packages_env, pids_running
@@ -98,6 +99,9 @@ def test_quick_bench_writes_a_row_per_cell(quick_bench):
     for r in cost + payoff:
         assert "error" not in r, r
         assert r["requests_per_s"] > 0 and r["requests"] > 0, r
+        # what wrk itself spent, from its resource usage: some CPU, and a
+        # share of its CPUs' time that is a share (not above all of it)
+        assert r["client_cpu_s"] > 0 and 0 < r["client_cpu_share"] <= 1.05, r
         assert 0 <= r["latency_ms"]["p50"] <= r["latency_ms"]["p99"], r
         assert set(r["errors"]) == {"connect", "read", "write", "timeout", "non_2xx_3xx"}
     for r in payoff:
@@ -760,6 +764,22 @@ def test_malformed_rows_are_one_line_errors(results, tmp_path, study, line, edit
     returns."""
     edit_row(results / STAMP / (study + ".jsonl"), line, edit)
     assert report_error(tmp_path) == f"report: results/linux/{STAMP}/{study}.jsonl:{line}: {message}"
+
+
+def test_client_text_says_when_the_client_set_the_req_s():
+    """The anchor's findings say how busy wrk kept its CPU (the median run
+    per mode, over the anchor's runs and ours), and, at CLIENT_BOUND_SHARE
+    or more, that the client, not the server, set that mode's req/s (a req/s
+    ratio there cannot show which server is faster); below it, only the
+    share; runs that did not record it add nothing."""
+    def run(mode, share):
+        return WrkRun(1, "bare", 2, mode, 1, 1000.0, 1.0, 2.0, (), client_share=share)
+    busy = cost_section.client_text([run("keepalive", 0.99), run("keepalive", 0.97), run("close", 0.6)], "nginx")
+    assert "Keep-alive, 98 %; Connection: close, 60 %" in busy, busy
+    assert "(Keep-alive) the client, not the server, set the req/s" in busy, busy
+    idle = cost_section.client_text([run("keepalive", 0.5), run("close", 0.6)], "nginx")
+    assert "Keep-alive, 50 %" in idle and "set the req/s" not in idle, idle
+    assert cost_section.client_text([run("keepalive", None)], "nginx") == ""
 
 
 # ---------------------------------------------------------------- what went with the CPU per request

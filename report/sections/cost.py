@@ -571,7 +571,36 @@ def anchor_findings(arm: str, anchor: list, ours: list, floors: Optional[dict] =
                 others.append(f"{a} / {arm} on {words}: "
                               + against_one(got, f"more req/s than {arm}", f"fewer req/s than {arm}"))
     text = goal + (" Also at " + f"{w} workers: " + "; ".join(others) + "." if others else "")
-    return ["**What this shows.** " + text, ""]
+    return ["**What this shows.** " + text + client_text(at_w + ours_w, arm), ""]
+
+
+# wrk busy this share of its CPUs or more in a mode's median run: the client,
+# not the server, set that mode's req/s
+CLIENT_BOUND_SHARE = 0.95
+
+
+def client_text(runs: list, arm: str) -> str:
+    """What the client itself spent (runs recording client_cpu_share): per
+    mode, the median share of its CPUs wrk kept busy over the runs against
+    the anchor and ours; at CLIENT_BOUND_SHARE or more, req/s is the
+    client's limit, so a req/s ratio there cannot tell the servers apart
+    and CPU per request is the comparison. "" for runs without it."""
+    parts = []
+    for mode, title in COST_MODES:
+        shares = [r.client_share for r in runs if r.setting == mode and r.client_share is not None]
+        if shares:
+            parts.append((title, statistics.median(shares)))
+    if not parts:
+        return ""
+    said = "; ".join(f"{title}, {share * 100:.0f} %" for title, share in parts)
+    bound = [title for title, share in parts if share >= CLIENT_BOUND_SHARE]
+    text = (f" The client itself: wrk kept its CPU busy (its CPU time over its wall time and CPUs, the median "
+            f"run against {arm} and ours) {said}.")
+    if bound:
+        text += (f" At {number(CLIENT_BOUND_SHARE * 100)} % or more ({' and '.join(bound)}) the client, not the "
+                 "server, set the req/s: a req/s ratio there shows the two servers tied with the client's limit, "
+                 "not which server is faster; their CPU per request (below) does.")
+    return text
 
 
 def knob_off_text(runs: list, arm: str, workers: list) -> str:

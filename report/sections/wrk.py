@@ -54,6 +54,9 @@ class WrkRun:
     worker_loops: Optional[tuple] = None
     netns: Optional[bool] = None  # cost: the run was made in a network namespace of its own (None: not recorded)
     seq: Optional[int] = None  # cost, the alternated method: the run's place in its mode's block
+    # wrk's own CPU time over its wall time and the CPUs it could use (near 1: the client was busy
+    # all along, so the run's req/s is its limit); None where not recorded
+    client_share: Optional[float] = None
 
     @property
     def key(self) -> tuple:
@@ -131,7 +134,8 @@ def wrk_row_parser(setting_key: str):
                       str_pairs(obj, "cpu_converged", bool),
                       get_number(obj, "ratio_to_reference", nullable=True) if "ratio_to_reference" in obj else None,
                       switches, per_wakeup, loops, obj["netns"] if isinstance(obj.get("netns"), bool) else None,
-                      get_int(obj, "seq", 0) if "seq" in obj else None)
+                      get_int(obj, "seq", 0) if "seq" in obj else None,
+                      get_number(obj, "client_cpu_share", nullable=True) if "client_cpu_share" in obj else None)
     return parse
 
 
