@@ -118,7 +118,8 @@ def watched(state, live, prefix, run):
     before it, then SETTLE_S with nothing measured (what attaching left to
     the kernel is done first), and stopped after it, whatever happens; in
     this process (the block's network namespace, the server's). Returns
-    run()'s result, and for a passive run its diagnosis's fields."""
+    run()'s result, and the row's fields on the watch: "watched" ("run":
+    attached for this run alone) and for a passive run its diagnosis's."""
     if state == TRACED:
         tracer = Tracer(live.pid, prefix)
         try:
@@ -126,7 +127,7 @@ def watched(state, live, prefix, run):
             out = run()
         finally:
             tracer.stop()
-        return out, {}
+        return out, {"watched": "run"}
     if state == PASSIVE:
         watch = PassiveDiagnosis(live.port, prefix, PASSIVE_MARGIN_S)
         try:
@@ -135,7 +136,7 @@ def watched(state, live, prefix, run):
         except BaseException:
             watch.kill()
             raise
-        return out, {"diagnosis": diagnosis_fields(watch.stop())}
+        return out, {"watched": "run", "diagnosis": diagnosis_fields(watch.stop())}
     return run(), {}
 
 
@@ -155,8 +156,6 @@ def block(plan, raw_dir, mode, states):
             live.pid, lambda: run_wrk(prefix, live.port, COST_PATH, COST_CONNECTIONS[mode], cost_seconds(plan, mode),
                                       headers_of(mode), cpus=live.kept["wrk_cpus"])))
         out.update(cpu_fields(cpu.ns, out["requests"], switches=cpu.switches), **seen)
-        if e.tags["state"] in ATTACHED:
-            out["watched"] = "run"  # its watcher attached for this run alone
         return dict({"arm": TRACE_OVERHEAD_ARM}, **out)
 
     rows = run_block(entrants[0], entrants[1:], warm_entrant(mode), run_one,
