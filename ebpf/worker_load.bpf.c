@@ -11,14 +11,21 @@
  *    socket storage) stops counting in that slot's `held` the moment it
  *    leaves ESTABLISHED: the peer's FIN (-> CLOSE_WAIT), its RST (-> CLOSE),
  *    or our own close (-> FIN_WAIT1). Tags come from two places:
- *      - the worker that admits a connection creates its tag (servers/
- *        load.c, a map update by fd with BPF_NOEXIST). A connection of ours
- *        (local port targ_port in netns targ_netns) that leaves ESTABLISHED
- *        before it has a tag gets a marker (slot 0) here instead; the
- *        worker's create then fails and it does not count a connection that
- *        has already gone. Whichever create comes first wins (both take the
- *        storage's lock), so a connection is counted exactly when the
- *        kernel will also see it leave.
+ *      - the worker that admits a connection owns it. In a worker process
+ *        (targ_tag_on_read: fdpass's processes) tag_on_read
+ *        (tp_btf/sock_recv_length) creates the tag at the worker's first
+ *        read of it, which the harness makes at once after the accept
+ *        phase: the tag costs the worker no syscall of its own. Threads
+ *        share one process, which does not say whose read it is: there
+ *        the worker creates it (servers/load.c, a map update by fd with
+ *        BPF_NOEXIST). A connection of ours (local port targ_port in netns
+ *        targ_netns) that leaves ESTABLISHED before it has a tag gets a
+ *        marker (slot 0) here instead. Whichever create comes first wins
+ *        (both take the storage's lock). A worker's create by fd then
+ *        fails, and it does not count a connection that has already gone;
+ *        a first read that finds the marker takes it over and uncounts
+ *        the reader's hold, once. So a connection counts exactly while
+ *        the kernel will still see it leave.
  *      - a per-worker listener's tag (reuseport-bpf) is cloned to every
  *        child it accepts (BPF_F_CLONE); the child starts counting for the
  *        listener's slot the moment it is established, before any worker
@@ -74,6 +81,7 @@ const volatile __u32 targ_slots_per_worker = 1; /* 2 in process mode, 1 in threa
 const volatile __u32 targ_port = 0;             /* our port, host order */
 const volatile __u32 targ_netns = 0;            /* our network namespace's inode */
 const volatile bool targ_steer = false;         /* reuseport-bpf: SYNs are steered and counted */
+const volatile bool targ_tag_on_read = false;   /* worker processes: a connection's first read tags it */
 
 /* slot -> its load; mmapped by user space. */
 struct {
@@ -362,18 +370,27 @@ static __always_inline int established(struct sock *sk)
 	return 0;
 }
 
-/* The slot whose worker process is tgid, or NULL. */
-static __always_inline struct load_slot *slot_of_task(__u32 tgid)
+/* The slot whose worker process is tgid (its index in *slot), or NULL. */
+static __always_inline struct load_slot *slot_index_of_task(__u32 tgid, __u32 *slot)
 {
 	__u32 n = targ_workers * targ_slots_per_worker;
 
 	for (__u32 i = 0; i < MAX_SLOTS && i < n; i++) {
 		struct load_slot *c = bpf_map_lookup_elem(&slots, &i);
 
-		if (c && c->owner == tgid)
+		if (c && c->owner == tgid) {
+			*slot = i;
 			return c;
+		}
 	}
 	return NULL;
+}
+
+static __always_inline struct load_slot *slot_of_task(__u32 tgid)
+{
+	__u32 slot;
+
+	return slot_index_of_task(tgid, &slot);
 }
 
 /* Our own close of sk, in a worker process that is dying: if sk is the
@@ -469,6 +486,52 @@ int BPF_PROG(count_state, struct sock *sk, int oldstate, int newstate)
 		dying_giver(sk);
 	if (oldstate == TCP_ESTABLISHED)
 		return left_established(sk);
+	return 0;
+}
+
+/* A worker process reads a connection of ours (targ_tag_on_read): its first
+ * read tags it for the reader's slot, counted. The harness reads every
+ * connection it admits at once, after its accept phase, and only the
+ * worker that holds a connection reads it (an acceptor that hands one off
+ * never does), so the first reader is the owner, and it raised its held
+ * before. A marker found instead (the connection left ESTABLISHED before
+ * this read) is taken over, and that hold uncounted, once: a compare-and-
+ * swap on the slot. Every later read returns after one storage lookup. */
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(tag_on_read, struct sock *sk, int ret, int flags)
+{
+	struct task_struct *task;
+	struct conn_tag *tag, mine = {};
+	struct load_slot *s;
+	__u32 slot;
+
+	if (!sk || sk_local_port(sk) != targ_port)
+		return 0;
+	tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+	if (tag && tag->slot)
+		return 0;
+	if (sk->sk_protocol != PROTO_TCP || sk_netns(sk) != targ_netns)
+		return 0;
+	task = bpf_get_current_task_btf();
+	if (task->flags & PF_EXITING)
+		return 0;
+	s = slot_index_of_task(bpf_get_current_pid_tgid() >> 32, &slot);
+	if (!s)
+		return 0; /* not a worker's read */
+	if (!tag) {
+		mine.slot = slot + 1;
+		mine.gen = s->gen;
+		mine.counted = 1;
+		tag = bpf_sk_storage_get(&conn_owner, sk, &mine, BPF_SK_STORAGE_GET_F_CREATE);
+		if (!tag) /* the kernel's marker was created first */
+			tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+		if (!tag)
+			return 0;
+	}
+	if (__sync_val_compare_and_swap(&tag->slot, 0, slot + 1) == 0) {
+		tag->gen = s->gen;
+		__sync_fetch_and_add(&s->held, -1);
+	}
 	return 0;
 }
 

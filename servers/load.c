@@ -34,8 +34,9 @@ struct load_account {
 	int kernel;
 	int steer;
 	int giving; /* LOAD_GIVING with kernel accounting */
+	int tag_on_read; /* kernel accounting whose tags the workers' first reads create */
 	struct worker_load_bpf *skel; /* the supervisor's (NULL in an exec'd worker) */
-	struct bpf_link *link, *destroy_link;
+	struct bpf_link *link, *destroy_link, *read_link;
 	int slots_fd, owner_fd, listeners_fd, prog_fd; /* kernel */
 	int page_fd;                                   /* user */
 	struct load_slot *slots;
@@ -93,8 +94,20 @@ static int open_user(struct load_account *la, char *err, size_t errlen)
 	return map_slots(la, la->page_fd, err, errlen);
 }
 
+/* Whether the kernel tags connections at their first read (ebpf/
+ * worker_load.bpf.c: tag_on_read) rather than the worker by fd: hand-offs
+ * between worker processes (fdpass), whose reads say by their process
+ * whose they are, on a kernel with the sock_recv_length tracepoint (6.3).
+ * It saves each connection the worker's map update, a syscall. */
+static int tags_on_read(const struct server *srv, unsigned flags)
+{
+	return (flags & LOAD_GIVING) && !srv->cfg.threads &&
+	       libbpf_find_vmlinux_btf_id("sock_recv_length", BPF_TRACE_RAW_TP) > 0;
+}
+
 static int open_kernel(struct load_account *la, const struct server *srv, unsigned flags, char *err, size_t errlen)
 {
+	int on_read = tags_on_read(srv, flags);
 	struct worker_load_bpf *skel;
 	struct stat st;
 	int rc;
@@ -111,6 +124,9 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 	if (stat("/proc/self/ns/net", &st) == 0)
 		skel->rodata->targ_netns = (__u32)st.st_ino;
 	skel->rodata->targ_steer = (flags & LOAD_STEER) != 0;
+	skel->rodata->targ_tag_on_read = on_read;
+	if (!on_read)
+		bpf_program__set_autoload(skel->progs.tag_on_read, false);
 	/* Only fdpass's senders record what they give: the others would hold
 	 * the program's descriptors for nothing. */
 	if (!(flags & LOAD_GIVING))
@@ -151,9 +167,18 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 		worker_load_bpf__destroy(skel);
 		return -1;
 	}
+	if (on_read && !(la->read_link = bpf_program__attach(skel->progs.tag_on_read))) {
+		snprintf(err, errlen, "attaching to tp_btf/sock_recv_length: %s", strerror(errno));
+		bpf_link__destroy(la->destroy_link);
+		bpf_link__destroy(la->link);
+		la->link = la->destroy_link = NULL;
+		worker_load_bpf__destroy(skel);
+		return -1;
+	}
 	la->skel = skel;
 	la->kernel = 1;
 	la->giving = (flags & LOAD_GIVING) != 0;
+	la->tag_on_read = on_read;
 	la->slots_fd = bpf_map__fd(skel->maps.slots);
 	la->owner_fd = bpf_map__fd(skel->maps.conn_owner);
 	la->listeners_fd = bpf_map__fd(skel->maps.worker_listeners);
@@ -248,7 +273,6 @@ struct load_account *load_import(const struct server *srv, unsigned flags, const
 	struct load_account *la = calloc(1, sizeof(*la));
 	int steer = (flags & LOAD_STEER) != 0;
 
-	(void)srv;
 	if (!la) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -260,6 +284,7 @@ struct load_account *load_import(const struct server *srv, unsigned flags, const
 	} else if (n == 3 + steer) {
 		la->kernel = 1;
 		la->giving = (flags & LOAD_GIVING) != 0;
+		la->tag_on_read = tags_on_read(srv, flags); /* as the supervisor loaded it */
 		la->slots_fd = fds[0];
 		la->owner_fd = fds[1];
 		la->listeners_fd = fds[2];
@@ -354,8 +379,8 @@ void load_tag(struct load_account *la, int slot, int fd)
 		.counted = 1,
 	};
 
-	if (!la->kernel)
-		return;
+	if (!la->kernel || la->tag_on_read)
+		return; /* user accounting tags nothing; tag_on_read: the kernel tags it at its first read */
 	tag.gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
 	/* Fails (EEXIST) if the kernel left a marker: the connection left
 	 * ESTABLISHED before this, so it does not count. */
@@ -388,6 +413,12 @@ void load_admit(struct load_account *la, int slot, int fd)
 void load_closed(struct load_account *la, int slot)
 {
 	if (!la->kernel)
+		__atomic_sub_fetch(&la->slots[slot].held, 1, __ATOMIC_SEQ_CST);
+}
+
+void load_closed_unread(struct load_account *la, int slot)
+{
+	if (!la->kernel || la->tag_on_read)
 		__atomic_sub_fetch(&la->slots[slot].held, 1, __ATOMIC_SEQ_CST);
 }
 

@@ -129,7 +129,10 @@ void load_hold(struct load_account *la, int slot);
 
 /* Kernel: tags connected socket fd as slot's, so it counts until it leaves
  * ESTABLISHED; if it already has (the kernel's marker), the raise of
- * load_hold is undone. User: nothing (it counts until load_closed). */
+ * load_hold is undone. In worker processes (fdpass) nothing: the kernel
+ * tags it at the worker's first read, and undoes the raise there if it
+ * finds the marker (ebpf/worker_load.bpf.c, tag_on_read), which saves a
+ * syscall per connection. User: nothing (it counts until load_closed). */
 void load_tag(struct load_account *la, int slot, int fd);
 
 /* The worker in slot takes one hand-off credited to it, whose sender gave it
@@ -149,6 +152,12 @@ void load_admit(struct load_account *la, int slot, int fd);
 /* User accounting: a connection the worker in slot admitted has closed
  * (conn_closed). Kernel accounting: nothing (the kernel saw it leave). */
 void load_closed(struct load_account *la, int slot);
+
+/* The worker in slot closes a connection it held and never read (its
+ * admission failed): user accounting, as load_closed; kernel accounting
+ * whose tags come from first reads has no tag to uncount it by, so this
+ * does; otherwise nothing (the kernel saw it leave). */
+void load_closed_unread(struct load_account *la, int slot);
 
 /* The slot's load: held + inflight + SYNs in the window. */
 int64_t load_of(const struct load_account *la, int slot);

@@ -796,12 +796,12 @@ def test_fault7_pending_never_drifts(start_server, tmp_path):
 # that replaces it; "target": already sent, served by the target; None: it
 # dies with the worker).
 STOP_POINTS = {
-    "keep-held": ("keeper", None),      # held raised, before the tag syscall
-    "keep-tagged": ("keeper", None),    # ... as the tag syscall returns
+    "keep-held": ("keeper", None),      # held raised, before the tag step
+    "keep-tagged": ("keeper", None),    # ... after it (kernel: the first read tags, load.h)
     "peeked": ("receiver", "replacement"),   # as the peek returns the descriptor
     "retired": ("receiver", "replacement"),  # credit retired, datagram still queued
     "dequeued": ("receiver", None),     # as the dequeue returns
-    "tagged": ("receiver", None),       # as the tag syscall returns
+    "tagged": ("receiver", None),       # after the tag step
     "credited": ("sender", None),       # target credited, giving recorded, before the send
     "send-failed": ("sender", None),    # as a failed sendmsg returns (the target's channel full)
     "sent": ("sender", "target"),       # as a successful sendmsg returns, before the close
@@ -924,6 +924,44 @@ def test_kill_at_a_window_leaves_no_count(start_server, point, accounting):
     idle = wait_until_or_none(lambda: all(r["held"] == 0 and r["inflight"] == 0 and r["giving"] == 0
                                           for r in records.slots(4)))
     assert idle, "not idle after the kill at %s: %r (the death: %r)" % (point, records.slots(4), death)
+    assert get(s.port, "/pid")[0] == 200
+
+
+@pytest.mark.parametrize("accounting", ["kernel", "user"])
+def test_peer_gone_before_the_first_read_is_uncounted(start_server, accounting):
+    """A connection whose client closes it after its worker has counted it
+    (held raised) and before that worker's first read of it counts no more
+    once the worker runs: with kernel accounting in worker processes the
+    kernel tags a connection at its first read (ebpf/worker_load.bpf.c,
+    tag_on_read), and a connection that left ESTABLISHED before it has the
+    kernel's marker instead, which that read must take over and uncount;
+    user accounting uncounts it as the worker closes it. The keeper stops
+    itself after its (kernel: empty) tag step, before it admits and reads
+    (ACCEPTLAB_TEST_STOP_AT=keep-tagged); while it is stopped its slot
+    counts the connection; the client closes; SIGCONT; the slot's held
+    must fall back to 0, where a marker left unclaimed would keep it at 1
+    for good."""
+    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_STOP_AT="keep-tagged", ACCEPTLAB_ACCOUNTING=accounting))
+    assert s.ready["accounting"] == accounting, s.ready
+    records = LoadRecords(s.proc.pid)
+    conns, victim = [], None
+    for _ in range(STOP_MAX_DEFAULT):
+        conns += open_pid_requests(s.port, 1)
+        victim = stopped_worker(s.pids)
+        if victim is not None:
+            break
+    assert victim is not None, "no worker reached keep-tagged within %d connections" % len(conns)
+    wait_stopped(victim)
+    index = s.pids.index(victim)
+    at_stop = records.slots(2)[index]
+    assert at_stop["held"] >= 1, "the stopped keeper's connection is not counted: %r" % at_stop
+    for c in conns:
+        c.close()
+    time.sleep(0.2)  # the FINs processed while the keeper is stopped: the kernel's marker made
+    os.kill(victim, signal.SIGCONT)
+    idle = wait_until_or_none(lambda: all(r["held"] == 0 and r["inflight"] == 0 for r in records.slots(2)))
+    assert idle, ("a connection closed by its peer before its first read still counts (%s accounting): %r"
+                  % (accounting, records.slots(2)))
     assert get(s.port, "/pid")[0] == 200
 
 

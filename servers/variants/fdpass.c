@@ -42,7 +42,9 @@
  *    take the credit back and keep it. Nothing is ever dropped. The
  *    datagram carries the peer address and a ticket, unique per hand-off.
  *  - Keeping: the acceptor that keeps a connection raises its held, then
- *    tags it (load_hold, load_tag); no inflight is involved.
+ *    tags it (load_hold, load_tag); no inflight is involved. With kernel
+ *    accounting the tag is the kernel's, made at the worker's first read
+ *    of the connection, which follows its admission at once (load.h).
  *  - Receiving: the receiver peeks the datagram at the head of its channel
  *    (the connection is still queued), raises its held, retires the credit
  *    (load_retire: one store of its slot's retired word, naming the
@@ -382,7 +384,7 @@ static void share_keep(struct worker *w, struct share_worker *sw, int fd)
 	load_tag(sw->sh->load, w->slot, fd);
 	test_stop(sw->sh, STOP_KEEP_TAGGED);
 	if (worker_admit(w, fd) < 0)
-		load_closed(sw->sh->load, w->slot); /* closed unserved */
+		load_closed_unread(sw->sh->load, w->slot); /* closed unserved, never read */
 }
 
 /* Hands fd, which w holds alone, to sibling t: the credit and the giving
@@ -475,7 +477,7 @@ static void share_received(struct worker *w, struct share_worker *sw, int fd, co
 	load_tag(sh->load, w->slot, fd);
 	test_stop(sh, STOP_TAGGED);
 	if (worker_admit(w, fd) < 0)
-		load_closed(sh->load, w->slot); /* closed unserved */
+		load_closed_unread(sh->load, w->slot); /* closed unserved, never read */
 }
 
 /* Drains our channel until it is empty. */
