@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-diagnose --port 40695 --duration 0.5 --json
