@@ -38,6 +38,7 @@ struct load_account {
 	struct worker_load_bpf *skel; /* the supervisor's (NULL in an exec'd worker) */
 	struct bpf_link *link, *destroy_link, *read_link;
 	int slots_fd, owner_fd, listeners_fd, prog_fd; /* kernel */
+	int read_prog_fd;                              /* kernel, tag_on_read: tag_on_read's program */
 	int page_fd;                                   /* user */
 	struct load_slot *slots;
 	size_t slots_len;
@@ -183,6 +184,7 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 	la->owner_fd = bpf_map__fd(skel->maps.conn_owner);
 	la->listeners_fd = bpf_map__fd(skel->maps.worker_listeners);
 	la->prog_fd = la->steer ? bpf_program__fd(skel->progs.select_least_loaded) : -1;
+	la->read_prog_fd = on_read ? bpf_program__fd(skel->progs.tag_on_read) : -1;
 	return map_slots(la, la->slots_fd, err, errlen);
 }
 
@@ -213,7 +215,7 @@ struct load_account *load_open(const struct server *srv, unsigned flags, char *e
 		return NULL;
 	}
 	la->steer = (flags & LOAD_STEER) != 0;
-	la->page_fd = la->slots_fd = la->owner_fd = la->listeners_fd = la->prog_fd = -1;
+	la->page_fd = la->slots_fd = la->owner_fd = la->listeners_fd = la->prog_fd = la->read_prog_fd = -1;
 	if (want == 'u' && (flags & LOAD_NEED_KERNEL)) {
 		snprintf(err, errlen, LOAD_ACCOUNTING_ENV "=user: this variant counts in the kernel only");
 		free(la);
@@ -257,13 +259,19 @@ int load_spawn_fds(const struct load_account *la, int *fds, int max)
 			fds[n++] = la->page_fd;
 		return n;
 	}
-	if (max < 4)
+	if (max < 5)
 		return 0;
 	fds[n++] = la->slots_fd;
 	fds[n++] = la->owner_fd;
 	fds[n++] = la->listeners_fd;
 	if (la->steer)
 		fds[n++] = la->prog_fd;
+	/* Says that the kernel tags at first reads (an exec'd worker, maybe
+	 * of another build, must not judge that for itself: a worker that
+	 * tagged by fd as well would uncount a marked connection twice); a
+	 * worker too old to expect it fails to start instead. */
+	if (la->tag_on_read)
+		fds[n++] = la->read_prog_fd;
 	return n;
 }
 
@@ -271,27 +279,29 @@ struct load_account *load_import(const struct server *srv, unsigned flags, const
 				 size_t errlen)
 {
 	struct load_account *la = calloc(1, sizeof(*la));
-	int steer = (flags & LOAD_STEER) != 0;
+	int steer = (flags & LOAD_STEER) != 0, on_read = (flags & LOAD_GIVING) && n == 4 + steer;
 
+	(void)srv;
 	if (!la) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	la->steer = steer;
-	la->page_fd = la->slots_fd = la->owner_fd = la->listeners_fd = la->prog_fd = -1;
+	la->page_fd = la->slots_fd = la->owner_fd = la->listeners_fd = la->prog_fd = la->read_prog_fd = -1;
 	if (n == 1) {
 		la->page_fd = fds[0];
-	} else if (n == 3 + steer) {
+	} else if (n == 3 + steer || on_read) {
 		la->kernel = 1;
 		la->giving = (flags & LOAD_GIVING) != 0;
-		la->tag_on_read = tags_on_read(srv, flags); /* as the supervisor loaded it */
+		la->tag_on_read = on_read; /* as the supervisor loaded it (load_spawn_fds) */
 		la->slots_fd = fds[0];
 		la->owner_fd = fds[1];
 		la->listeners_fd = fds[2];
 		la->prog_fd = steer ? fds[3] : -1;
+		la->read_prog_fd = on_read ? fds[3 + steer] : -1;
 	} else {
-		snprintf(err, errlen, "expected 1 (user) or %d (kernel) load accounting descriptors, got %d",
-			 3 + steer, n);
+		snprintf(err, errlen, "expected 1 (user) or %d%s (kernel) load accounting descriptors, got %d",
+			 3 + steer, flags & LOAD_GIVING ? " or 1 more" : "", n);
 		free(la);
 		return NULL;
 	}

@@ -927,8 +927,8 @@ def test_kill_at_a_window_leaves_no_count(start_server, point, accounting):
     assert get(s.port, "/pid")[0] == 200
 
 
-@pytest.mark.parametrize("accounting", ["kernel", "user"])
-def test_peer_gone_before_the_first_read_is_uncounted(start_server, accounting):
+@pytest.mark.parametrize("accounting,mode", [("kernel", "forked"), ("kernel", "spawned"), ("user", "forked")])
+def test_peer_gone_before_the_first_read_is_uncounted(start_server, accounting, mode):
     """A connection whose client closes it after its worker has counted it
     (held raised) and before that worker's first read of it counts no more
     once the worker runs: with kernel accounting in worker processes the
@@ -936,12 +936,16 @@ def test_peer_gone_before_the_first_read_is_uncounted(start_server, accounting):
     tag_on_read), and a connection that left ESTABLISHED before it has the
     kernel's marker instead, which that read must take over and uncount;
     user accounting uncounts it as the worker closes it. The keeper stops
-    itself after its (kernel: empty) tag step, before it admits and reads
-    (ACCEPTLAB_TEST_STOP_AT=keep-tagged); while it is stopped its slot
-    counts the connection; the client closes; SIGCONT; the slot's held
-    must fall back to 0, where a marker left unclaimed would keep it at 1
-    for good."""
-    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_STOP_AT="keep-tagged", ACCEPTLAB_ACCOUNTING=accounting))
+    itself once it has raised held, before its tag step, its admission and
+    its read (ACCEPTLAB_TEST_STOP_AT=keep-held); while it is stopped its
+    slot counts the connection; the client closes; SIGCONT; the slot's
+    held must fall back to 0, where a marker left unclaimed would keep it
+    at 1 for good. Spawned workers (fork + exec) learn from the supervisor
+    whether the kernel tags at first reads; one that tagged by fd as well
+    would find the marker there and uncount the connection twice (held
+    -1)."""
+    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_STOP_AT="keep-held", ACCEPTLAB_ACCOUNTING=accounting),
+                     args=MODES[mode])
     assert s.ready["accounting"] == accounting, s.ready
     records = LoadRecords(s.proc.pid)
     conns, victim = [], None
@@ -950,7 +954,7 @@ def test_peer_gone_before_the_first_read_is_uncounted(start_server, accounting):
         victim = stopped_worker(s.pids)
         if victim is not None:
             break
-    assert victim is not None, "no worker reached keep-tagged within %d connections" % len(conns)
+    assert victim is not None, "no worker reached keep-held within %d connections" % len(conns)
     wait_stopped(victim)
     index = s.pids.index(victim)
     at_stop = records.slots(2)[index]
