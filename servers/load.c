@@ -34,11 +34,10 @@ struct load_account {
 	int kernel;
 	int steer;
 	int giving; /* LOAD_GIVING with kernel accounting */
-	int tag_on_read; /* kernel accounting whose tags the workers' first reads create */
 	struct worker_load_bpf *skel; /* the supervisor's (NULL in an exec'd worker) */
 	struct bpf_link *link, *destroy_link, *read_link;
 	int slots_fd, owner_fd, listeners_fd, prog_fd; /* kernel */
-	int read_prog_fd;                              /* kernel, tag_on_read: tag_on_read's program */
+	int read_prog_fd; /* kernel, tagging at first reads: tag_on_read's program (else -1) */
 	int page_fd;                                   /* user */
 	struct load_slot *slots;
 	size_t slots_len;
@@ -96,24 +95,27 @@ static int open_user(struct load_account *la, char *err, size_t errlen)
 }
 
 /* Whether the kernel tags connections at their first read (ebpf/
- * worker_load.bpf.c: tag_on_read) rather than the worker by fd: hand-offs
- * between worker processes (fdpass), whose reads say by their process
- * whose they are, on a kernel with the sock_recv_length tracepoint (6.3).
- * It saves each connection the worker's map update, a syscall. */
-static int tags_on_read(const struct server *srv, unsigned flags)
+ * worker_load.bpf.c: tag_on_read) rather than the worker by fd, which saves
+ * each connection the worker's map update, a syscall. */
+static int tags_on_read(const struct load_account *la)
 {
-	return (flags & LOAD_GIVING) && !srv->cfg.threads &&
-	       libbpf_find_vmlinux_btf_id("sock_recv_length", BPF_TRACE_RAW_TP) > 0;
+	return la->read_prog_fd >= 0;
 }
 
 static int open_kernel(struct load_account *la, const struct server *srv, unsigned flags, char *err, size_t errlen)
 {
-	int on_read = tags_on_read(srv, flags);
+	/* Tagging at first reads: for hand-offs between worker processes
+	 * (fdpass), whose reads say by their process whose they are. Tried
+	 * first; a kernel without sock_recv_length (before 6.3) fails the
+	 * load, which is then made again without it (asking the kernel's BTF
+	 * beforehand would parse it a second time at every start). */
+	int on_read = (flags & LOAD_GIVING) && !srv->cfg.threads;
 	struct worker_load_bpf *skel;
 	struct stat st;
 	int rc;
 
 	libbpf_set_print(libbpf_keep_last);
+again:
 	skel = worker_load_bpf__open();
 	if (!skel) {
 		snprintf(err, errlen, "opening the BPF object (worker_load): %s", strerror(errno));
@@ -145,6 +147,11 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 	if (rc) {
 		int e = rc < 0 ? -rc : errno;
 
+		if (on_read && e != EPERM && e != EACCES) {
+			worker_load_bpf__destroy(skel);
+			on_read = 0;
+			goto again;
+		}
 		if (e == EPERM || e == EACCES)
 			snprintf(err, errlen, "needs root (CAP_BPF) to load its BPF programs (%s)", strerror(e));
 		else
@@ -179,7 +186,6 @@ static int open_kernel(struct load_account *la, const struct server *srv, unsign
 	la->skel = skel;
 	la->kernel = 1;
 	la->giving = (flags & LOAD_GIVING) != 0;
-	la->tag_on_read = on_read;
 	la->slots_fd = bpf_map__fd(skel->maps.slots);
 	la->owner_fd = bpf_map__fd(skel->maps.conn_owner);
 	la->listeners_fd = bpf_map__fd(skel->maps.worker_listeners);
@@ -270,7 +276,7 @@ int load_spawn_fds(const struct load_account *la, int *fds, int max)
 	 * of another build, must not judge that for itself: a worker that
 	 * tagged by fd as well would uncount a marked connection twice); a
 	 * worker too old to expect it fails to start instead. */
-	if (la->tag_on_read)
+	if (tags_on_read(la))
 		fds[n++] = la->read_prog_fd;
 	return n;
 }
@@ -293,12 +299,11 @@ struct load_account *load_import(const struct server *srv, unsigned flags, const
 	} else if (n == 3 + steer || on_read) {
 		la->kernel = 1;
 		la->giving = (flags & LOAD_GIVING) != 0;
-		la->tag_on_read = on_read; /* as the supervisor loaded it (load_spawn_fds) */
 		la->slots_fd = fds[0];
 		la->owner_fd = fds[1];
 		la->listeners_fd = fds[2];
 		la->prog_fd = steer ? fds[3] : -1;
-		la->read_prog_fd = on_read ? fds[3 + steer] : -1;
+		la->read_prog_fd = on_read ? fds[3 + steer] : -1; /* as the supervisor loaded it (load_spawn_fds) */
 	} else {
 		snprintf(err, errlen, "expected 1 (user) or %d%s (kernel) load accounting descriptors, got %d",
 			 3 + steer, flags & LOAD_GIVING ? " or 1 more" : "", n);
@@ -389,7 +394,7 @@ void load_tag(struct load_account *la, int slot, int fd)
 		.counted = 1,
 	};
 
-	if (!la->kernel || la->tag_on_read)
+	if (!la->kernel || tags_on_read(la))
 		return; /* user accounting tags nothing; tag_on_read: the kernel tags it at its first read */
 	tag.gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
 	/* Fails (EEXIST) if the kernel left a marker: the connection left
@@ -428,7 +433,7 @@ void load_closed(struct load_account *la, int slot)
 
 void load_closed_unread(struct load_account *la, int slot)
 {
-	if (!la->kernel || la->tag_on_read)
+	if (!la->kernel || tags_on_read(la))
 		__atomic_sub_fetch(&la->slots[slot].held, 1, __ATOMIC_SEQ_CST);
 }
 
