@@ -11,7 +11,8 @@
  *    it is forgotten.
  *  - exit_accept/exit_accept4 (the syscalls' exit tracepoints): a traced
  *    process's accept returned a socket whose local port is the port: its
- *    acceptor, who owns it from now on.
+ *    acceptor, who owns it from now on. A connection or EAGAIN also closes
+ *    the thread's wakeup cycle (below).
  *  - on_recv (tp_btf/sock_recv_length, every recvmsg/read on a socket; the
  *    port is compared first, so the machine's other sockets pay one read):
  *    the first read of a followed, accepted connection that returned bytes
@@ -20,10 +21,19 @@
  *    connection moves to the server's held count.
  *  - enter_epoll_ctl: a traced process adds, deletes or modifies a socket
  *    listening on the port in an epoll.
+ *  - on_waking (tp_btf/sched_waking): a traced thread is woken while it
+ *    sleeps (not stopped) in a wait, which the syscall it sleeps in says (its saved
+ *    registers, bpf_task_pt_regs; the numbers are the loader's,
+ *    targ_wait_nr): a wakeup. A wakeup after which the thread got EAGAIN
+ *    from accept and no connection before its next wakeup was wasted.
+ *    The wait's own enter and exit are not traced: every syscall
+ *    tracepoint a program attaches to is paid by each of the server's
+ *    calls of it, and a server waits once or more per request.
+ *  - on_fork (tp_btf/sched_process_fork): a traced process forks (a
+ *    supervisor respawning a worker): its child is traced too.
  *
  * Which processes are traced (the listeners' holders, with their forks) is
- * the `targets` map, which the loader shares with acceptlab_trace.bpf.c's
- * (bpf_map__reuse_fd: that object adds forks), so both see one set. */
+ * the `targets` map, which the loader fills. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -32,20 +42,24 @@
 
 #include "acceptlab_diagnose.h"
 #include "sock.bpf.h"
+#include "waits.bpf.h"
 
 #define MSG_PEEK 2
 #define EPOLL_CTL_ADD 1
 #define EPOLL_CTL_DEL 2
 #define EPOLL_CTL_MOD 3
+#define EAGAIN 11
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u16 targ_port = 0;
 const volatile __u32 targ_netns = 0;
+/* The syscalls a wakeup is counted in, by this machine's numbers (-1: none). */
+const volatile long targ_wait_nr[WAITS_MAX] = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024); /* TRACE_MAX_TARGETS: the loader reuses the tracer's map */
+	__uint(max_entries, DIAG_MAX_TARGETS);
 	__type(key, __u32);        /* tgid */
 	__type(value, __u8);
 } targets SEC(".maps");
@@ -180,14 +194,21 @@ static __always_inline int accept_exit(long ret)
 	__u64 key;
 
 	/* The holders' accepts only (a hash lookup), then the port (a walk
-	 * of the task's file table). */
-	if (ret < 0 || !bpf_map_lookup_elem(&targets, &tgid))
+	 * of the task's file table). EAGAIN marks the thread's wakeup cycle
+	 * (its record, if it has one: a thread never woken has no cycle). */
+	if (ret < 0) {
+		if (ret == -EAGAIN && (t = bpf_map_lookup_elem(&threads, &tid)) && t->tgid == tgid)
+			t->lost = 1;
 		return 0;
+	}
+	if (!bpf_map_lookup_elem(&targets, &tgid) || !(t = thread_of(tid, tgid)))
+		return 0;
+	t->won = 1;
 	key = sock_of_fd(ret);
 	sk = (struct sock *)key;
 	if (!ours(sk))
 		return 0;
-	if (!(tot = the_totals()) || !(t = thread_of(tid, tgid)))
+	if (!(tot = the_totals()))
 		return 0;
 	__sync_fetch_and_add(&t->accepted, 1);
 	__sync_fetch_and_add(&tot->accepted, 1);
@@ -297,5 +318,46 @@ int enter_epoll_ctl(struct trace_event_raw_sys_enter *ctx)
 	if (op == EPOLL_CTL_ADD && uev &&
 	    bpf_probe_read_user(&events, sizeof(events), &uev->events) == 0)
 		__sync_fetch_and_or(&t->ctl_events, events);
+	return 0;
+}
+
+/* ---- wakeups ---- */
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking, struct task_struct *p)
+{
+	__u32 tgid = p->tgid, tid = p->pid;
+	struct diag_thread *t;
+
+	/* Every wakeup on the machine comes here: one lookup for a thread
+	 * seen already, the targets map for one not seen yet. */
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t) {
+		if (!bpf_map_lookup_elem(&targets, &tgid) || !(t = thread_of(tid, tgid)))
+			return 0;
+	}
+	if (t->tgid != tgid)
+		return 0; /* a tid reused by another process */
+	if (!waking_in_wait(p, targ_wait_nr))
+		return 0;
+	/* The previous cycle ends here. The thread sleeps, so its own
+	 * accepts do not race these stores. */
+	if (cycle_wasted(t))
+		__sync_fetch_and_add(&t->wasted, 1);
+	t->woken = 1;
+	t->won = t->lost = 0;
+	__sync_fetch_and_add(&t->wakeups, 1);
+	return 0;
+}
+
+/* A traced process forks (a supervisor respawning a worker): trace the child. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+
+	if (ptgid != ctgid && bpf_map_lookup_elem(&targets, &ptgid))
+		bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
 	return 0;
 }

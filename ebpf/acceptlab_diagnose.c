@@ -1,9 +1,8 @@
 /* acceptlab_diagnose.c: bin/acceptlab-diagnose. For any running server, by
  * its port and unchanged: how it shares the port (detect.c, selector.c),
  * and, traced (root), which worker thread accepts and which serves each
- * connection, as the kernel attributes them (acceptlab_diagnose.bpf.c), with
- * wakeups and wasted wakeups from the tracer's own object
- * (acceptlab_trace.bpf.c, loaded beside it and sharing its targets map).
+ * connection, with its wakeups and wasted wakeups, as the kernel attributes
+ * them (acceptlab_diagnose.bpf.c).
  * Passive (--duration) it watches live traffic; active (--load) it runs
  * bin/acceptlab-probe at the listener's loopback address. It never asks the
  * server who served.
@@ -36,8 +35,6 @@
 #include "acceptlab_diagnose.h"
 #include "advice.h"
 #include "acceptlab_diagnose.skel.h"
-#include "acceptlab_trace.h"
-#include "acceptlab_trace.skel.h"
 #include "detach.h"
 #include "detect.h"
 #include "diagnose_print.h"
@@ -45,6 +42,7 @@
 #include "selector.h"
 #include "targets.h"
 #include "tracefs.h"
+#include "waits.h"
 
 #define PROG "acceptlab-diagnose"
 #include "../common/cli.h"
@@ -93,7 +91,9 @@ static void usage(FILE *f)
 		"triggered; or blocked in accept()). Traced with eBPF (root), the kernel says\n"
 		"which thread accepted each connection and which first read its bytes (they\n"
 		"differ when connections are handed off), how many each held at once, its\n"
-		"wakeups and wasted wakeups, and who adds and deletes the listener in an epoll\n"
+		"wakeups (each time it is woken asleep in epoll, poll, select or accept) and\n"
+		"wasted wakeups (after which an accept got EAGAIN and none a connection before\n"
+		"its next wakeup), and who adds and deletes the listener in an epoll\n"
 		"(an accept mutex, nginx's re-add). The server is never asked who served.\n"
 		"The split is set against a fair random one (the exact chance it is as\n"
 		"skewed), and \"What to change\" says what acceptlab's measured run found\n"
@@ -404,13 +404,12 @@ static void loopback_target(const struct detection *d, char *out, size_t len)
 /* ---- the trace ---- */
 
 struct tracing {
-	struct acceptlab_trace_bpf *trace;
 	struct acceptlab_diagnose_bpf *diag;
 };
 
-/* Loads and attaches both objects. 0, or -1 with err set (*denied when
- * the kernel refused for want of privilege); *no_recv when this kernel has
- * no sock_recv_length tracepoint (served cannot be counted). */
+/* Loads and attaches the object. 0, or -1 with err set (*denied when the
+ * kernel refused for want of privilege); *no_recv when this kernel has no
+ * sock_recv_length tracepoint (served cannot be counted). */
 static int trace_start(struct tracing *tr, const struct detection *d, int *denied, int *no_recv, char *err,
 		       size_t errlen)
 {
@@ -421,19 +420,8 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 	if (tracefs_ensure(&mounted, err, errlen) < 0)
 		return -1;
 	libbpf_set_print(libbpf_print);
-	if (!(tr->trace = acceptlab_trace_bpf__open()) || !(tr->diag = acceptlab_diagnose_bpf__open())) {
-		snprintf(err, errlen, "opening the BPF objects: %s", strerror(errno));
-		return -1;
-	}
-	/* Of the tracer's object the diagnosis reads wakeups and wasted
-	 * wakeups alone: not its switches, nor where connections became
-	 * ESTABLISHED (its own programs follow connections). */
-	bpf_program__set_autoload(tr->trace->progs.on_switch, false);
-	bpf_program__set_autoload(tr->trace->progs.on_set_state, false);
-	tr->trace->rodata->targ_est = false;
-	if ((rc = acceptlab_trace_bpf__load(tr->trace))) {
-		*denied = rc == -EPERM || rc == -EACCES;
-		snprintf(err, errlen, "loading the tracer's BPF programs: %s", strerror(-rc));
+	if (!(tr->diag = acceptlab_diagnose_bpf__open())) {
+		snprintf(err, errlen, "opening the BPF object: %s", strerror(errno));
 		return -1;
 	}
 	/* sock_recv_length is Linux 6.3's: without it, nothing is served.
@@ -445,10 +433,9 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 	tr->diag->rodata->targ_port = (__u16)d->port;
 	if (stat("/proc/self/ns/net", &st) == 0)
 		tr->diag->rodata->targ_netns = (__u32)st.st_ino;
-	if ((rc = bpf_map__reuse_fd(tr->diag->maps.targets, bpf_map__fd(tr->trace->maps.targets)))) {
-		snprintf(err, errlen, "sharing the targets map: %s", strerror(-rc));
-		return -1;
-	}
+	/* A wakeup counts in any wait a server may sleep in for a
+	 * connection: the epolls, the accepts, poll and select. */
+	waits_fill((long *)tr->diag->rodata->targ_wait_nr, 1);
 	if ((rc = acceptlab_diagnose_bpf__load(tr->diag))) {
 		*denied = rc == -EPERM || rc == -EACCES;
 		snprintf(err, errlen, "loading the diagnosis's BPF programs: %s", strerror(-rc));
@@ -457,14 +444,9 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 	for (int i = 0; i < d->nh; i++) {
 		__u32 tgid = (__u32)d->h[i].pid;
 		__u8 one = 1;
-		bpf_map__update_elem(tr->trace->maps.targets, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
+		bpf_map__update_elem(tr->diag->maps.targets, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
 	}
-	{
-		__u16 p = (__u16)d->port;
-		__u8 one = 1;
-		bpf_map__update_elem(tr->trace->maps.ports, &p, sizeof(p), &one, sizeof(one), BPF_ANY);
-	}
-	if ((rc = acceptlab_trace_bpf__attach(tr->trace)) || (rc = acceptlab_diagnose_bpf__attach(tr->diag))) {
+	if ((rc = acceptlab_diagnose_bpf__attach(tr->diag))) {
 		snprintf(err, errlen, "attaching: %s", strerror(-rc));
 		return -1;
 	}
@@ -473,14 +455,11 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 
 static void trace_stop(struct tracing *tr)
 {
-	struct bpf_object_skeleton *skels[] = { tr->diag ? tr->diag->skeleton : NULL,
-						tr->trace ? tr->trace->skeleton : NULL };
+	struct bpf_object_skeleton *skels[] = { tr->diag ? tr->diag->skeleton : NULL };
 
-	links_destroy_together(skels, 2);
+	links_destroy_together(skels, 1);
 	acceptlab_diagnose_bpf__destroy(tr->diag);
-	acceptlab_trace_bpf__destroy(tr->trace);
 	tr->diag = NULL;
-	tr->trace = NULL;
 }
 
 static void read_totals(const struct tracing *tr, struct diag_totals *t)
@@ -540,6 +519,10 @@ static void read_threads(const struct tracing *tr, const struct detection *d, st
 		r->ctl_add = t.ctl_add;
 		r->ctl_del = t.ctl_del;
 		r->ctl_events = t.ctl_events;
+		/* A cycle still open (its last wakeup, to now) counts as wasted
+		 * if it is so far; only the final read's count is printed. */
+		r->wakeups = t.wakeups;
+		r->wasted = t.wasted + (cycle_wasted(&t) ? 1 : 0);
 		if (t.held_peak > r->held_max)
 			r->held_max = t.held_peak;
 		if (!sample)
@@ -560,25 +543,6 @@ static void read_threads(const struct tracing *tr, const struct detection *d, st
 		for (int k = 0; k < npools; k++)
 			diagnosis_pool_sample(g, pools[k].pid, pools[k].held);
 		g->samples++;
-	}
-}
-
-/* The tracer's wakeups and wasted wakeups, for the rows it knows. */
-static void read_wakeups(const struct tracing *tr, struct diagnosis *g)
-{
-	int fd = bpf_map__fd(tr->trace->maps.stats);
-	__u32 key, next, *prev = NULL;
-	static struct worker_stats s;
-
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct diag_row *r;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &s) < 0 || !(r = diagnosis_find(g, (int)key)))
-			continue;
-		r->wakeups = s.wakeups;
-		r->wasted = s.wasted;
 	}
 }
 
@@ -754,7 +718,6 @@ int main(int argc, char **argv)
 		watch(&tr, &d, &g, &probe);
 		probe_kill(&probe);
 		read_threads(&tr, &d, &g, 0);
-		read_wakeups(&tr, &g);
 		{
 			struct diag_totals t;
 			read_totals(&tr, &t);

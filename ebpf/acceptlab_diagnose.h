@@ -5,6 +5,7 @@
 
 #define DIAG_MAX_THREADS 8192  /* threads the per-thread map holds */
 #define DIAG_MAX_CONNS 262144  /* connections followed at once (LRU beyond) */
+#define DIAG_MAX_TARGETS 1024  /* processes traced (the holders and their forks) */
 
 /* Per thread (keyed by tid): what it did with the port's connections. */
 struct diag_thread {
@@ -19,7 +20,18 @@ struct diag_thread {
 	__u64 received_cross; /* of those, accepted in another process */
 	__u64 ctl_add;       /* epoll_ctl(EPOLL_CTL_ADD) of a listener on the port */
 	__u64 ctl_del;       /* epoll_ctl(EPOLL_CTL_DEL) of one */
+	__u64 wakeups;       /* woken while asleep in a wait: epoll_wait/epoll_pwait(2), poll/ppoll, select/pselect6, accept/accept4 */
+	__u64 wasted;        /* wakeups after which it got EAGAIN from accept and won none before its next wakeup
+			      * (a cycle still open when the trace ends is the loader's to close: cycle_wasted) */
+	__u8 woken;          /* the cycle from its last wakeup: it was woken, */
+	__u8 won;            /* an accept returned a connection since, */
+	__u8 lost;           /* an accept returned EAGAIN since */
+	__u8 pad[5];
 };
+
+/* Whether the cycle a thread's record leaves open (its last wakeup, to the
+ * trace's end) was a wasted wakeup. */
+#define cycle_wasted(t) ((t)->woken && (t)->lost && !(t)->won)
 
 /* Per connection (keyed by struct sock *), from its ESTABLISHED (or its
  * accept, for one established before the trace) to its CLOSE. */

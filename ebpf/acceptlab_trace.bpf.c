@@ -3,17 +3,22 @@
  * why each worker won: who was woken for a new connection, who reached
  * accept() first, who got EAGAIN, and on which CPUs.
  *
- * Only tracepoints: the syscalls' own (accept, accept4, epoll_wait,
- * epoll_pwait, epoll_pwait2: they fire for those syscalls alone, so the rest
- * of the machine's syscalls pay nothing) and tp_btf for sched_waking,
- * sched_switch (--timeline only), sched_process_fork and
- * inet_sock_set_state. No kprobes or fentry (unavailable here).
+ * Only tracepoints: the syscalls' own (accept and accept4 at entry and
+ * exit; epoll_wait, epoll_pwait, epoll_pwait2 at exit: they fire for those
+ * syscalls alone) and tp_btf for sched_waking, sched_switch (--timeline
+ * only), sched_process_fork and inet_sock_set_state. No kprobes or fentry
+ * (unavailable here). Not the waits' entries: each syscall tracepoint a
+ * program attaches to is paid by every call of it, and whether a woken
+ * thread sleeps in a wait is told by the syscall it sleeps in
+ * (waits.bpf.h).
  *
  * The traced processes are those whose tgid is in `targets` (filled by the
  * loader; a fork of a traced process is added here, so respawned workers are
  * followed). A worker is one thread (tid). Per tid, `cycle` follows one
- * wait -> wake -> accept cycle, and `stats` accumulates what the loader
- * prints. */
+ * cycle, from a wait's return to the next's (its accepts, then the wakeup
+ * that ends the next wait), and `stats` accumulates what the loader prints;
+ * the loader closes the cycles still open when the trace ends
+ * (trace_cycle_close). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -22,28 +27,15 @@
 
 #include "acceptlab_trace.h"
 #include "sock.bpf.h"
+#include "waits.bpf.h"
 
 #define EAGAIN 11
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile bool targ_timeline = false;
-/* Where each won connection became ESTABLISHED (on_set_state, the conns
- * map, est_cpu): the tracer's own report. The diagnosis, which loads this
- * object for wakeups alone, turns it off and leaves on_set_state unloaded,
- * so a connection costs it no conns entry and an accept no file-table walk. */
-const volatile bool targ_est = true;
-
-struct cycle {
-	__u64 wake_ns;
-	__u32 tgid;       /* its process: a tid reused by another process is not taken for it */
-	__u8 blocked;     /* inside epoll_wait or accept */
-	__u8 woken;       /* woken since it last entered a wait */
-	__u8 accept_seen; /* an accept() entered since the last wakeup */
-	__u8 returned;    /* its last wait returned (and it has not waited again) */
-	__u8 won;         /* won an accept in this cycle */
-	__u8 lost;        /* got EAGAIN in this cycle */
-};
+/* The waits (epoll's and accept's) by this machine's numbers (waits.h). */
+const volatile long targ_wait_nr[WAITS_MAX] = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 
 struct conn_seen {
 	__u64 est_ns;
@@ -166,25 +158,8 @@ static __always_inline void emit(__u32 kind, __u32 tid, __s64 ret, __u64 sk)
 
 /* ---- waits ---- */
 
-static __always_inline int wait_enter(void)
-{
-	struct worker_stats *st;
-	struct cycle *c;
-	__u32 tid;
-
-	c = current_cycle(&tid, &st);
-	if (!c)
-		return 0;
-	/* The previous cycle ends here. */
-	if (c->returned && !c->won)
-		__sync_fetch_and_add(&st->empty_returns, 1);
-	if (c->woken && c->lost && !c->won)
-		__sync_fetch_and_add(&st->wasted, 1);
-	c->woken = c->accept_seen = c->returned = c->won = c->lost = 0;
-	c->blocked = 1;
-	return 0;
-}
-
+/* A wait returned: the cycle that began at the previous return ends, and
+ * one begins, woken if this wait's sleep was woken. */
 static __always_inline int wait_exit(void)
 {
 	struct worker_stats *st;
@@ -194,18 +169,17 @@ static __always_inline int wait_exit(void)
 	c = current_cycle(&tid, &st);
 	if (!c)
 		return 0;
-	c->blocked = 0;
+	if (trace_cycle_empty(c))
+		__sync_fetch_and_add(&st->empty_returns, 1);
+	if (trace_cycle_wasted(c))
+		__sync_fetch_and_add(&st->wasted, 1);
+	c->woken = c->wake_pending;
+	c->wake_pending = c->accept_seen = c->won = c->lost = 0;
 	c->returned = 1;
 	__sync_fetch_and_add(&st->wait_returns, 1);
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_epoll_wait")
-int enter_epoll_wait(void *ctx) { return wait_enter(); }
-SEC("tracepoint/syscalls/sys_enter_epoll_pwait")
-int enter_epoll_pwait(void *ctx) { return wait_enter(); }
-SEC("tracepoint/syscalls/sys_enter_epoll_pwait2")
-int enter_epoll_pwait2(void *ctx) { return wait_enter(); }
 SEC("tracepoint/syscalls/sys_exit_epoll_wait")
 int exit_epoll_wait(void *ctx) { return wait_exit(); }
 SEC("tracepoint/syscalls/sys_exit_epoll_pwait")
@@ -215,6 +189,8 @@ int exit_epoll_pwait2(void *ctx) { return wait_exit(); }
 
 /* ---- accepts ---- */
 
+/* An accept is entered: the first since the wakeup that began the cycle
+ * gives the wakeup's latency to accept(). */
 static __always_inline int accept_enter(void)
 {
 	struct worker_stats *st;
@@ -230,7 +206,6 @@ static __always_inline int accept_enter(void)
 			__sync_fetch_and_add(&st->wake_to_accept[slot], 1);
 	}
 	c->accept_seen = 1;
-	c->blocked = 1; /* a blocking accept() sleeps here */
 	return 0;
 }
 
@@ -244,7 +219,12 @@ static __always_inline int accept_exit(long ret)
 	c = current_cycle(&tid, &st);
 	if (!c)
 		return 0;
-	c->blocked = 0;
+	if (c->wake_pending) {
+		/* Woken inside this accept: a blocking accept; its latency is
+		 * to the next accept entered. */
+		c->woken = 1;
+		c->wake_pending = c->accept_seen = 0;
+	}
 	if (ret >= 0) {
 		struct conn_seen *seen;
 
@@ -252,9 +232,8 @@ static __always_inline int accept_exit(long ret)
 		__sync_fetch_and_add(&st->won, 1);
 		if (cpu < TRACE_MAX_CPUS)
 			__sync_fetch_and_add(&st->accept_cpu[cpu], 1);
-		if (targ_est || targ_timeline)
-			sk = sock_of_fd(ret);
-		seen = sk && targ_est ? bpf_map_lookup_elem(&conns, &sk) : NULL;
+		sk = sock_of_fd(ret);
+		seen = sk ? bpf_map_lookup_elem(&conns, &sk) : NULL;
 		if (seen) {
 			__u32 ecpu = seen->est_cpu;
 			__sync_fetch_and_add(&st->established, 1);
@@ -288,17 +267,32 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	struct worker_stats *st;
 	struct cycle *c;
 
-	/* Every wakeup on the machine comes here: one lookup, the cycle a
-	 * traced thread made when it entered its wait. */
+	/* Every wakeup on the machine comes here: one lookup, the cycle of a
+	 * traced thread, and for a thread without one the targets map (a
+	 * thread asleep since before the attach has returned from no wait
+	 * yet). Only the first wakeup of each wait counts: one woken, finding
+	 * nothing and sleeping again in the same call is woken for the same
+	 * wait. */
 	c = bpf_map_lookup_elem(&cycles, &tid);
-	if (!c || !c->blocked || c->tgid != tgid)
+	if (!c) {
+		struct cycle fresh = { .tgid = tgid };
+
+		if (!traced_tgid(tgid))
+			return 0;
+		bpf_map_update_elem(&cycles, &tid, &fresh, BPF_NOEXIST);
+		if (!(c = bpf_map_lookup_elem(&cycles, &tid)))
+			return 0;
+	}
+	if (c->wake_pending || c->tgid != tgid || !waking_in_wait(p, targ_wait_nr))
 		return 0;
 	st = bpf_map_lookup_elem(&stats, &tid);
-	if (!st)
-		return 0;
-	c->blocked = 0; /* one wakeup per sleep */
-	c->woken = 1;
-	c->accept_seen = 0;
+	if (!st) {
+		bpf_map_update_elem(&stats, &tid, &zero_stats, BPF_NOEXIST);
+		if (!(st = bpf_map_lookup_elem(&stats, &tid)))
+			return 0;
+		st->tgid = tgid;
+	}
+	c->wake_pending = 1;
 	c->wake_ns = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
 	__sync_fetch_and_add(&st->wakeups, 1);

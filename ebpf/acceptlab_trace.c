@@ -28,6 +28,7 @@
 #include "detach.h"
 #include "targets.h"
 #include "tracefs.h"
+#include "waits.h"
 #include "trace_print.h"
 
 #define PROG "acceptlab-trace"
@@ -233,6 +234,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	skel->rodata->targ_timeline = env.timeline;
+	/* A wakeup counts in epoll's waits and the accepts (waits.h). */
+	waits_fill((long *)skel->rodata->targ_wait_nr, 0);
 	if (!env.timeline)
 		bpf_program__set_autoload(skel->progs.on_switch, false);
 	err = acceptlab_trace_bpf__load(skel);
@@ -306,7 +309,7 @@ int main(int argc, char **argv)
 	}
 	if (rb)
 		ring_buffer__consume(rb);
-	trace_print_workers(bpf_map__fd(skel->maps.stats), now_s() - start, env.json);
+	trace_print_workers(bpf_map__fd(skel->maps.stats), bpf_map__fd(skel->maps.cycles), now_s() - start, env.json);
 	if (env.timeline) {
 		trace_print_timeline(events, nevents, env.json);
 		if (lost_events)

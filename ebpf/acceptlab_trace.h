@@ -12,18 +12,40 @@
 struct worker_stats {
 	__u32 tgid;
 	__u32 pad;
-	__u64 wakeups;      /* sched_waking of this thread while it was blocked in epoll_wait or accept */
+	__u64 wakeups;      /* sched_waking of this thread asleep in epoll_wait or accept: the first in each call */
 	__u64 won;          /* accept/accept4 returned a connection */
 	__u64 lost;         /* accept/accept4 returned EAGAIN */
-	__u64 wasted;       /* wakeups after which it lost an accept and won none before it waited again */
+	__u64 wasted;       /* wakeups after which it lost an accept and won none before its next wait returned */
 	__u64 wait_returns; /* epoll_wait/epoll_pwait/epoll_pwait2 returned */
-	__u64 empty_returns; /* of those, returns followed by no accept won before the next wait */
+	__u64 empty_returns; /* of those, returns followed by no accept won before the next wait returned */
 	__u64 established;  /* connections it won whose ESTABLISHED the tracer saw */
 	__u64 accept_cpu[TRACE_MAX_CPUS];   /* CPU each won accept ran on */
 	__u64 waker_cpu[TRACE_MAX_CPUS];    /* CPU the waker ran on, per wakeup */
 	__u64 est_cpu[TRACE_MAX_CPUS];      /* CPU each won connection became ESTABLISHED on */
 	__u64 wake_to_accept[TRACE_HIST_SLOTS]; /* wakeup -> first accept() entered, log2 us */
 };
+
+/* Per tid: the cycle it is in, from its last wait's return (epoll_wait,
+ * epoll_pwait, epoll_pwait2) to the next's; a blocking accept's wakeup is
+ * its own accept's. */
+struct cycle {
+	__u64 wake_ns;    /* its last wakeup counted */
+	__u32 tgid;       /* its process: a tid reused by another process is not taken for it */
+	__u8 wake_pending; /* woken in the wait (or accept) it is in, which has not returned yet */
+	__u8 woken;       /* the wait that began this cycle woke it (or, blocked in accept, the accept) */
+	__u8 accept_seen; /* an accept() entered since that wakeup */
+	__u8 returned;    /* the cycle began with a wait's return */
+	__u8 won;         /* won an accept in this cycle */
+	__u8 lost;        /* got EAGAIN in this cycle */
+	__u8 pad[2];
+};
+
+/* A cycle's end, into its thread's stats: a return followed by no accept
+ * won (empty_returns) and a wakeup followed by EAGAIN and no accept won
+ * (wasted). The kernel side ends a cycle at the next wait's return, the
+ * loader the ones still open when the trace ends. */
+#define trace_cycle_empty(c) ((c)->returned && !(c)->won)
+#define trace_cycle_wasted(c) ((c)->woken && (c)->lost && !(c)->won)
 
 /* --timeline: one event per thing that happened, in a ring buffer. */
 enum trace_event_kind {

@@ -694,7 +694,7 @@ static void verdict_why(struct diagnosis *g)
 		}
 	}
 	if (wasted)
-		say(g, "%llu of %llu wakeups were wasted (woken, lost the accept to another worker, waited again). ",
+		say(g, "%llu of %llu wakeups were wasted (woken, lost the accept to another worker, woken again before it won one). ",
 		    wasted, wakeups);
 	if (never && n > 1)
 		say(g, "pid %d tid %d was never woken while traced: busy, stuck, or not waiting on this port. ",

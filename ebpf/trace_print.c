@@ -79,7 +79,7 @@ static int cmp_row(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void trace_print_workers(int stats_fd, double elapsed_s, int json)
+void trace_print_workers(int stats_fd, int cycles_fd, double elapsed_s, int json)
 {
 	static struct row rows[MAX_ROWS];
 	__u32 key, next, *prev = NULL;
@@ -88,7 +88,13 @@ void trace_print_workers(int stats_fd, double elapsed_s, int json)
 
 	while (bpf_map_get_next_key(stats_fd, prev, &next) == 0 && n < MAX_ROWS) {
 		if (bpf_map_lookup_elem(stats_fd, &next, &rows[n].s) == 0) {
+			struct cycle c;
+
 			rows[n].tid = next;
+			if (bpf_map_lookup_elem(cycles_fd, &next, &c) == 0 && c.tgid == rows[n].s.tgid) {
+				rows[n].s.empty_returns += trace_cycle_empty(&c) ? 1 : 0;
+				rows[n].s.wasted += trace_cycle_wasted(&c) ? 1 : 0;
+			}
 			if (rows[n].s.wakeups || rows[n].s.won || rows[n].s.lost || rows[n].s.wait_returns)
 				n++;
 		}

@@ -9,9 +9,10 @@
 struct accept_event;
 
 /* Prints a row per worker thread that did anything in the stats map (by pid,
- * then tid) and a summary over elapsed_s: a table, or JSON "worker" lines
- * and a "summary" line. */
-void trace_print_workers(int stats_fd, double elapsed_s, int json);
+ * then tid), with the cycle each thread has open in the cycles map ended
+ * there (trace_cycle_empty, trace_cycle_wasted), and a summary over
+ * elapsed_s: a table, or JSON "worker" lines and a "summary" line. */
+void trace_print_workers(int stats_fd, int cycles_fd, double elapsed_s, int json);
 
 /* Sorts events[0..nevents) by time, then prints a line per connection, from
  * its ESTABLISHED to the accept that took it: text, or JSON "conn" lines. */

@@ -465,6 +465,29 @@ def wait_idle_in_epoll(pid, tids=None, timeout=10.0):
     wait_tasks(worker_tasks(pid, tids), idle_waiting, "asleep in epoll_wait (or accept)", timeout)
 
 
+def thread_states(pid):
+    """The state letter of each thread of process pid (/proc's stat)."""
+    out = []
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                out.append(f.read().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            pass
+    return out
+
+
+def stop_group(server):
+    """SIGSTOPs the server's process group; returns once every thread of
+    every worker (and the supervisor) is stopped."""
+    os.killpg(server.proc.pid, signal.SIGSTOP)
+    pids = {server.proc.pid} | {w["pid"] for w in server.ready["workers"]}
+    deadline = time.monotonic() + 10
+    while not all(s == "T" for p in pids for s in thread_states(p)):
+        assert time.monotonic() < deadline, {p: thread_states(p) for p in pids}
+        time.sleep(0.01)
+
+
 def wait_stopped(pid, timeout=10.0):
     """Waits until process pid is SIGSTOPped and off its CPU."""
     wait_tasks(worker_tasks(pid, [pid]), stopped, "stopped", timeout, polls=1)

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from tests.conftest import ROOT, kill_group, killed_at_teardown, sequential_then_burst, wait_idle_in_epoll
+from tests.conftest import ROOT, kill_group, killed_at_teardown, sequential_then_burst, stop_group, wait_idle_in_epoll
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 BPFTRACE = shutil.which("bpftrace")
@@ -107,28 +107,6 @@ def bt_maps(out):
             key = tuple(int(k) for k in m.group(2).split(","))
             maps.setdefault(m.group(1), {})[key] = int(m.group(3))
     return maps
-
-
-def thread_states(pid):
-    out = []
-    for tid in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
-                out.append(f.read().rsplit(")", 1)[1].split()[0])
-        except OSError:
-            pass
-    return out
-
-
-def stop_group(server):
-    """SIGSTOPs the server's process group; returns once every thread of
-    every worker (and the supervisor) is stopped."""
-    os.killpg(server.proc.pid, signal.SIGSTOP)
-    pids = {server.proc.pid} | {w["pid"] for w in server.ready["workers"]}
-    deadline = time.monotonic() + 10
-    while not all(s == "T" for p in pids for s in thread_states(p)):
-        assert time.monotonic() < deadline, {p: thread_states(p) for p in pids}
-        time.sleep(0.01)
 
 
 def side_by_side(server, children, script):

@@ -36,9 +36,11 @@ from acceptlab.paths import module_cmd
 from models.spread import count_within
 from probes.peers import peers
 from probes.studies import diagnosis as diagnosis_study
-from tests.conftest import PROBE, ROOT, SERVER, get, read_json_lines
+from tests.conftest import (PROBE, ROOT, SERVER, get, read_json_lines, sequential_then_burst, stop_group,
+                            wait_idle_in_epoll)
 
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
+TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 FOREIGN = module_cmd("tests.foreign_server")
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the diagnosis traces with BPF: needs root")
 
@@ -303,6 +305,58 @@ def test_passive_watches_and_attributes_the_tests_own_load(start_server, diagnos
     check_served(diag, s, probe_counts(summary))
     assert diag["mode"] == "passive" and diag["load"] is None
     check_fair_chance(diag)
+
+
+@root_only
+@pytest.mark.parametrize("mode,workers", [("bare", 1), ("bare", 2), ("bare --threads 2", None)])
+def test_wakeups_against_the_tracers(start_server, diagnose, mode, workers):
+    """The passive watch counts wakeups without tracing the waits' syscalls:
+    at each sched_waking of a traced thread asleep (not stopped), the
+    syscall it sleeps in, read from its saved registers, says whether it
+    waits. The tracer marks a thread blocked at its wait's entry and counts
+    its first wakeup in each wait. For the same traffic (40 connections one
+    at a time, then a burst of 32), with the server's group stopped around
+    both attaches and both detaches, the two see the same sleeps:
+     - one worker is woken once per wait (nobody else takes what woke it),
+       so its wakeups are the tracer's, exactly;
+     - two workers race: bare wakes both for a connection, and the loser
+       may find nothing, sleep again inside the same epoll_wait and be
+       woken again. The watch counts each of those wakeups, the tracer one
+       per wait: each thread's count is at least the tracer's.
+    Every worker thread is woken at least once (the first connection finds
+    all asleep), and a wasted wakeup is one of its wakeups."""
+    s = start_server(mode, workers=workers) if workers else start_server(mode)
+    stop_group(s)
+    d = diagnose("--port", str(s.port), "--duration", "60")
+    tracer = subprocess.Popen([TRACER, "--pgid", str(s.proc.pid), "--json"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        assert d.wait_for("attached")["traced"] is True
+        assert json.loads(tracer.stdout.readline())["type"] == "attached"
+        os.killpg(s.proc.pid, signal.SIGCONT)
+        for w in s.ready["workers"]:
+            wait_idle_in_epoll(w["pid"], [w["tid"]])
+        sequential_then_burst(s.port)
+        stop_group(s)
+        tracer.send_signal(signal.SIGINT)
+        out, err = tracer.communicate(timeout=20)
+        assert tracer.returncode == 0, err.decode()
+        d.proc.send_signal(signal.SIGINT)
+        rc, lines, err = d.finish()
+    finally:
+        if tracer.poll() is None:
+            os.killpg(tracer.pid, signal.SIGKILL)
+            tracer.wait(timeout=5)
+        os.killpg(s.proc.pid, signal.SIGCONT)
+    diag = diagnosis_of(lines)
+    assert rc == 1 and diag["partial"] and "stopped by a signal" in diag["partial_why"], (rc, err)
+    traced = {o["tid"]: o["wakeups"] for o in map(json.loads, out.decode().splitlines()) if o["type"] == "worker"}
+    mine = {w["tid"]: w["wakeups"] for w in diag["workers"]}
+    assert set(mine) == set(traced) == {w["tid"] for w in s.ready["workers"]}, (mine, traced)
+    if len(mine) == 1:
+        assert mine == traced, (mine, traced)
+    assert all(traced[tid] <= n for tid, n in mine.items()) and all(traced.values()), (mine, traced)
+    assert all(w["wasted"] <= w["wakeups"] for w in diag["workers"]), diag["workers"]
 
 
 @root_only
