@@ -193,19 +193,19 @@ def test_bad_requests_answered_and_workers_survive(start_server, variant, binary
 
 @pytest.mark.parametrize("variant", SERVING)
 def test_sigterm_finishes_in_flight_and_leaves_nothing(start_server, variant):
-    """SIGTERM while /sleep?ms=1000 is in flight (waited on: a worker thread
+    """SIGTERM while /sleep?ms=300 is in flight (waited on: a worker thread
     is asleep inside the handler's nanosleep, and the answer has not arrived
     when the signal has been sent): the client still gets its full answer
     and then a clean close (EOF, not a reset), the server exits 0, and no
     worker process remains."""
     s = start_server(variant)
     c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
-    c.sendall(b"GET /sleep?ms=1000 HTTP/1.1\r\nHost: t\r\n\r\n")
+    c.sendall(b"GET /sleep?ms=300 HTTP/1.1\r\nHost: t\r\n\r\n")
     wait_tasks([(w["pid"], w["tid"]) for w in s.ready["workers"]], in_nanosleep, "inside /sleep", want=any, polls=1)
     os.killpg(s.proc.pid, signal.SIGTERM)
     assert not select.select([c], [], [], 0)[0], "answered before the SIGTERM was sent: not in flight"
     status, headers, body = read_response(c, timeout=15)
-    assert status == 200 and body == b"slept 1000 ms\n"
+    assert status == 200 and body == b"slept 300 ms\n"
     assert c.recv(1) == b"", "the connection stayed open after the stop"
     c.close()
     assert s.proc.wait(timeout=15) == 0

@@ -58,22 +58,23 @@ def wait_reloaded(proc, generation):
             return None, "the server exited during reload %d" % generation
 
 
-def trial(arm, migrate, spawn, raw_prefix):
+def trial(arm, migrate, spawn, raw_prefix, seconds=RELOAD_SECONDS, reload_at=RELOAD_AT_S):
     """One reload trial in this process's network namespace: wrk keep-alive
-    and wrk Connection: close on /pid for RELOAD_SECONDS, a SIGHUP at each
-    RELOAD_AT_S, each waited for ("reloaded"). Returns the row: requests and
-    wrk's errors per load, and what the reloads took."""
+    and wrk Connection: close on /pid for `seconds` (the campaign's:
+    RELOAD_SECONDS), a SIGHUP at each of `reload_at` (RELOAD_AT_S), each
+    waited for ("reloaded"). Returns the row: requests and wrk's errors per
+    load, and what the reloads took."""
     server_args = (arms.server_args(arm) + (["--reuseport-migrate"] if migrate else [])
                    + (["--spawn-workers"] if spawn else []))
     with ServerRun(server_args, 2, raw_prefix, arms.env(arm)) as (proc, ready, path):
         port = ready["port"]
         loads = {"keepalive": start_wrk(raw_prefix + "-keepalive", port, RELOAD_PATH, RELOAD_KEEPALIVE_CONNECTIONS,
-                                        RELOAD_SECONDS, threads=1),
+                                        seconds, threads=1),
                  "close": start_wrk(raw_prefix + "-close", port, RELOAD_PATH, RELOAD_CLOSE_CONNECTIONS,
-                                    RELOAD_SECONDS, ["Connection: close"], threads=1)}
+                                    seconds, ["Connection: close"], threads=1)}
         start, done, problem = time.monotonic(), [], None
         try:
-            for generation, at in enumerate(RELOAD_AT_S, 1):
+            for generation, at in enumerate(reload_at, 1):
                 time.sleep(max(0.0, start + at - time.monotonic()))
                 os.kill(proc.pid, signal.SIGHUP)
                 if not problem:  # after one went wrong the rest are sent and not waited for
@@ -89,7 +90,7 @@ def trial(arm, migrate, spawn, raw_prefix):
         replaced = [e for e in server_events(proc) if e.get("event") == "replaced"]
     row = {"arm": arm, "migrate": migrate, "spawn": spawn, "reloads": len(done),
            "replaced": len(replaced), "reload_ms": [round(e["ms"], 1) for e in done],
-           "seconds": RELOAD_SECONDS, "failed": 0}
+           "seconds": seconds, "failed": 0}
     for mode, res in out.items():
         row[mode] = {"requests": res["requests"], "errors": res["errors"]}
         row["failed"] += sum(res["errors"].values())

@@ -49,7 +49,10 @@
  *    (the connection is still queued), raises its held, retires the credit
  *    (load_retire: one store of its slot's retired word, naming the
  *    ticket), and only then dequeues it, tags it, and hands it to the
- *    accept path's tail (worker_admit).
+ *    accept path's tail (worker_admit). One datagram per readiness of the
+ *    channel (registered level triggered: epoll reports it again while
+ *    more are queued), so a lone hand-off costs no peek that finds the
+ *    channel empty.
  *  - Kills. The invariant, once the reap is done: a slot's inflight is the
  *    hand-offs queued in its channel that no one has retired, plus those a
  *    live sender has credited and not yet sent or taken back; its held is
@@ -108,6 +111,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -480,8 +484,12 @@ static void share_received(struct worker *w, struct share_worker *sw, int fd, co
 		load_closed_unread(sh->load, w->slot); /* closed unserved, never read */
 }
 
-/* Drains our channel until it is empty. */
-static void share_drain_channel(struct worker *w)
+/* Takes up to max datagrams off our channel (fewer when it empties first).
+ * The loop takes one per readiness: the channel's registration is level
+ * triggered, so epoll reports it again while more are queued, and the one
+ * hand-off that usually waits there costs no second peek to find the
+ * channel empty. Leaving takes all. */
+static void share_take_from_channel(struct worker *w, unsigned max)
 {
 	struct share_worker *sw = w->vstate;
 	int chan = sw->sh->chan_recv[w->slot];
@@ -489,7 +497,7 @@ static void share_drain_channel(struct worker *w)
 	size_t len;
 	int fd;
 
-	while ((fd = scm_rights_peek(chan, &msg, sizeof(msg), &len)) >= 0 || errno == EBADMSG) {
+	while (max-- > 0 && ((fd = scm_rights_peek(chan, &msg, sizeof(msg), &len)) >= 0 || errno == EBADMSG)) {
 		if (len < sizeof(msg)) { /* not a sibling's: nothing was credited for it */
 			if (fd >= 0)
 				close(fd);
@@ -553,7 +561,7 @@ static void fdpass_readable(struct worker *w)
 
 static void fdpass_channel_ready(struct worker *w)
 {
-	share_drain_channel(w);
+	share_take_from_channel(w, 1);
 }
 
 static void fdpass_conn_closed(struct worker *w)
@@ -581,7 +589,7 @@ static void fdpass_leaving(struct worker *w)
 	for (;;) {
 		struct pollfd pfd = { .fd = chan, .events = POLLIN };
 
-		share_drain_channel(w);
+		share_take_from_channel(w, UINT_MAX);
 		inflight = load_inflight(sw->sh->load, w->slot);
 		if (inflight <= 0)
 			break;
