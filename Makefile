@@ -197,7 +197,7 @@ fuzz: build/fuzz_http
 	$(Q)cp -n tests/fuzz/corpus_http/* tests/fuzz/regressions/* build/fuzz-corpus/ 2>/dev/null || true
 	$(Q)build/fuzz_http -max_total_time=$(FUZZ_SECONDS) -max_len=12000 -artifact_prefix=build/fuzz-artifacts/ build/fuzz-corpus
 
-# The wrk studies (cost, payoff, trace_overhead), the burst study and balancing
+# The wrk studies (cost, throughput, payoff, trace_overhead), the burst study and balancing
 # at 2, 4, 8 and 16 workers, into build/bench/<stamp>/, and their tables in
 # build/bench/linux.md; results/ and CANONICAL are left alone. The stamp is the newest run directory (stamps sort by time). cost and
 # trace_overhead repeat rounds until every CPU ratio's 95 % interval is within
@@ -206,7 +206,7 @@ fuzz: build/fuzz_http
 # not converge).
 BENCH_MAX_ROUNDS ?= 40
 bench: all
-	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies balancing,cost,payoff,burst,trace_overhead,census --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --bench-rounds 6 --bench-within 0.01 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
+	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies balancing,cost,throughput,payoff,burst,trace_overhead,census --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --bench-rounds 6 --bench-within 0.01 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
 	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
 	$(PYTHON) -m report.report --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
 	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"

@@ -47,6 +47,11 @@ studies, in the order they run:
                  and the process-mode arm -> cost.jsonl (the anchor arm
                  "nginx" runs the peers' nginx-default configuration in the
                  same block); wrk: %(cost_wrk)s
+  throughput     req/s with the server as the limit: bare, bare-aa,
+                 exclusive-reorder and nginx on keep-alive as cost runs them,
+                 each server's processes held to %(throughput_quota)g of one CPU (a
+                 cgroup), so the client is not what limits the req/s
+                 -> throughput.jsonl
   payoff         wrk keep-alive on GET %(payoff_path)s (CPU-bound) at each
                  connection count (%(payoff_connections)s): bare at 1 worker (the
                  baseline) and every payoff arm at each worker count
@@ -120,14 +125,15 @@ from probes.harness.wrk import WRK, WRK_THREADS
 from probes.peers import peers
 from probes.plan import BENCH_MAX_ROUNDS, BENCH_QUICK_SECONDS, BENCH_ROUNDS, BENCH_SECONDS, RESULTS_DIR, Plan
 from probes.studies import (balancing, burst, census, cost, diagnosis, faults, models, mutex_delay, payoff,
-                            perturbation, placement, profile, reload, respawn, slowview, timeline, trace_overhead)
+                            perturbation, placement, profile, reload, respawn, slowview, throughput, timeline,
+                            trace_overhead)
 from probes.studies import peers as peers_study
 from probes.studies.common import read_sysctl
 
 # The studies, in the order they run (each module's NAME is its study's name).
 STUDY = {m.NAME: m for m in (balancing, perturbation, timeline, placement, models, respawn, mutex_delay, slowview,
-                             faults, cost, payoff, burst, trace_overhead, profile, peers_study, diagnosis, census,
-                             reload)}
+                             faults, cost, throughput, payoff, burst, trace_overhead, profile, peers_study, diagnosis,
+                             census, reload)}
 STUDIES = list(STUDY)
 # What a campaign runs without --studies: every study but those that say
 # NOT_BY_DEFAULT (the peers study: the census diagnoses its servers).
@@ -167,6 +173,7 @@ __doc__ = (__doc__ or "") % {
     "bench_rounds": BENCH_ROUNDS,
     "cost_seconds": "%(keepalive)d s keep-alive and %(close)d s Connection: close" % STUDY["cost"].COST_SECONDS, "cost_rounds": STUDY["cost"].COST_ROUNDS,
     "trace_rounds": STUDY["trace_overhead"].TRACE_ROUNDS,
+    "throughput_quota": STUDY["throughput"].THROUGHPUT_QUOTA,
 }
 
 

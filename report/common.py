@@ -203,6 +203,7 @@ class Meta:
     burst: Optional["BurstParams"] = None   # parameters.burst: how the burst study ran
     arm_facts: Optional["ArmFacts"] = None  # "arms": each arm's facts as the run recorded them
     census: Optional["CensusParams"] = None  # parameters.census: how the census ran
+    throughput: Optional["ThroughputParams"] = None  # parameters.throughput: how the throughput study ran
 
 
 def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
@@ -272,7 +273,7 @@ def parse_meta_obj(obj, run_name: Optional[str]) -> Meta:
                 tuple(shapes), tuple(raw_variants), tools,
                 parse_bench_params(params, "cost", where), parse_bench_params(params, "payoff", where),
                 parse_peers_params(params, where), parse_burst_params(params, where), parse_arm_facts(obj),
-                parse_census_params(params, where))
+                parse_census_params(params, where), parse_throughput_params(params, where))
 
 
 def locate(text: str, key_path: tuple) -> int:
@@ -598,6 +599,32 @@ def parse_burst_params(params: dict, where: tuple) -> Optional[BurstParams]:
                    for arm, how in anchors.items())
     return BurstParams(get_str(obj, "path", at), get_int(obj, "work_us", 0, at), lists[0], lists[1],
                        get_int(obj, "bursts", 1, at), meta_number(obj, "gap_ms", at, 0), parsed)
+
+
+@dataclass(frozen=True)
+class ThroughputParams:
+    """How the throughput study ran (meta.json parameters.throughput)."""
+    path: str
+    connections: int
+    duration_s: float
+    workers: int
+    cpu_quota: float  # the share of one CPU each server was held to
+    quota: str        # how it was held
+
+
+def parse_throughput_params(params: dict, where: tuple) -> Optional[ThroughputParams]:
+    if "throughput" not in params:
+        return None
+    obj = params["throughput"]
+    at = where + ("throughput",)
+    if not isinstance(obj, dict):
+        raise RowError(f'"throughput" must be an object, got {json_kind(obj)}', at)
+    quota = meta_number(obj, "cpu_quota", at, 0)
+    if not 0 < quota <= 64:
+        raise RowError(f'"cpu_quota" must be a share of a CPU above 0, got {quota}', at + ("cpu_quota",))
+    return ThroughputParams(get_str(obj, "path", at), get_int(obj, "connections", 1, at),
+                            meta_number(obj, "duration_s", at, 0), get_int(obj, "workers", 1, at), quota,
+                            get_str(obj, "quota", at))
 
 
 # ---------------------------------------------------------------- meta.json: the arms' facts

@@ -33,7 +33,7 @@ from acceptlab.results_io import decode_utf8, read_bytes, shown, write_atomic
 from report import advice, figures  # (report/advice.py: the diagnosis's advice; figures.py: the SVG figures)
 from report.common import Meta, plural, read_meta
 from report.sections import (balancing, burst, census, cost, diagnosis, faults, latency, models, payoff, peers, perturbation,
-                             placement, profile, reload, respawn, timeline, trace)
+                             placement, profile, reload, respawn, throughput, timeline, trace)
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS = REPO / "results" / "linux"
@@ -59,6 +59,7 @@ STUDIES = (
     latency.SLOWVIEW,
     faults.STUDY,
     cost.STUDY,
+    throughput.STUDY,
     payoff.STUDY,
     burst.STUDY,
     trace.TRACE_OVERHEAD,

@@ -292,6 +292,49 @@ def test_cost_anchor_runs_nginx_beside_our_arms(tmp_path):
     assert len(dirs) == 2 and not _running_in(dirs), "nginx outlived its block"
 
 
+def test_throughput_holds_each_server_to_its_quota(tmp_path):
+    """The throughput study (--quick: 2 rounds) runs bare, bare-aa,
+    exclusive-reorder and nginx alternated as cost does, each server's
+    processes in a cgroup held to THROUGHPUT_QUOTA of one CPU: every run
+    answered, without errors, its ratio to bare at the run's moment; the
+    server's CPU time over the run stays near its quota (a server the group
+    did not hold would use the whole CPU wrk leaves it, about twice the
+    quota); the groups are removed after the block, nginx is stopped, and
+    the report says what the goal against nginx came to."""
+    import shutil
+    import pytest
+    from probes.harness.cpu_quota import hierarchy
+    from probes.studies.throughput import THROUGHPUT_ARMS, THROUGHPUT_QUOTA
+    if os.geteuid() != 0 or hierarchy() is None:
+        pytest.skip("the study needs root and a cgroup cpu controller")
+    if not _nginx() or not shutil.which("wrk"):
+        pytest.skip("nginx and wrk are needed (`make deps`)")
+    res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "throughput", "--quick",
+                          "--results-dir", str(tmp_path), "--no-canonical"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr
+    assert "0 of 1 steps failed or skipped" in res.stdout, res.stdout
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    rows = [json.loads(l) for l in (run / "throughput.jsonl").read_text().splitlines()]
+    assert sorted({r["arm"] for r in rows}) == sorted(THROUGHPUT_ARMS), rows
+    assert {r["round"] for r in rows} == {1, 2} and all(r["mode"] == "keepalive" for r in rows), rows
+    for r in rows:
+        assert r["requests_per_s"] > 0 and sum(r["errors"].values()) == 0, r
+        assert r["cpu_quota"] == THROUGHPUT_QUOTA and r["cgroup"] in ("v1", "v2"), r
+        assert r["server_cpu_share"] < 1.3, "the server used more than its quota: %r" % r
+        assert (r["ratio_to_bare"] is None) == (r["arm"] == "bare"), r
+    kind, root = hierarchy()
+    assert not [d for d in os.listdir(root) if d.startswith("acceptlab-throughput")], "a quota group was left"
+    dirs = _peer_dirs(run / "raw")
+    assert dirs and not _running_in(dirs), "nginx outlived its block"
+    rep = subprocess.run([*module_cmd("report.report"), "--results-dir", str(tmp_path), "--run", run.name,
+                          "--out", str(tmp_path / "linux.md")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert rep.returncode == 0, rep.stderr
+    text = (tmp_path / "linux.md").read_text()
+    assert "## Throughput with the server as the limit" in text
+    assert "bare's req/s at or above nginx's), with the server as the limit: bare / nginx " in text
+
+
 def test_unknown_peer_or_bench_arm_exits_2():
     """--peers and --bench-arms name what they accept: an unknown name is a
     usage error (exit 2) naming the option, before anything is measured;

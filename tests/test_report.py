@@ -81,7 +81,7 @@ def test_golden_output_matches_expected(tmp_path):
     proc = run_report("--results-dir", FIXTURE_RESULTS, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert proc.stdout == f"report: wrote {out} and {tmp_path / 'advice.tsv'} from run {STAMP} (176 rounds)\n"
+    assert proc.stdout == f"report: wrote {out} and {tmp_path / 'advice.tsv'} from run {STAMP} (189 rounds)\n"
     got, want = out.read_bytes(), EXPECTED.read_bytes()
     if got != want:
         diff = difflib.unified_diff(want.decode().splitlines(keepends=True),
@@ -106,7 +106,7 @@ def test_run_option_overrides_canonical(results, tmp_path):
     (results / "CANONICAL").write_text("20990101T000000Z\n")
     proc = run_in(tmp_path, "--run", STAMP)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"report: wrote linux.md and advice.tsv from run {STAMP} (176 rounds)\n"
+    assert proc.stdout == f"report: wrote linux.md and advice.tsv from run {STAMP} (189 rounds)\n"
     assert (tmp_path / "linux.md").read_bytes() == EXPECTED.read_bytes()
 
 
@@ -226,7 +226,7 @@ def test_run_without_any_study(results, tmp_path):
     """A run must hold at least one study's results: with every study file
     gone, exit 1 naming the run and the files expected."""
     for name in ("balancing", "perturbation", "respawn", "mutex_delay", "slowview", "cost", "payoff", "trace",
-                 "timeline", "models", "placement", "trace_overhead", "peers", "reload", "burst"):
+                 "timeline", "models", "placement", "trace_overhead", "peers", "reload", "burst", "throughput"):
         (results / STAMP / (name + ".jsonl")).unlink()
     proc = run_in(tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr

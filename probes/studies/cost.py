@@ -188,12 +188,13 @@ def headers_of(mode):
     return ["Connection: close"] if mode == "close" else []
 
 
-def entrant(plan, raw_dir, arm, workers, mode):
+def entrant(plan, raw_dir, arm, workers, mode, study="cost"):
     """The block's entrant for one cell: our server for the arm (or the
     anchor's peer configuration, its access log off), started once and
     pinned; its life fields (the connections each worker served, requests
-    per epoll_wait return, hand-offs) read once it has stopped."""
-    prefix = os.path.join(raw_dir, "cost-%s-w%d-%s" % (arm, workers, mode))
+    per epoll_wait return, hand-offs) read once it has stopped. Its raw
+    files are named after the study."""
+    prefix = os.path.join(raw_dir, "%s-%s-w%d-%s" % (study, arm, workers, mode))
 
     @contextlib.contextmanager
     def open_():

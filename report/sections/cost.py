@@ -599,7 +599,9 @@ def client_text(runs: list, arm: str) -> str:
     if bound:
         text += (f" At {number(CLIENT_BOUND_SHARE * 100)} % or more ({' and '.join(bound)}) the client, not the "
                  "server, set the req/s: a req/s ratio there shows the two servers tied with the client's limit, "
-                 "not which server is faster; their CPU per request (below) does.")
+                 "not which server is faster; their CPU per request (below) does, and so does the throughput "
+                 "study, which holds each server to a share of one CPU so that the server is the limit "
+                 "([Throughput with the server as the limit](#throughput-with-the-server-as-the-limit)).")
     return text
 
 
