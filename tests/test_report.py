@@ -1122,6 +1122,21 @@ def test_run_without_burst_rows_says_the_study_was_not_run(results, tmp_path):
     assert "## Payoff where arrival matters: bursts of new connections\n\nThe burst study was not run" in text
 
 
+def test_throughput_skipped_without_root_is_said(results, tmp_path):
+    """A run whose throughput step was skipped (not root: no cgroup) has one
+    error row naming bare, its workers and mode: the section renders, says
+    no run was measured and why, and judges no goal."""
+    (results / STAMP / "throughput.jsonl").write_text(json.dumps(
+        {"arm": "bare", "workers": 2, "mode": "keepalive",
+         "error": "skipped: needs root (a cgroup holds each server to its CPU quota)"}) + "\n")
+    proc = run_in(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "linux.md").read_text()
+    section = text.split("## Throughput with the server as the limit", 1)[1].split("\n## ", 1)[0]
+    assert "No run was measured.\n\n- the block: failed: skipped: needs root" in section, section
+    assert "The goal" not in section
+
+
 def test_burst_row_whose_completion_is_under_a_latency(results, tmp_path):
     """A burst row whose completion time is shorter than one of its own
     latencies contradicts itself: exit 1 naming the file and line."""

@@ -106,7 +106,7 @@ def steps(plan, raw_dir):
         return in_own_netns(lambda: block(plan, raw_dir), timeout, "throughput's block")
     yield ("%s at %g CPU, %d arms x %d rounds" % (THROUGHPUT_MODE, THROUGHPUT_QUOTA, len(THROUGHPUT_ARMS),
                                                   cost_rounds(plan, THROUGHPUT_ROUNDS)), step,
-           {"mode": THROUGHPUT_MODE})
+           {"arm": THROUGHPUT_ARMS[0], "workers": THROUGHPUT_WORKERS, "mode": THROUGHPUT_MODE})
 
 
 def finish(path):

@@ -7,9 +7,9 @@ import statistics
 from typing import Optional
 
 from acceptlab.stats import floor_of
-from report.common import Failed, Meta, Study, failed_notes, number, plural, row_reader
+from report.common import Meta, Study, number, plural, row_reader
 from report.sections.cost import anchor_ratios
-from report.sections.wrk import WrkRun, against_one, check_wrk_rows, verdict_text, wrk_row_parser
+from report.sections.wrk import WrkRun, against_one, check_wrk_rows, verdict_text, wrk_failed, wrk_row_parser
 
 GOAL_ARM, ANCHOR, AA = "bare", "nginx", "bare-aa"
 # The server's CPU over its quota at or above this in the median run: the
@@ -33,7 +33,6 @@ def render_throughput(meta: Meta, rows: list) -> list:
     p = meta.throughput
     quota = p.cpu_quota if p else None
     runs = [r for r in rows if isinstance(r, WrkRun)]
-    failed = [r for r in rows if isinstance(r, Failed)]
     out = ["## Throughput with the server as the limit", "",
            (f"What was measured: wrk keep-alive on `{p.path}` ({p.connections} connections, {number(p.duration_s)} s "
             f"runs) against bare, its A/A twin bare-aa, exclusive-reorder and nginx at "
@@ -47,7 +46,7 @@ def render_throughput(meta: Meta, rows: list) -> list:
            "time over the run's wall time and the quota (near 1: the quota was the limit); client busy: wrk's "
            "CPU time over its wall time and CPUs.", ""]
     if not runs:
-        return out + ["No run was measured."] + failed_notes(failed, lambda key: str(key)) + [""]
+        return out + ["No run was measured.", ""] + wrk_failed(rows, lambda key: "the block")
     arms = [a for a in (GOAL_ARM, AA, "exclusive-reorder", ANCHOR) if any(r.arm == a for r in runs)]
     out += ["| arm | req/s, each run in order | req/s over bare | CPU µs per request "
             "(median) | server at its quota (median) | client busy (median) |",
@@ -83,7 +82,7 @@ def render_throughput(meta: Meta, rows: list) -> list:
                  f"{SERVER_BOUND_SHARE * 100:.0f} %: the quota was not the limit, so these req/s are not the "
                  "servers' own either.")
     out += ["**What this shows.** " + text, ""]
-    return out + (failed_notes(failed, lambda key: str(key)) if failed else [])
+    return out + wrk_failed(rows, lambda key: "the block")
 
 
 def render_throughput_absent(meta: Meta) -> list:
