@@ -597,6 +597,27 @@ def test_cost_anchor_goal_follows_the_interval(results, tmp_path, nginx_rps, ver
     assert verdict in got, got
 
 
+def test_cost_anchor_defers_the_goal_when_the_client_was_the_limit(results, tmp_path):
+    """Where wrk kept its CPUs busy 95 % of the time or more on keep-alive
+    (client_cpu_share on the anchor's runs), its req/s is the client's
+    limit: the anchor says bare / nginx but judges no goal there, and names
+    the throughput section, where the server is the limit. The same rows
+    without the share are judged (test above)."""
+    add_anchor(results, [("nginx", "keepalive", n, rps) for n, rps in enumerate((133889.0, 129670.0), 1)])
+    path = results / STAMP / "cost.jsonl"
+    rows = [json.loads(l) for l in path.read_text().splitlines()]
+    for r in rows:
+        if r["mode"] == "keepalive" and r["workers"] == 2 and "error" not in r:
+            r.update({"client_cpu_s": 5.9, "client_cpu_share": 0.99})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert run_in(tmp_path).returncode == 0
+    got = section((tmp_path / "linux.md").read_text(), "### Anchor: nginx")
+    assert "(bare's req/s at or above nginx's): not judged here, where the client was the limit" in got, got
+    assert "[Throughput with the server as the limit](#throughput-with-the-server-as-the-limit)" in got, got
+    assert "Here bare / nginx on keep-alive was 0.905 ± 0.064 over 2 rounds" in got, got
+    assert "against at least 1: missed" not in got, got
+
+
 def test_cost_without_anchor_says_not_measured(tmp_path):
     """The fixture run's cost study ran our arms only: the anchor subsection
     says so instead of a table."""

@@ -557,6 +557,14 @@ def anchor_findings(arm: str, anchor: list, ours: list, floors: Optional[dict] =
             f"at or above {arm}'s): ")
     if not ratios:
         goal += f"not judged: no round measured both {goal_arm} and {arm} on keep-alive at {w} workers."
+    elif client_bound(at_w + ours_w, "keepalive"):
+        # wrk's limit, not the servers': the ratio is said, and the goal
+        # judged where the server is the limit (the throughput study).
+        goal += (f"not judged here, where the client was the limit on keep-alive (below): it is judged with the "
+                 f"server as the limit, in [Throughput with the server as the limit]"
+                 f"(#throughput-with-the-server-as-the-limit). Here {goal_arm} / {arm} on keep-alive was "
+                 + against_one(ratios, f"more req/s than {arm}", f"fewer req/s than {arm}")
+                 + f" (per round {', '.join(f'{x:.2f}' for x in ratios)}).")
     else:
         goal += (f"{goal_arm} / {arm} " + verdict_text(ratios, 1, "at least", floor_at(floors or {}, "keepalive", w))
                  + f" (per round {', '.join(f'{x:.2f}' for x in ratios)}; met only when the whole 95 % interval is "
@@ -577,6 +585,14 @@ def anchor_findings(arm: str, anchor: list, ours: list, floors: Optional[dict] =
 # wrk busy this share of its CPUs or more in a mode's median run: the client,
 # not the server, set that mode's req/s
 CLIENT_BOUND_SHARE = 0.95
+
+
+def client_bound(runs: list, mode: str) -> bool:
+    """wrk kept its CPUs busy CLIENT_BOUND_SHARE or more of the time in the
+    mode's median run (runs recording client_cpu_share): the client set the
+    req/s."""
+    shares = [r.client_share for r in runs if r.setting == mode and r.client_share is not None]
+    return bool(shares) and statistics.median(shares) >= CLIENT_BOUND_SHARE
 
 
 def client_text(runs: list, arm: str) -> str:
