@@ -90,18 +90,14 @@ static __always_inline bool traced_tgid(__u32 tgid)
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
 }
 
-/* The calling thread's cycle and stats, made on first sight; NULL if it is
- * not traced. */
-static __always_inline struct cycle *current_cycle(__u32 *tid_out, struct worker_stats **st)
+/* Thread tid's cycle (of process tgid), made on first sight; NULL if the
+ * process is not traced. A traced thread is found by its cycle alone (one
+ * lookup); the targets map is asked only for a thread seen for the first
+ * time (or a tid another process had). */
+static __always_inline struct cycle *cycle_of(__u32 tid, __u32 tgid)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
-	struct cycle *c;
+	struct cycle *c = bpf_map_lookup_elem(&cycles, &tid);
 
-	/* A traced thread is found by its cycle alone (one lookup, on every
-	 * wait it enters and leaves); the targets map is asked only for a
-	 * thread seen for the first time. */
-	c = bpf_map_lookup_elem(&cycles, &tid);
 	if (!c || c->tgid != tgid) {
 		struct cycle fresh = { .tgid = tgid };
 
@@ -109,17 +105,34 @@ static __always_inline struct cycle *current_cycle(__u32 *tid_out, struct worker
 			return NULL;
 		bpf_map_update_elem(&cycles, &tid, &fresh, BPF_ANY);
 		c = bpf_map_lookup_elem(&cycles, &tid);
-		if (!c)
-			return NULL;
 	}
-	*st = bpf_map_lookup_elem(&stats, &tid);
-	if (!*st) {
+	return c;
+}
+
+/* Thread tid's stats, made on first sight (of process tgid); NULL if the
+ * map is full. */
+static __always_inline struct worker_stats *stats_of(__u32 tid, __u32 tgid)
+{
+	struct worker_stats *st = bpf_map_lookup_elem(&stats, &tid);
+
+	if (!st) {
 		bpf_map_update_elem(&stats, &tid, &zero_stats, BPF_NOEXIST);
-		*st = bpf_map_lookup_elem(&stats, &tid);
-		if (!*st)
-			return NULL;
-		(*st)->tgid = tgid;
+		st = bpf_map_lookup_elem(&stats, &tid);
+		if (st)
+			st->tgid = tgid;
 	}
+	return st;
+}
+
+/* The calling thread's cycle and stats; NULL if it is not traced. */
+static __always_inline struct cycle *current_cycle(__u32 *tid_out, struct worker_stats **st)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct cycle *c = cycle_of(tid, tgid);
+
+	if (!c || !(*st = stats_of(tid, tgid)))
+		return NULL;
 	*tid_out = tid;
 	return c;
 }
@@ -273,25 +286,9 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	 * yet). Only the first wakeup of each wait counts: one woken, finding
 	 * nothing and sleeping again in the same call is woken for the same
 	 * wait. */
-	c = bpf_map_lookup_elem(&cycles, &tid);
-	if (!c) {
-		struct cycle fresh = { .tgid = tgid };
-
-		if (!traced_tgid(tgid))
-			return 0;
-		bpf_map_update_elem(&cycles, &tid, &fresh, BPF_NOEXIST);
-		if (!(c = bpf_map_lookup_elem(&cycles, &tid)))
-			return 0;
-	}
-	if (c->wake_pending || c->tgid != tgid || !waking_in_wait(p, targ_wait_nr))
+	c = cycle_of(tid, tgid);
+	if (!c || c->wake_pending || !waking_in_wait(p, targ_wait_nr) || !(st = stats_of(tid, tgid)))
 		return 0;
-	st = bpf_map_lookup_elem(&stats, &tid);
-	if (!st) {
-		bpf_map_update_elem(&stats, &tid, &zero_stats, BPF_NOEXIST);
-		if (!(st = bpf_map_lookup_elem(&stats, &tid)))
-			return 0;
-		st->tgid = tgid;
-	}
 	c->wake_pending = 1;
 	c->wake_ns = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();

@@ -9,6 +9,7 @@ happens)."""
 import os
 import time
 
+from probes.harness.cpu import process_tree
 from probes.harness.lifecycle import StepFailed
 
 V2_ROOT = "/sys/fs/cgroup"
@@ -28,25 +29,6 @@ def hierarchy():
     if os.path.exists(os.path.join(V1_ROOT, "cpu.cfs_quota_us")):
         return "v1", V1_ROOT
     return None
-
-
-def process_tree(pid):
-    """pid and every process descending from it (/proc's parent links)."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open("/proc/%s/stat" % entry) as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += children.get(p, [])
-    return out
 
 
 class CpuQuota:

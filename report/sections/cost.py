@@ -587,12 +587,18 @@ def anchor_findings(arm: str, anchor: list, ours: list, floors: Optional[dict] =
 CLIENT_BOUND_SHARE = 0.95
 
 
+def client_share(runs: list, mode: str) -> Optional[float]:
+    """The median share of its CPUs wrk kept busy over the mode's runs that
+    record it (client_cpu_share), or None."""
+    shares = [r.client_share for r in runs if r.setting == mode and r.client_share is not None]
+    return statistics.median(shares) if shares else None
+
+
 def client_bound(runs: list, mode: str) -> bool:
     """wrk kept its CPUs busy CLIENT_BOUND_SHARE or more of the time in the
-    mode's median run (runs recording client_cpu_share): the client set the
-    req/s."""
-    shares = [r.client_share for r in runs if r.setting == mode and r.client_share is not None]
-    return bool(shares) and statistics.median(shares) >= CLIENT_BOUND_SHARE
+    mode's median run: the client set the req/s."""
+    share = client_share(runs, mode)
+    return share is not None and share >= CLIENT_BOUND_SHARE
 
 
 def client_text(runs: list, arm: str) -> str:
@@ -601,11 +607,8 @@ def client_text(runs: list, arm: str) -> str:
     the anchor and ours; at CLIENT_BOUND_SHARE or more, req/s is the
     client's limit, so a req/s ratio there cannot tell the servers apart
     and CPU per request is the comparison. "" for runs without it."""
-    parts = []
-    for mode, title in COST_MODES:
-        shares = [r.client_share for r in runs if r.setting == mode and r.client_share is not None]
-        if shares:
-            parts.append((title, statistics.median(shares)))
+    parts = [(title, client_share(runs, mode)) for mode, title in COST_MODES
+             if client_share(runs, mode) is not None]
     if not parts:
         return ""
     said = "; ".join(f"{title}, {share * 100:.0f} %" for title, share in parts)
