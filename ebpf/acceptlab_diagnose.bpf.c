@@ -2,8 +2,8 @@
 /* acceptlab_diagnose.bpf.c: the kernel side of bin/acceptlab-diagnose's
  * attribution. For one port (targ_port, in the network namespace
  * targ_netns), the kernel says which thread accepted each connection and
- * which thread first read its bytes, and who registers the port's listeners
- * in an epoll (registration churn: an accept mutex, nginx's re-add).
+ * which thread first read its bytes, and how often each waiting thread is
+ * woken for nothing.
  *
  *  - on_set_state (tp_btf/inet_sock_set_state): a connection to the port
  *    becomes ESTABLISHED (from SYN_RECV): it is followed from here; it
@@ -19,8 +19,6 @@
  *    (MSG_PEEK aside) names its server, any process (the server may be
  *    another process than the acceptor: fd passing, Node's cluster); the
  *    connection moves to the server's held count.
- *  - enter_epoll_ctl: a traced process adds, deletes or modifies a socket
- *    listening on the port in an epoll.
  *  - on_waking (tp_btf/sched_waking): a traced thread is woken while it
  *    sleeps (not stopped) in a wait, which the syscall it sleeps in says (its saved
  *    registers, bpf_task_pt_regs; the numbers are the loader's,
@@ -29,6 +27,11 @@
  *    The wait's own enter and exit are not traced: every syscall
  *    tracepoint a program attaches to is paid by each of the server's
  *    calls of it, and a server waits once or more per request.
+ *  - Not traced either: epoll_ctl, whose tracepoint every process on the
+ *    machine would pay at every call (many event loops, and clients such
+ *    as wrk, make one or two per request). Who registers the listeners,
+ *    and the churn of an accept mutex, the loader reads from /proc
+ *    (detect.c) while it watches.
  *  - on_fork (tp_btf/sched_process_fork): a traced process forks (a
  *    supervisor respawning a worker): its child is traced too.
  *
@@ -45,9 +48,6 @@
 #include "waits.bpf.h"
 
 #define MSG_PEEK 2
-#define EPOLL_CTL_ADD 1
-#define EPOLL_CTL_DEL 2
-#define EPOLL_CTL_MOD 3
 #define EAGAIN 11
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -283,41 +283,6 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 	}
 	if (!c->gone)
 		own(c, tid, tgid);
-	return 0;
-}
-
-/* ---- registrations ---- */
-
-SEC("tracepoint/syscalls/sys_enter_epoll_ctl")
-int enter_epoll_ctl(struct trace_event_raw_sys_enter *ctx)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
-	long op = ctx->args[1], fd = ctx->args[2];
-	struct epoll_event *uev = (struct epoll_event *)ctx->args[3];
-	struct diag_thread *t;
-	struct sock *sk;
-	__u32 events = 0;
-
-	/* Registrations only: EPOLL_CTL_MOD is many servers' per-request call
-	 * on their connections (and cannot set EPOLLEXCLUSIVE), so it returns
-	 * here, before a lookup or a walk of the file table. */
-	if (op != EPOLL_CTL_ADD && op != EPOLL_CTL_DEL)
-		return 0;
-	if (!bpf_map_lookup_elem(&targets, &tgid))
-		return 0;
-	sk = (struct sock *)sock_of_fd(fd);
-	if (!ours(sk) || BPF_CORE_READ(sk, __sk_common.skc_state) != SOCK_TCP_LISTEN)
-		return 0;
-	if (!(t = thread_of(tid, tgid)))
-		return 0;
-	if (op == EPOLL_CTL_ADD)
-		__sync_fetch_and_add(&t->ctl_add, 1);
-	else
-		__sync_fetch_and_add(&t->ctl_del, 1);
-	if (op == EPOLL_CTL_ADD && uev &&
-	    bpf_probe_read_user(&events, sizeof(events), &uev->events) == 0)
-		__sync_fetch_and_or(&t->ctl_events, events);
 	return 0;
 }
 

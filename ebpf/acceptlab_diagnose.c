@@ -49,6 +49,7 @@
 
 #define DEFAULT_DURATION_S 10.0
 #define SAMPLE_MS 200         /* held counts sampled this often */
+#define REG_SAMPLE_MS 50      /* the holders' epolls read again this often (registration churn) */
 #define PROGRESS_S 3.0        /* a progress line on stderr this often */
 #define ALIVE_CHECK_S 0.5     /* is the server still there? */
 #define ROUND_GAP_MS "200"  /* --rounds: the probe's pause between rounds, while a round's counts are marked */
@@ -470,6 +471,79 @@ static void read_totals(const struct tracing *tr, struct diag_totals *t)
 	bpf_map__lookup_elem(tr->diag->maps.totals, &zero, sizeof(zero), t, sizeof(*t), 0);
 }
 
+/* A row for thread tid of process pid, named (its comm, or its process's
+ * when it is gone: a thread per connection) and with what detection saw
+ * it wait in; NULL when the rows are full. */
+static struct diag_row *new_row(struct diagnosis *g, const struct detection *d, int pid, int tid)
+{
+	struct diag_row *r = diagnosis_row(g, pid, tid);
+	char path[96];
+	FILE *f;
+
+	if (!r || r->comm[0])
+		return r;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	if (!(f = fopen(path, "r"))) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		f = fopen(path, "r");
+	}
+	if (f) {
+		if (fgets(r->comm, sizeof(r->comm), f))
+			r->comm[strcspn(r->comm, "\n")] = '\0';
+		fclose(f);
+	}
+	diagnosis_row_wait(r, d);
+	return r;
+}
+
+/* ---- registrations, from /proc ---- */
+
+/* Whether each of the holders' epolls (d->ep) registered a listener at the
+ * last look: 1, 0, or -1 not looked at yet. */
+static signed char reg_present[DETECT_MAX_EPOLLS];
+
+/* The row a change in process pid's epoll epfd is credited to: the thread
+ * detection saw waiting in it, else the process's main thread. */
+static struct diag_row *epoll_owner(struct diagnosis *g, const struct detection *d, int pid, int epfd)
+{
+	for (int i = 0; i < d->nt; i++)
+		if (d->t[i].pid == pid && d->t[i].fd == epfd &&
+		    (d->t[i].wait == WAIT_EPOLL || d->t[i].wait == WAIT_EPOLL_WITHOUT))
+			return new_row(g, d, pid, d->t[i].tid);
+	return new_row(g, d, pid, pid);
+}
+
+/* Registration churn, sampled: each of the holders' epolls is read again
+ * (/proc/PID/fdinfo), and a listener that appeared in it since the last look
+ * counts as an add (with its events mask), one that left as a delete. A
+ * change undone between two looks is not seen, so the counts are lower
+ * bounds; an accept mutex under load, which moves the listener from epoll
+ * to epoll at its turns, shows at once. */
+static void sample_registrations(const struct detection *d, struct diagnosis *g)
+{
+	for (int i = 0; i < d->nep; i++) {
+		unsigned events;
+		int now = detect_epoll_listeners(d, d->ep[i].pid, d->ep[i].epfd, &events);
+		struct diag_row *r;
+
+		if (now < 0)
+			continue; /* gone: its process exited, or closed it */
+		if (reg_present[i] < 0 || now == reg_present[i]) {
+			reg_present[i] = (signed char)now;
+			continue;
+		}
+		reg_present[i] = (signed char)now;
+		if (!(r = epoll_owner(g, d, d->ep[i].pid, d->ep[i].epfd)))
+			continue;
+		if (now) {
+			r->ctl_add++;
+			r->ctl_events |= events;
+		} else {
+			r->ctl_del++;
+		}
+	}
+}
+
 /* One look at every traced thread: its counts into its row (a thread that
  * accepted, served or registered a listener is a worker), and its held
  * count into the row's samples (and its process's pool's) when sample is
@@ -490,25 +564,8 @@ static void read_threads(const struct tracing *tr, const struct detection *d, st
 		if (bpf_map_lookup_elem(fd, &key, &t) < 0)
 			continue;
 		r = diagnosis_find(g, (int)key);
-		if (!r && (t.accepted || t.served || t.ctl_add || t.ctl_del || t.held > 0)) {
-			char path[96];
-			FILE *f;
-
-			if (!(r = diagnosis_row(g, (int)t.tgid, (int)key)))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", t.tgid, key);
-			if (!(f = fopen(path, "r"))) {
-				/* Gone already (a thread per connection): its process's name. */
-				snprintf(path, sizeof(path), "/proc/%u/comm", t.tgid);
-				f = fopen(path, "r");
-			}
-			if (f) {
-				if (fgets(r->comm, sizeof(r->comm), f))
-					r->comm[strcspn(r->comm, "\n")] = '\0';
-				fclose(f);
-			}
-			diagnosis_row_wait(r, d);
-		}
+		if (!r && (t.accepted || t.served || t.held > 0))
+			r = new_row(g, d, (int)t.tgid, (int)key);
 		if (!r)
 			continue;
 		r->accepted = t.accepted;
@@ -516,9 +573,6 @@ static void read_threads(const struct tracing *tr, const struct detection *d, st
 		r->handed_off = t.handed_off;
 		r->received = t.received;
 		r->received_cross = t.received_cross;
-		r->ctl_add = t.ctl_add;
-		r->ctl_del = t.ctl_del;
-		r->ctl_events = t.ctl_events;
 		/* A cycle still open (its last wakeup, to now) counts as wasted
 		 * if it is so far; only the final read's count is printed. */
 		r->wakeups = t.wakeups;
@@ -578,8 +632,10 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 {
 	double start = now_s(), next_sample = start, next_alive = start + ALIVE_CHECK_S;
 	double next_progress = start + PROGRESS_S, deadline = env.load ? 0 : start + env.duration_s;
-	double settle_until = 0;
+	double settle_until = 0, next_reg = start;
 	struct diag_totals last = { 0 }, t;
+
+	memset(reg_present, -1, sizeof(reg_present));
 
 	for (;;) {
 		double now = now_s();
@@ -592,6 +648,10 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 		if (now >= next_sample) {
 			read_threads(tr, d, g, 1);
 			next_sample = now + SAMPLE_MS / 1000.0;
+		}
+		if (now >= next_reg) {
+			sample_registrations(d, g);
+			next_reg = now + REG_SAMPLE_MS / 1000.0;
 		}
 		if (now >= next_alive) {
 			next_alive = now + ALIVE_CHECK_S;
@@ -634,6 +694,7 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 			usleep(50000);
 		}
 	}
+	sample_registrations(d, g);
 	g->duration_s = now_s() - start;
 }
 
@@ -691,6 +752,7 @@ int main(int argc, char **argv)
 		trace_stop(&tr);
 	} else {
 		g.traced = 1;
+		g.churn_every_ms = REG_SAMPLE_MS;
 		if (no_recv)
 			snprintf(cannot, sizeof(cannot), "this kernel has no sock_recv_length tracepoint (Linux 6.3): "
 				 "who first read each connection cannot be traced, so the split is of accepts");

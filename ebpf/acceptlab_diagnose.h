@@ -10,7 +10,7 @@
 /* Per thread (keyed by tid): what it did with the port's connections. */
 struct diag_thread {
 	__u32 tgid;
-	__u32 ctl_events;    /* OR of the events masks it registered a listener with (ADD) */
+	__u32 pad0;
 	__u64 accepted;      /* accept/accept4 returned a connection to the port */
 	__u64 served;        /* connections whose bytes it read first */
 	__s64 held;          /* connections it owns (its served, else its accepted) still ESTABLISHED */
@@ -18,8 +18,6 @@ struct diag_thread {
 	__u64 handed_off;    /* connections it accepted that another thread read first */
 	__u64 received;      /* connections it read first that another thread accepted */
 	__u64 received_cross; /* of those, accepted in another process */
-	__u64 ctl_add;       /* epoll_ctl(EPOLL_CTL_ADD) of a listener on the port */
-	__u64 ctl_del;       /* epoll_ctl(EPOLL_CTL_DEL) of one */
 	__u64 wakeups;       /* woken while asleep in a wait: epoll_wait/epoll_pwait(2), poll/ppoll, select/pselect6, accept/accept4 */
 	__u64 wasted;        /* wakeups after which it got EAGAIN from accept and won none before its next wakeup
 			      * (a cycle still open when the trace ends is the loader's to close: cycle_wasted) */

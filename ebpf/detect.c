@@ -273,11 +273,12 @@ static int listener_by_inode(const struct detection *d, unsigned long inode)
 
 /* ---- epoll registrations: /proc/PID/fdinfo ---- */
 
-/* The registrations of d's listeners in epoll epfd of process pid. Returns
- * -1 when its fdinfo cannot be read. */
-static int read_epoll(struct detection *d, int pid, int epfd)
+/* The registrations of d's listeners in epoll epfd of process pid, into
+ * out[0..max). Returns how many, or -1 when its fdinfo cannot be read. */
+static int read_epoll(const struct detection *d, int pid, int epfd, struct detect_reg *out, int max)
 {
 	char path[64], line[512];
+	int n = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, epfd);
@@ -294,17 +295,17 @@ static int read_epoll(struct detection *d, int pid, int epfd)
 		if (sscanf(line, "tfd: %d events: %x data: %llx pos:%lld ino:%lx", &tfd, &events, &data, &pos,
 			   &ino) != 5)
 			continue;
-		if ((l = listener_by_inode(d, ino)) < 0 || d->nreg == DETECT_MAX_REGS)
+		if ((l = listener_by_inode(d, ino)) < 0 || n == max)
 			continue;
-		d->reg[d->nreg++] = (struct detect_reg){ pid, epfd, l, events };
+		out[n++] = (struct detect_reg){ pid, epfd, l, events };
 	}
 	fclose(f);
-	return 0;
+	return n;
 }
 
 void detect_registrations(struct detection *d)
 {
-	d->nreg = 0;
+	d->nreg = d->nep = 0;
 	for (int i = 0; i < d->nh; i++) {
 		char path[64];
 		struct dirent *fe;
@@ -318,6 +319,7 @@ void detect_registrations(struct detection *d)
 		while ((fe = readdir(fd_dir))) {
 			char link[300], target[64];
 			ssize_t len;
+			int epfd, n;
 
 			if (!targets_is_digits(fe->d_name))
 				continue;
@@ -326,12 +328,30 @@ void detect_registrations(struct detection *d)
 			if (len <= 0)
 				continue;
 			target[len] = '\0';
-			if (strcmp(target, "anon_inode:[eventpoll]") == 0 &&
-			    read_epoll(d, d->h[i].pid, atoi(fe->d_name)) < 0)
+			if (strcmp(target, "anon_inode:[eventpoll]") != 0)
+				continue;
+			epfd = atoi(fe->d_name);
+			if ((n = read_epoll(d, d->h[i].pid, epfd, &d->reg[d->nreg], DETECT_MAX_REGS - d->nreg)) < 0) {
 				d->h[i].fdinfo_unreadable = 1;
+				continue;
+			}
+			d->nreg += n;
+			if (d->nep < DETECT_MAX_EPOLLS)
+				d->ep[d->nep++] = (struct detect_epoll){ d->h[i].pid, epfd };
 		}
 		closedir(fd_dir);
 	}
+}
+
+int detect_epoll_listeners(const struct detection *d, int pid, int epfd, unsigned *events)
+{
+	struct detect_reg regs[16];
+	int n = read_epoll(d, pid, epfd, regs, 16);
+
+	*events = 0;
+	for (int i = 0; i < n; i++)
+		*events |= regs[i].events;
+	return n < 0 ? -1 : n > 0;
 }
 
 /* The registration of any listener in process pid's epoll epfd, or NULL. */

@@ -15,6 +15,7 @@
 #define DETECT_MAX_HOLDERS 1024
 #define DETECT_MAX_FDS 4096      /* (process, descriptor) pairs holding a listener */
 #define DETECT_MAX_REGS 4096     /* listener registrations in epolls */
+#define DETECT_MAX_EPOLLS 1024   /* the holders' epolls */
 #define DETECT_MAX_THREADS 8192  /* threads of the holders */
 #define DETECT_ERR_LEN 256
 
@@ -62,6 +63,12 @@ struct detect_reg {
 	unsigned events;            /* the registration's events mask */
 };
 
+/* Process pid has an epoll as descriptor epfd (a listener in it or not). */
+struct detect_epoll {
+	int pid;
+	int epfd;
+};
+
 /* What a holder's thread was seen waiting in, strongest evidence first
  * when sampled more than once. */
 enum detect_wait {
@@ -93,6 +100,8 @@ struct detection {
 	int nfds;
 	struct detect_reg reg[DETECT_MAX_REGS];
 	int nreg;
+	struct detect_epoll ep[DETECT_MAX_EPOLLS];
+	int nep;
 	struct detect_thread t[DETECT_MAX_THREADS];
 	int nt;
 	int only_pids;              /* holders were restricted (--pid) */
@@ -113,8 +122,14 @@ int detect_process_tree(int pid, int *out, int max);
  * 0, or -1 with err set. */
 int detect_holders(struct detection *d, const int *pids, int npids, char *err, size_t errlen);
 
-/* Each holder's epolls that register a listener, into d->reg. */
+/* Each holder's epolls, into d->ep, and their registrations of a
+ * listener, into d->reg. */
 void detect_registrations(struct detection *d);
+
+/* Whether process pid's epoll epfd registers one of d's listeners now: 1
+ * (*events: the registrations' masks, OR'ed), 0, or -1 when its fdinfo
+ * cannot be read (the epoll or its process is gone). */
+int detect_epoll_listeners(const struct detection *d, int pid, int epfd, unsigned *events);
 
 /* The holders' threads and what each waits in, sampled `samples` times
  * gap_ms apart (the strongest evidence kept), into d->t. */

@@ -158,7 +158,8 @@ void diag_print_json(const struct diagnosis *g, const char *cannot, const struct
 	printf(",\"handoff\":%s", g->handoff < 0 ? "null" : tf(g->handoff));
 	printf(",\"churn\":");
 	if (g->traced)
-		printf("{\"add\":%llu,\"del\":%llu,\"threads\":%d}", g->churn_add, g->churn_del, g->churn_threads);
+		printf("{\"add\":%llu,\"del\":%llu,\"threads\":%d,\"every_ms\":%d}", g->churn_add, g->churn_del,
+		       g->churn_threads, g->churn_every_ms);
 	else
 		printf("null");
 	printf(",\"closest_variant\":");

@@ -29,9 +29,9 @@ struct diag_row {
 	int threads;                    /* a process's pool collapsed into this row (tid 0): how many threads */
 	unsigned long long wakeups;     /* woken while waiting (epoll_wait, accept), the tracer's count */
 	unsigned long long wasted;      /* woken, lost the accept, waited again (the tracer's) */
-	unsigned long long ctl_add;     /* epoll_ctl ADD of a listener */
-	unsigned long long ctl_del;     /* epoll_ctl DEL of a listener */
-	unsigned ctl_events;            /* events masks it registered a listener with, OR'ed */
+	unsigned long long ctl_add;     /* a listener seen to appear in its epoll (the loader's /proc reads) */
+	unsigned long long ctl_del;     /* one seen to leave it */
+	unsigned ctl_events;            /* the events masks of those it was seen to gain, OR'ed */
 	long long held_max;             /* the most connections it held at once (the kernel's peak; a
 					 * pool's: the most seen in a sample) */
 	double held_sum;                /* summed over samples, for the mean */
@@ -62,6 +62,7 @@ struct diagnosis {
 	int handoff;                    /* 1, 0, or -1 not known (not traced) */
 	unsigned long long churn_add, churn_del;
 	int churn_threads;
+	int churn_every_ms;             /* how often the loader read the epolls' registrations again */
 	int shared_epoll;               /* threads of one process wait on one epoll holding the listener */
 	int mutex_hint;                 /* the listener is in some waiters' epolls, not others' */
 	int handoff_balancing;          /* a hand-off to another process, or to a peer waiting on the port */

@@ -252,7 +252,6 @@ def test_active_names_the_mechanism_and_attributes_every_connection(start_server
 
 
 @root_only
-@root_only
 @pytest.mark.parametrize("spec,shape", [("lt", "burst"), ("fdpass", "keepalive")])
 def test_rounds_split_each_probe_round(start_server, diagnose, spec, shape):
     """--rounds 3: each round's split is the kernel's count of that round's
@@ -357,6 +356,49 @@ def test_wakeups_against_the_tracers(start_server, diagnose, mode, workers):
         assert mine == traced, (mine, traced)
     assert all(traced[tid] <= n for tid, n in mine.items()) and all(traced.values()), (mine, traced)
     assert all(w["wasted"] <= w["wakeups"] for w in diag["workers"]), diag["workers"]
+
+
+# The syscall tracepoints the diagnosis may attach: the accept exits, paid
+# once per connection by the accepting server. Any other syscall's tracepoint
+# is paid by every process on the machine at every call of it (epoll_ctl's by
+# every event loop and client that re-arms per request), so the watch reads
+# registrations from /proc instead.
+SYSCALL_TRACEPOINTS_ALLOWED = {"sys_exit_accept", "sys_exit_accept4"}
+
+
+@root_only
+@pytest.mark.parametrize("spec,churns", [("mutex --accept-mutex-strict", True), ("bare", False)])
+def test_registration_churn_is_read_from_proc(start_server, diagnose, spec, churns):
+    """The strict accept mutex moves the listener from one worker's epoll to
+    the other's at every accept; the diagnosis reads each holder's epolls
+    again every 50 ms (/proc/PID/fdinfo), so over a ramp of 60 connections
+    10 ms apart (about 0.6 s) it sees the listener added to and deleted from
+    them (lower bounds: a change undone between two looks is missed), and
+    calls it a mutex by that churn. bare registers once and never again: no
+    churn. Meanwhile the only syscall tracepoints it holds are the accept
+    exits (bpftool's list of its attachments)."""
+    s = start_case(start_server, spec, 2)
+    d = diagnose("--port", str(s.port), "--load", "ramp", "--connections", "60", "--request", "/pid",
+                 env=dict(ADVICE_ENV, ACCEPTLAB_TEST_PROBE_WORKER_FROM="body"))
+    d.wait_for("attached")
+    attached = json.loads(subprocess.run(["bpftool", "-j", "perf", "show"], capture_output=True, text=True,
+                                         check=True).stdout or "[]")
+    tracepoints = {a["tracepoint"] for a in attached if a.get("pid") == d.proc.pid}
+    rc, lines, err = d.finish()
+    assert rc == 0, err
+    assert tracepoints, "bpftool listed none of the diagnosis's attachments: %r" % attached
+    syscalls = {t for t in tracepoints if t.startswith("sys_")}
+    assert syscalls <= SYSCALL_TRACEPOINTS_ALLOWED, syscalls - SYSCALL_TRACEPOINTS_ALLOWED
+    diag = diagnosis_of(lines)
+    churn = diag["churn"]
+    assert churn["every_ms"] == 50, churn
+    per_worker = {w["pid"]: (w["ctl_add"], w["ctl_del"]) for w in diag["workers"]}
+    if churns:
+        assert churn["add"] >= 2 and churn["del"] >= 2, (churn, per_worker)
+        assert sum(a + d_ for a, d_ in per_worker.values()) == churn["add"] + churn["del"], per_worker
+        assert diag["closest_variant"] == "mutex", diag["closest_variant"]
+    else:
+        assert churn["add"] == churn["del"] == 0 and churn["threads"] == 0, (churn, per_worker)
 
 
 @root_only
