@@ -545,7 +545,8 @@ static void sample_registrations(const struct detection *d, struct diagnosis *g)
 }
 
 /* One look at every traced thread: its counts into its row (a thread that
- * accepted, served or registered a listener is a worker), and its held
+ * accepted, served or holds a connection is a worker; one seen registering
+ * a listener is made one by sample_registrations), and its held
  * count into the row's samples (and its process's pool's) when sample is
  * set. */
 static void read_threads(const struct tracing *tr, const struct detection *d, struct diagnosis *g, int sample)
