@@ -49,7 +49,8 @@
 
 #define DEFAULT_DURATION_S 10.0
 #define SAMPLE_MS 200         /* held counts sampled this often */
-#define REG_SAMPLE_MS 50      /* the holders' epolls read again this often (registration churn) */
+#define REG_SAMPLE_MS 50      /* the holders' epolls read again this often (registration churn), */
+#define REG_READ_SPACING 100  /* or, for a large one, 100 times as long as its last read took */
 #define PROGRESS_S 3.0        /* a progress line on stderr this often */
 #define ALIVE_CHECK_S 0.5     /* is the server still there? */
 #define ROUND_GAP_MS "200"  /* --rounds: the probe's pause between rounds, while a round's counts are marked */
@@ -499,8 +500,9 @@ static struct diag_row *new_row(struct diagnosis *g, const struct detection *d, 
 /* ---- registrations, from /proc ---- */
 
 /* Whether each of the holders' epolls (d->ep) registered a listener at the
- * last look: 1, 0, or -1 not looked at yet. */
+ * last look: 1, 0, or -1 not looked at yet; and when it is next due. */
 static signed char reg_present[DETECT_MAX_EPOLLS];
+static double reg_due[DETECT_MAX_EPOLLS];
 
 /* The row a change in process pid's epoll epfd is credited to: the thread
  * detection saw waiting in it, else the process's main thread. */
@@ -518,14 +520,29 @@ static struct diag_row *epoll_owner(struct diagnosis *g, const struct detection 
  * counts as an add (with its events mask), one that left as a delete. A
  * change undone between two looks is not seen, so the counts are lower
  * bounds; an accept mutex under load, which moves the listener from epoll
- * to epoll at its turns, shows at once. */
-static void sample_registrations(const struct detection *d, struct diagnosis *g)
+ * to epoll at its turns, shows at once. The kernel writes an epoll's
+ * fdinfo holding the epoll's lock, which the server's epoll_ctl on it
+ * waits for, and in time that grows with its registrations (thousands of
+ * connections: milliseconds): each epoll is read every REG_SAMPLE_MS, or
+ * REG_READ_SPACING times its last read's length if that is longer, so the
+ * reads hold it at most 1/REG_READ_SPACING of the time. all: every epoll,
+ * due or not (the last look). */
+static void sample_registrations(const struct detection *d, struct diagnosis *g, int all)
 {
 	for (int i = 0; i < d->nep; i++) {
 		unsigned events;
-		int now = detect_epoll_listeners(d, d->ep[i].pid, d->ep[i].epfd, &events);
+		double start = now_s(), took;
+		int now;
 		struct diag_row *r;
 
+		if (!all && start < reg_due[i])
+			continue;
+		now = detect_epoll_listeners(d, d->ep[i].pid, d->ep[i].epfd, &events);
+		took = now_s() - start;
+		if (!g->epolls[i].reads++ || took * 1e6 < g->epolls[i].shortest_us)
+			g->epolls[i].shortest_us = took * 1e6;
+		reg_due[i] = start + (took * REG_READ_SPACING > REG_SAMPLE_MS / 1000.0 ? took * REG_READ_SPACING
+										: REG_SAMPLE_MS / 1000.0);
 		if (now < 0)
 			continue; /* gone: its process exited, or closed it */
 		if (reg_present[i] < 0 || now == reg_present[i]) {
@@ -633,10 +650,16 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 {
 	double start = now_s(), next_sample = start, next_alive = start + ALIVE_CHECK_S;
 	double next_progress = start + PROGRESS_S, deadline = env.load ? 0 : start + env.duration_s;
-	double settle_until = 0, next_reg = start;
+	double settle_until = 0;
 	struct diag_totals last = { 0 }, t;
 
 	memset(reg_present, -1, sizeof(reg_present));
+	memset(reg_due, 0, sizeof(reg_due));
+	for (int i = 0; i < d->nep; i++) {
+		g->epolls[i].pid = d->ep[i].pid;
+		g->epolls[i].fd = d->ep[i].epfd;
+	}
+	g->nepolls = d->nep;
 
 	for (;;) {
 		double now = now_s();
@@ -650,10 +673,7 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 			read_threads(tr, d, g, 1);
 			next_sample = now + SAMPLE_MS / 1000.0;
 		}
-		if (now >= next_reg) {
-			sample_registrations(d, g);
-			next_reg = now + REG_SAMPLE_MS / 1000.0;
-		}
+		sample_registrations(d, g, 0);
 		if (now >= next_alive) {
 			next_alive = now + ALIVE_CHECK_S;
 			if (!detect_holders_alive(d) || !detect_listening(d)) {
@@ -695,7 +715,7 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 			usleep(50000);
 		}
 	}
-	sample_registrations(d, g);
+	sample_registrations(d, g, 1);
 	g->duration_s = now_s() - start;
 }
 
@@ -754,6 +774,7 @@ int main(int argc, char **argv)
 	} else {
 		g.traced = 1;
 		g.churn_every_ms = REG_SAMPLE_MS;
+		g.churn_spacing = REG_READ_SPACING;
 		if (no_recv)
 			snprintf(cannot, sizeof(cannot), "this kernel has no sock_recv_length tracepoint (Linux 6.3): "
 				 "who first read each connection cannot be traced, so the split is of accepts");

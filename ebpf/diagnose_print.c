@@ -157,11 +157,16 @@ void diag_print_json(const struct diagnosis *g, const char *cannot, const struct
 	json_string(stdout, g->sel.how);
 	printf(",\"handoff\":%s", g->handoff < 0 ? "null" : tf(g->handoff));
 	printf(",\"churn\":");
-	if (g->traced)
-		printf("{\"add\":%llu,\"del\":%llu,\"threads\":%d,\"every_ms\":%d}", g->churn_add, g->churn_del,
-		       g->churn_threads, g->churn_every_ms);
-	else
+	if (g->traced) {
+		printf("{\"add\":%llu,\"del\":%llu,\"threads\":%d,\"every_ms\":%d,\"spacing\":%d,\"epolls\":[",
+		       g->churn_add, g->churn_del, g->churn_threads, g->churn_every_ms, g->churn_spacing);
+		for (int i = 0; i < g->nepolls; i++)
+			printf("%s{\"pid\":%d,\"fd\":%d,\"reads\":%u,\"shortest_read_us\":%.0f}", i ? "," : "",
+			       g->epolls[i].pid, g->epolls[i].fd, g->epolls[i].reads, g->epolls[i].shortest_us);
+		printf("]}");
+	} else {
 		printf("null");
+	}
 	printf(",\"closest_variant\":");
 	json_string(stdout, g->closest_variant);
 	printf(",\"workers\":[");

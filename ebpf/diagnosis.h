@@ -62,7 +62,11 @@ struct diagnosis {
 	int handoff;                    /* 1, 0, or -1 not known (not traced) */
 	unsigned long long churn_add, churn_del;
 	int churn_threads;
-	int churn_every_ms;             /* how often the loader read the epolls' registrations again */
+	int churn_every_ms;             /* how often the loader read the epolls' registrations again, */
+	int churn_spacing;              /* or this many times as long as its last read took, if longer */
+	/* Each of the holders' epolls the loader read: how often, and its shortest read. */
+	struct { int pid, fd; unsigned reads; double shortest_us; } epolls[DETECT_MAX_EPOLLS];
+	int nepolls;
 	int shared_epoll;               /* threads of one process wait on one epoll holding the listener */
 	int mutex_hint;                 /* the listener is in some waiters' epolls, not others' */
 	int handoff_balancing;          /* a hand-off to another process, or to a peer waiting on the port */

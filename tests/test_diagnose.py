@@ -401,6 +401,45 @@ def test_registration_churn_is_read_from_proc(start_server, diagnose, spec, chur
         assert churn["add"] == churn["del"] == 0 and churn["threads"] == 0, (churn, per_worker)
 
 
+# Enough idle connections that the kernel takes milliseconds to write the
+# worker's epoll's fdinfo (about 5 ms here), so its reads must be spaced.
+LARGE_EPOLL_CONNECTIONS = 4000
+
+
+@root_only
+def test_a_large_epoll_is_read_less_often(start_server, diagnose):
+    """The kernel writes an epoll's fdinfo holding the epoll's lock, which
+    the server's own epoll_ctl on it waits for, in time that grows with its
+    registrations. With 4000 idle connections in one worker's epoll, each
+    read takes milliseconds, and the diagnosis must space its reads of that
+    epoll to `spacing` times the last read's length (so they hold the lock
+    at most 1/spacing of the time): over a 2 s watch, at most 1 + 2 s over
+    spacing x its shortest read, where every 50 ms would be about 40. The
+    case proves its window: the shortest read must be long enough that the
+    spacing exceeds every_ms."""
+    s = start_server("bare", workers=1)
+    socks = []
+    try:
+        for _ in range(LARGE_EPOLL_CONNECTIONS):
+            socks.append(socket.create_connection(("127.0.0.1", s.port), timeout=5))
+        socks[-1].sendall(b"GET /pid HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert socks[-1].recv(4096).startswith(b"HTTP/1.1 200"), "the last connection was not served"
+        d = diagnose("--port", str(s.port), "--duration", "2")
+        rc, lines, err = d.finish()
+    finally:
+        for c in socks:
+            c.close()
+    assert rc == 0, err
+    churn = diagnosis_of(lines)["churn"]
+    mine = [e for e in churn["epolls"] if e["pid"] == s.pids[0]]
+    assert len(mine) == 1, churn
+    e = mine[0]
+    spaced_s = churn["spacing"] * e["shortest_read_us"] / 1e6
+    assert spaced_s > churn["every_ms"] / 1000, \
+        "reads of %d us are too short to need spacing: the case was not tested (%r)" % (e["shortest_read_us"], e)
+    assert 1 <= e["reads"] <= 1 + 2.0 / spaced_s + 1, (e, spaced_s)
+
+
 @root_only
 def test_a_connection_closed_unread_leaves_its_acceptor_in_the_split(start_server, diagnose):
     """A client that connects and closes without a byte (a health check):
