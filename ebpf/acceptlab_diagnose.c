@@ -499,11 +499,6 @@ static struct diag_row *new_row(struct diagnosis *g, const struct detection *d, 
 
 /* ---- registrations, from /proc ---- */
 
-/* Whether each of the holders' epolls (d->ep) registered a listener at the
- * last look: 1, 0, or -1 not looked at yet; and when it is next due. */
-static signed char reg_present[DETECT_MAX_EPOLLS];
-static double reg_due[DETECT_MAX_EPOLLS];
-
 /* The row a change in process pid's epoll epfd is credited to: the thread
  * detection saw waiting in it, else the process's main thread. */
 static struct diag_row *epoll_owner(struct diagnosis *g, const struct detection *d, int pid, int epfd)
@@ -529,28 +524,29 @@ static struct diag_row *epoll_owner(struct diagnosis *g, const struct detection 
  * due or not (the last look). */
 static void sample_registrations(const struct detection *d, struct diagnosis *g, int all)
 {
-	for (int i = 0; i < d->nep; i++) {
+	for (int i = 0; i < g->nepolls; i++) {
+		struct diag_epoll *e = &g->epolls[i];
 		unsigned events;
 		double start = now_s(), took;
 		int now;
 		struct diag_row *r;
 
-		if (!all && start < reg_due[i])
+		if (!all && start < e->due)
 			continue;
-		now = detect_epoll_listeners(d, d->ep[i].pid, d->ep[i].epfd, &events);
+		now = detect_epoll_listeners(d, e->pid, e->fd, &events);
 		took = now_s() - start;
-		if (!g->epolls[i].reads++ || took * 1e6 < g->epolls[i].shortest_us)
-			g->epolls[i].shortest_us = took * 1e6;
-		reg_due[i] = start + (took * REG_READ_SPACING > REG_SAMPLE_MS / 1000.0 ? took * REG_READ_SPACING
-										: REG_SAMPLE_MS / 1000.0);
+		if (!e->reads++ || took * 1e6 < e->shortest_us)
+			e->shortest_us = took * 1e6;
+		e->due = start + (took * REG_READ_SPACING > REG_SAMPLE_MS / 1000.0 ? took * REG_READ_SPACING
+									   : REG_SAMPLE_MS / 1000.0);
 		if (now < 0)
 			continue; /* gone: its process exited, or closed it */
-		if (reg_present[i] < 0 || now == reg_present[i]) {
-			reg_present[i] = (signed char)now;
+		if (e->present < 0 || now == e->present) {
+			e->present = (signed char)now;
 			continue;
 		}
-		reg_present[i] = (signed char)now;
-		if (!(r = epoll_owner(g, d, d->ep[i].pid, d->ep[i].epfd)))
+		e->present = (signed char)now;
+		if (!(r = epoll_owner(g, d, e->pid, e->fd)))
 			continue;
 		if (now) {
 			r->ctl_add++;
@@ -653,12 +649,8 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 	double settle_until = 0;
 	struct diag_totals last = { 0 }, t;
 
-	memset(reg_present, -1, sizeof(reg_present));
-	memset(reg_due, 0, sizeof(reg_due));
-	for (int i = 0; i < d->nep; i++) {
-		g->epolls[i].pid = d->ep[i].pid;
-		g->epolls[i].fd = d->ep[i].epfd;
-	}
+	for (int i = 0; i < d->nep; i++)
+		g->epolls[i] = (struct diag_epoll){ .pid = d->ep[i].pid, .fd = d->ep[i].epfd, .present = -1 };
 	g->nepolls = d->nep;
 
 	for (;;) {

@@ -37,6 +37,16 @@ struct diag_row {
 	double held_sum;                /* summed over samples, for the mean */
 };
 
+/* One of the holders' epolls, as the loader reads it again while it
+ * watches (registration churn). */
+struct diag_epoll {
+	int pid, fd;
+	signed char present;            /* a listener in it at the last read: 1, 0, or -1 not read yet */
+	unsigned reads;
+	double shortest_us;             /* its shortest read */
+	double due;                     /* when it is next read (the loader's clock, seconds) */
+};
+
 struct diagnosis {
 	int port;
 	int traced;                     /* the trace ran: the counts mean something */
@@ -64,8 +74,7 @@ struct diagnosis {
 	int churn_threads;
 	int churn_every_ms;             /* how often the loader read the epolls' registrations again, */
 	int churn_spacing;              /* or this many times as long as its last read took, if longer */
-	/* Each of the holders' epolls the loader read: how often, and its shortest read. */
-	struct { int pid, fd; unsigned reads; double shortest_us; } epolls[DETECT_MAX_EPOLLS];
+	struct diag_epoll epolls[DETECT_MAX_EPOLLS];
 	int nepolls;
 	int shared_epoll;               /* threads of one process wait on one epoll holding the listener */
 	int mutex_hint;                 /* the listener is in some waiters' epolls, not others' */
