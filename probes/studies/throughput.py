@@ -84,7 +84,7 @@ def block(plan, raw_dir):
 
     def run_one(e, live, rnd, seq):
         row = cost_run(plan, e.name, THROUGHPUT_MODE, live, "r%d-s%d" % (rnd, seq))
-        cpu_s = row["cpu_us_per_request"] * row["requests"] / 1e6 if row.get("cpu_us_per_request") else None
+        cpu_s = row["server_cpu_us"] / 1e6 if row.get("server_cpu_us") is not None else None
         row.update({"cpu_quota": THROUGHPUT_QUOTA, "server_cpu_share": round(
             cpu_s / row["duration_s"] / THROUGHPUT_QUOTA, 3) if cpu_s and row.get("duration_s") else None})
         return row
