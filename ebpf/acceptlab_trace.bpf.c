@@ -3,22 +3,27 @@
  * why each worker won: who was woken for a new connection, who reached
  * accept() first, who got EAGAIN, and on which CPUs.
  *
- * Only tracepoints: the syscalls' own (accept and accept4 at entry and
- * exit; epoll_wait, epoll_pwait, epoll_pwait2 at exit: they fire for those
- * syscalls alone) and tp_btf for sched_waking, sched_switch (--timeline
- * only), sched_process_fork and inet_sock_set_state. No kprobes or fentry
- * (unavailable here). Not the waits' entries: each syscall tracepoint a
- * program attaches to is paid by every call of it, and whether a woken
- * thread sleeps in a wait is told by the syscall it sleeps in
- * (waits.bpf.h).
+ * Only tracepoints: the syscalls' exits (accept, accept4, epoll_wait,
+ * epoll_pwait, epoll_pwait2: they fire for those syscalls alone) and
+ * tp_btf for sched_waking, sched_process_fork, and with --timeline
+ * sched_switch and inet_sock_set_state. No kprobes or fentry (unavailable
+ * here). Each hook runs for every task that hits it, so the tracer
+ * attaches few: no syscall's entry (whether a woken thread sleeps in a
+ * wait is told by the syscall it sleeps in, waits.bpf.h; a wakeup's
+ * latency runs to the first accept to return after it), and
+ * inet_sock_set_state, which fires at every state change of every TCP
+ * socket on the machine (both ends of a loopback connection, about ten
+ * times from connect to close), for the timeline alone, whose story
+ * begins at ESTABLISHED; so does the walk of the accepting task's file
+ * table that pairs a won accept with its ESTABLISHED.
  *
  * The traced processes are those whose tgid is in `targets` (filled by the
  * loader; a fork of a traced process is added here, so respawned workers are
- * followed). A worker is one thread (tid). Per tid, `cycle` follows one
- * cycle, from a wait's return to the next's (its accepts, then the wakeup
- * that ends the next wait), and `stats` accumulates what the loader prints;
- * the loader closes the cycles still open when the trace ends
- * (trace_cycle_close). */
+ * followed). A worker is one thread (tid). Per tid, one `workers` value
+ * holds its cycle, from a wait's return to the next's (its accepts, then
+ * the wakeup that ends the next wait), and its stats, what the loader
+ * prints; the loader closes the cycles still open when the trace ends
+ * (trace_cycle_empty, trace_cycle_wasted). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -59,17 +64,10 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, TRACE_MAX_WORKERS);
 	__type(key, __u32);   /* tid */
-	__type(value, struct cycle);
-} cycles SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);   /* tid */
-	__type(value, struct worker_stats);
-} stats SEC(".maps");
+	__type(value, struct trace_worker);
+} workers SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -83,58 +81,39 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
-static const struct worker_stats zero_stats;
+static const struct trace_worker zero_worker;
 
 static __always_inline bool traced_tgid(__u32 tgid)
 {
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
 }
 
-/* Thread tid's cycle (of process tgid), made on first sight; NULL if the
- * process is not traced. A traced thread is found by its cycle alone (one
- * lookup); the targets map is asked only for a thread seen for the first
- * time (or a tid another process had). */
-static __always_inline struct cycle *cycle_of(__u32 tid, __u32 tgid)
+/* Thread tid's cycle and stats, made on first sight; NULL if its process
+ * (tgid) is not traced or the map is full. A traced thread is found by one
+ * lookup; the targets map is asked only for a thread seen for the first
+ * time (or a tid another process had: its record starts again). */
+static __always_inline struct trace_worker *worker_of(__u32 tid, __u32 tgid)
 {
-	struct cycle *c = bpf_map_lookup_elem(&cycles, &tid);
+	struct trace_worker *w = bpf_map_lookup_elem(&workers, &tid);
 
-	if (!c || c->tgid != tgid) {
-		struct cycle fresh = { .tgid = tgid };
-
-		if (!traced_tgid(tgid))
-			return NULL;
-		bpf_map_update_elem(&cycles, &tid, &fresh, BPF_ANY);
-		c = bpf_map_lookup_elem(&cycles, &tid);
-	}
-	return c;
+	if (w && w->c.tgid == tgid)
+		return w;
+	if (!traced_tgid(tgid))
+		return NULL;
+	bpf_map_update_elem(&workers, &tid, &zero_worker, BPF_ANY);
+	w = bpf_map_lookup_elem(&workers, &tid);
+	if (w)
+		w->c.tgid = w->s.tgid = tgid;
+	return w;
 }
 
-/* Thread tid's stats, made on first sight (of process tgid); NULL if the
- * map is full. */
-static __always_inline struct worker_stats *stats_of(__u32 tid, __u32 tgid)
-{
-	struct worker_stats *st = bpf_map_lookup_elem(&stats, &tid);
-
-	if (!st) {
-		bpf_map_update_elem(&stats, &tid, &zero_stats, BPF_NOEXIST);
-		st = bpf_map_lookup_elem(&stats, &tid);
-		if (st)
-			st->tgid = tgid;
-	}
-	return st;
-}
-
-/* The calling thread's cycle and stats; NULL if it is not traced. */
-static __always_inline struct cycle *current_cycle(__u32 *tid_out, struct worker_stats **st)
+/* The calling thread's record; NULL if it is not traced. */
+static __always_inline struct trace_worker *current_worker(__u32 *tid_out)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
-	struct cycle *c = cycle_of(tid, tgid);
 
-	if (!c || !(*st = stats_of(tid, tgid)))
-		return NULL;
-	*tid_out = tid;
-	return c;
+	*tid_out = (__u32)id;
+	return worker_of((__u32)id, id >> 32);
 }
 
 static __always_inline __u32 log2_us(__u64 ns)
@@ -175,13 +154,15 @@ static __always_inline void emit(__u32 kind, __u32 tid, __s64 ret, __u64 sk)
  * one begins, woken if this wait's sleep was woken. */
 static __always_inline int wait_exit(void)
 {
+	struct trace_worker *w;
 	struct worker_stats *st;
 	struct cycle *c;
 	__u32 tid;
 
-	c = current_cycle(&tid, &st);
-	if (!c)
+	if (!(w = current_worker(&tid)))
 		return 0;
+	c = &w->c;
+	st = &w->s;
 	if (trace_cycle_empty(c))
 		__sync_fetch_and_add(&st->empty_returns, 1);
 	if (trace_cycle_wasted(c))
@@ -202,42 +183,30 @@ int exit_epoll_pwait2(void *ctx) { return wait_exit(); }
 
 /* ---- accepts ---- */
 
-/* An accept is entered: the first since the wakeup that began the cycle
- * gives the wakeup's latency to accept(). */
-static __always_inline int accept_enter(void)
-{
-	struct worker_stats *st;
-	struct cycle *c;
-	__u32 tid;
-
-	c = current_cycle(&tid, &st);
-	if (!c)
-		return 0;
-	if (c->woken && !c->accept_seen) {
-		__u32 slot = log2_us(bpf_ktime_get_ns() - c->wake_ns);
-		if (slot < TRACE_HIST_SLOTS)
-			__sync_fetch_and_add(&st->wake_to_accept[slot], 1);
-	}
-	c->accept_seen = 1;
-	return 0;
-}
-
 static __always_inline int accept_exit(long ret)
 {
+	struct trace_worker *w;
 	struct worker_stats *st;
 	struct cycle *c;
 	__u32 tid, cpu = bpf_get_smp_processor_id();
 	__u64 sk = 0;
 
-	c = current_cycle(&tid, &st);
-	if (!c)
+	if (!(w = current_worker(&tid)))
 		return 0;
+	c = &w->c;
+	st = &w->s;
 	if (c->wake_pending) {
-		/* Woken inside this accept: a blocking accept; its latency is
-		 * to the next accept entered. */
+		/* Woken inside this accept: a blocking accept. */
 		c->woken = 1;
 		c->wake_pending = c->accept_seen = 0;
 	}
+	if (c->woken && !c->accept_seen) {
+		/* The first accept to return since the wakeup: its latency. */
+		__u32 slot = log2_us(bpf_ktime_get_ns() - c->wake_ns);
+		if (slot < TRACE_HIST_SLOTS)
+			__sync_fetch_and_add(&st->wake_to_accept[slot], 1);
+	}
+	c->accept_seen = 1;
 	if (ret >= 0) {
 		struct conn_seen *seen;
 
@@ -245,6 +214,8 @@ static __always_inline int accept_exit(long ret)
 		__sync_fetch_and_add(&st->won, 1);
 		if (cpu < TRACE_MAX_CPUS)
 			__sync_fetch_and_add(&st->accept_cpu[cpu], 1);
+		if (!targ_timeline)
+			return 0; /* no ESTABLISHED to pair it with, no event */
 		sk = sock_of_fd(ret);
 		seen = sk ? bpf_map_lookup_elem(&conns, &sk) : NULL;
 		if (seen) {
@@ -262,10 +233,6 @@ static __always_inline int accept_exit(long ret)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_accept4")
-int enter_accept4(void *ctx) { return accept_enter(); }
-SEC("tracepoint/syscalls/sys_enter_accept")
-int enter_accept(void *ctx) { return accept_enter(); }
 SEC("tracepoint/syscalls/sys_exit_accept4")
 int exit_accept4(struct trace_event_raw_sys_exit *ctx) { return accept_exit(ctx->ret); }
 SEC("tracepoint/syscalls/sys_exit_accept")
@@ -277,6 +244,7 @@ SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
 	__u32 tgid = p->tgid, tid = p->pid, cpu;
+	struct trace_worker *w;
 	struct worker_stats *st;
 	struct cycle *c;
 
@@ -286,8 +254,11 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	 * yet). Only the first wakeup of each wait counts: one woken, finding
 	 * nothing and sleeping again in the same call is woken for the same
 	 * wait. */
-	c = cycle_of(tid, tgid);
-	if (!c || c->wake_pending || !waking_in_wait(p, targ_wait_nr) || !(st = stats_of(tid, tgid)))
+	if (!(w = worker_of(tid, tgid)))
+		return 0;
+	c = &w->c;
+	st = &w->s;
+	if (c->wake_pending || !waking_in_wait(p, targ_wait_nr))
 		return 0;
 	c->wake_pending = 1;
 	c->wake_ns = bpf_ktime_get_ns();
@@ -306,10 +277,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	     unsigned int prev_state)
 {
 	__u32 tgid = next->tgid, tid = next->pid;
-	struct cycle *c = bpf_map_lookup_elem(&cycles, &tid);
+	struct trace_worker *w = bpf_map_lookup_elem(&workers, &tid);
 	struct accept_event *e;
 
-	if (!c || c->tgid != tgid)
+	if (!w || w->c.tgid != tgid)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e)

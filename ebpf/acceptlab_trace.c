@@ -58,8 +58,9 @@ static void usage(FILE *f)
 		"and says why each worker won: per worker thread, times woken while blocked in\n"
 		"epoll_wait or accept, accepts won and lost (EAGAIN), wasted wakeups (woken, lost\n"
 		"an accept, won none before waiting again), epoll returns with nothing accepted,\n"
-		"the CPU of each won accept, the waker's CPU, the CPU each won connection became\n"
-		"ESTABLISHED on, and a log2 histogram of wakeup -> accept() latency.\n"
+		"the CPU of each won accept, the waker's CPU, a log2 histogram of wakeup ->\n"
+		"accept() latency, and with --timeline the CPU each won connection became\n"
+		"ESTABLISHED on.\n"
 		"\n"
 		"Targets (one of):\n"
 		"  --pids LIST     these processes (comma-separated pids), all their threads\n"
@@ -74,7 +75,9 @@ static void usage(FILE *f)
 		"  --timeline      also record each connection's story (for low-rate shapes):\n"
 		"                  when and on which CPU it became ESTABLISHED, which workers were\n"
 		"                  woken and on which CPU each ran next, whether the client was\n"
-		"                  preempted by a worker, who won and who got EAGAIN\n"
+		"                  preempted by a worker, who won and who got EAGAIN; the\n"
+		"                  worker lines gain established and est_cpu. It traces every\n"
+		"                  TCP state change on the machine, so it costs more\n"
 		"  --verbose       libbpf's debug output\n"
 		"  --help          this text\n"
 		"\n"
@@ -236,8 +239,10 @@ int main(int argc, char **argv)
 	skel->rodata->targ_timeline = env.timeline;
 	/* A wakeup counts in epoll's waits and the accepts (waits.h). */
 	waits_fill((long *)skel->rodata->targ_wait_nr, 0);
-	if (!env.timeline)
+	if (!env.timeline) {
 		bpf_program__set_autoload(skel->progs.on_switch, false);
+		bpf_program__set_autoload(skel->progs.on_set_state, false);
+	}
 	err = acceptlab_trace_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, PROG ": loading the BPF programs: %s%s\n", strerror(-err),
@@ -309,7 +314,7 @@ int main(int argc, char **argv)
 	}
 	if (rb)
 		ring_buffer__consume(rb);
-	trace_print_workers(bpf_map__fd(skel->maps.stats), bpf_map__fd(skel->maps.cycles), now_s() - start, env.json);
+	trace_print_workers(bpf_map__fd(skel->maps.workers), now_s() - start, env.json, env.timeline);
 	if (env.timeline) {
 		trace_print_timeline(events, nevents, env.json);
 		if (lost_events)

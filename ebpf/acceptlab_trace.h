@@ -7,6 +7,7 @@
 #define TRACE_HIST_SLOTS 32   /* log2 buckets of microseconds: slot k holds [2^k, 2^(k+1)) us, slot 0 [0, 2) */
 #define TRACE_MAX_TARGETS 1024
 #define TRACE_MAX_PORTS 16
+#define TRACE_MAX_WORKERS 4096 /* threads of the traced processes followed */
 
 /* Per worker (keyed by tid): what happened to it while traced. */
 struct worker_stats {
@@ -22,7 +23,7 @@ struct worker_stats {
 	__u64 accept_cpu[TRACE_MAX_CPUS];   /* CPU each won accept ran on */
 	__u64 waker_cpu[TRACE_MAX_CPUS];    /* CPU the waker ran on, per wakeup */
 	__u64 est_cpu[TRACE_MAX_CPUS];      /* CPU each won connection became ESTABLISHED on */
-	__u64 wake_to_accept[TRACE_HIST_SLOTS]; /* wakeup -> first accept() entered, log2 us */
+	__u64 wake_to_accept[TRACE_HIST_SLOTS]; /* wakeup -> the first accept() to return after it, log2 us */
 };
 
 /* Per tid: the cycle it is in, from its last wait's return (epoll_wait,
@@ -33,11 +34,18 @@ struct cycle {
 	__u32 tgid;       /* its process: a tid reused by another process is not taken for it */
 	__u8 wake_pending; /* woken in the wait (or accept) it is in, which has not returned yet */
 	__u8 woken;       /* the wait that began this cycle woke it (or, blocked in accept, the accept) */
-	__u8 accept_seen; /* an accept() entered since that wakeup */
+	__u8 accept_seen; /* an accept() returned since that wakeup */
 	__u8 returned;    /* the cycle began with a wait's return */
 	__u8 won;         /* won an accept in this cycle */
 	__u8 lost;        /* got EAGAIN in this cycle */
 	__u8 pad[2];
+};
+
+/* Per tid, one map value: its cycle and its stats, found by one lookup
+ * (every traced event needs both). */
+struct trace_worker {
+	struct cycle c;
+	struct worker_stats s;
 };
 
 /* A cycle's end, into its thread's stats: a return followed by no accept

@@ -79,22 +79,21 @@ static int cmp_row(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void trace_print_workers(int stats_fd, int cycles_fd, double elapsed_s, int json)
+void trace_print_workers(int workers_fd, double elapsed_s, int json, int timeline)
 {
 	static struct row rows[MAX_ROWS];
 	__u32 key, next, *prev = NULL;
 	unsigned long long won = 0, lost = 0, wakeups = 0, wasted = 0;
 	int n = 0;
 
-	while (bpf_map_get_next_key(stats_fd, prev, &next) == 0 && n < MAX_ROWS) {
-		if (bpf_map_lookup_elem(stats_fd, &next, &rows[n].s) == 0) {
-			struct cycle c;
+	while (bpf_map_get_next_key(workers_fd, prev, &next) == 0 && n < MAX_ROWS) {
+		static struct trace_worker w;
 
+		if (bpf_map_lookup_elem(workers_fd, &next, &w) == 0) {
 			rows[n].tid = next;
-			if (bpf_map_lookup_elem(cycles_fd, &next, &c) == 0 && c.tgid == rows[n].s.tgid) {
-				rows[n].s.empty_returns += trace_cycle_empty(&c) ? 1 : 0;
-				rows[n].s.wasted += trace_cycle_wasted(&c) ? 1 : 0;
-			}
+			rows[n].s = w.s;
+			rows[n].s.empty_returns += trace_cycle_empty(&w.c) ? 1 : 0;
+			rows[n].s.wasted += trace_cycle_wasted(&w.c) ? 1 : 0;
 			if (rows[n].s.wakeups || rows[n].s.won || rows[n].s.lost || rows[n].s.wait_returns)
 				n++;
 		}
@@ -117,14 +116,16 @@ void trace_print_workers(int stats_fd, int cycles_fd, double elapsed_s, int json
 		if (json) {
 			int first = 1;
 			printf("{\"type\":\"worker\",\"pid\":%u,\"tid\":%u,\"wakeups\":%llu,\"won\":%llu,\"lost\":%llu,"
-			       "\"wasted\":%llu,\"wait_returns\":%llu,\"empty_returns\":%llu,\"established\":%llu",
+			       "\"wasted\":%llu,\"wait_returns\":%llu,\"empty_returns\":%llu",
 			       s->tgid, rows[i].tid, (unsigned long long)s->wakeups, (unsigned long long)s->won,
 			       (unsigned long long)s->lost, (unsigned long long)s->wasted,
-			       (unsigned long long)s->wait_returns, (unsigned long long)s->empty_returns,
-			       (unsigned long long)s->established);
+			       (unsigned long long)s->wait_returns, (unsigned long long)s->empty_returns);
+			if (timeline)
+				printf(",\"established\":%llu", (unsigned long long)s->established);
 			json_cpus("accept_cpu", s->accept_cpu);
 			json_cpus("waker_cpu", s->waker_cpu);
-			json_cpus("est_cpu", s->est_cpu);
+			if (timeline)
+				json_cpus("est_cpu", s->est_cpu);
 			printf(",\"wake_to_accept_us_log2\":{");
 			for (int k = 0; k < TRACE_HIST_SLOTS; k++) {
 				if (!s->wake_to_accept[k])
@@ -141,7 +142,10 @@ void trace_print_workers(int stats_fd, int cycles_fd, double elapsed_s, int json
 			char acc[64], wak[64], est[64], p50[32];
 			text_cpus(s->accept_cpu, acc, sizeof(acc));
 			text_cpus(s->waker_cpu, wak, sizeof(wak));
-			text_cpus(s->est_cpu, est, sizeof(est));
+			if (timeline)
+				text_cpus(s->est_cpu, est, sizeof(est));
+			else
+				snprintf(est, sizeof(est), "(--timeline)");
 			if (m >= 0)
 				snprintf(p50, sizeof(p50), "%lu-%lu us", slot_lo(m), 1ul << (m + 1));
 			else

@@ -8,11 +8,13 @@
 
 struct accept_event;
 
-/* Prints a row per worker thread that did anything in the stats map (by pid,
- * then tid), with the cycle each thread has open in the cycles map ended
- * there (trace_cycle_empty, trace_cycle_wasted), and a summary over
- * elapsed_s: a table, or JSON "worker" lines and a "summary" line. */
-void trace_print_workers(int stats_fd, int cycles_fd, double elapsed_s, int json);
+/* Prints a row per worker thread that did anything in the workers map (by
+ * pid, then tid), with the cycle each thread has open ended there
+ * (trace_cycle_empty, trace_cycle_wasted), and a summary over
+ * elapsed_s: a table, or JSON "worker" lines and a "summary" line. The
+ * ESTABLISHED columns (established, est_cpu) only if timeline: without it
+ * the kernel side does not see ESTABLISHED. */
+void trace_print_workers(int workers_fd, double elapsed_s, int json, int timeline);
 
 /* Sorts events[0..nevents) by time, then prints a line per connection, from
  * its ESTABLISHED to the accept that took it: text, or JSON "conn" lines. */

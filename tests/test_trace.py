@@ -176,6 +176,45 @@ def test_timeline_tells_each_connection(start_server, tracer):
         assert c["rport"] > 0
 
 
+def bpf_attachments(pid):
+    """The tracepoints process pid holds BPF programs on (bpftool's list):
+    syscall tracepoints (perf events) and raw ones (tp_btf) alike."""
+    perf = json.loads(subprocess.run(["bpftool", "-j", "perf", "show"], capture_output=True, text=True,
+                                     check=True).stdout or "[]")
+    return {a["tracepoint"] for a in perf if a.get("pid") == pid and "tracepoint" in a}
+
+
+@root_only
+@pytest.mark.parametrize("timeline", [False, True])
+def test_tracer_attaches_what_its_mode_needs(start_server, tracer, timeline):
+    """Every hook the tracer attaches runs for every task on the machine
+    that hits it, so it attaches what its mode needs and no more: the exits
+    of accept, accept4 and epoll's waits (no syscall's entry), sched_waking
+    and sched_process_fork; inet_sock_set_state, which fires at every TCP
+    state change on the machine, and sched_switch only with --timeline.
+    Without --timeline its worker lines carry no ESTABLISHED columns (it
+    did not see them); with it, each of 8 one-shot connections is paired
+    with its ESTABLISHED."""
+    s = start_server("bare")
+    t = tracer("--pgid", str(s.proc.pid), timeline=timeline)
+    attached = bpf_attachments(t.proc.pid)
+    res = subprocess.run([PROBE, "--target", "127.0.0.1:%d" % s.port, "--shape", "oneshot",
+                          "--connections", "8", "--rounds", "1"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    ws = workers_of(t.stop())
+    expected = {"sys_exit_accept", "sys_exit_accept4", "sys_exit_epoll_wait", "sys_exit_epoll_pwait",
+                "sys_exit_epoll_pwait2", "sched_waking", "sched_process_fork"}
+    if timeline:
+        expected |= {"sched_switch", "inet_sock_set_state"}
+    assert attached == expected, (sorted(attached - expected), sorted(expected - attached))
+    assert sum(w["won"] for w in ws.values()) == 8, ws
+    for w in ws.values():
+        assert ("established" in w) == timeline and ("est_cpu" in w) == timeline, w
+    if timeline:
+        assert sum(w["established"] for w in ws.values()) == 8, ws
+        assert sum(sum(w["est_cpu"].values()) for w in ws.values()) == 8, ws
+
+
 @root_only
 def test_tracefs_missing_is_mounted(start_server):
     """In a mount namespace where tracefs is not mounted, the tracer mounts
