@@ -1219,6 +1219,23 @@ def test_wasted_wakeups_name_the_variants_tied_with_the_leader():
                            "run's resolution with c (0.7%) ("), text
 
 
+def test_trace_text_says_what_its_tracer_measured():
+    """The trace section says what the tracer that wrote the rows measured:
+    worker lines with "established" come from a tracer that followed every
+    TCP state change and timed the wakeup to the worker entering accept();
+    without it, from one that follows state changes with --timeline alone
+    and times the wakeup to the first accept() to return."""
+    from report.sections import trace as trace_section
+
+    def text(established):
+        worker = trace_section.TraceWorker(0, 1, 10, 10, 0, 0, (), (), established)
+        rows = [trace_section.TraceStep(1, "bare", "burst", "process", 10, (worker,), (), (), True, True)]
+        return " ".join("\n".join(trace_section.render_trace(NS(variants=["bare"]), rows)[:3]).split())
+    old, new = text(True), text(False)
+    assert "tp_btf for sched_waking and inet_sock_set_state)" in old and "to the worker entering accept()" in old
+    assert "tp_btf for sched_waking)" in new and "to the first accept() to return after it" in new
+
+
 def test_tracer_overhead_verdicts_follow_the_interval():
     """The tracer's budget is judged on each ratio's 95 % interval over the
     rounds, not its median: keep-alive req/s ratios 0.99, 0.995, 1.0 (0.995

@@ -26,6 +26,11 @@ class TraceWorker:
     wasted: int
     accept_cpu: tuple  # ((cpu, count), ...)
     hist: tuple  # ((log2 slot, count), ...)
+    # The line carries "established": a tracer that followed every TCP
+    # state change, and measured the latency to the worker entering
+    # accept(). Today's follows them with --timeline alone, and measures
+    # to the first accept() to return.
+    established_seen: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,8 @@ def parse_trace_row(obj: dict, line: int):
         workers.append(TraceWorker(index, get_int(w, "tid", 1, ("workers", i)),
                                    get_int(w, "wakeups", 0, ("workers", i)), get_int(w, "won", 0, ("workers", i)),
                                    get_int(w, "lost", 0, ("workers", i)), get_int(w, "wasted", 0, ("workers", i)),
-                                   cpu_counts(w, "accept_cpu"), cpu_counts(w, "wake_to_accept_us_log2")))
+                                   cpu_counts(w, "accept_cpu"), cpu_counts(w, "wake_to_accept_us_log2"),
+                                   "established" in w))
     check = get(obj, "cross_check")
     if not isinstance(check, dict):
         raise RowError('"cross_check" must be an object')
@@ -96,15 +102,18 @@ def median_bucket(hist: dict) -> str:
 
 def render_trace(meta: Meta, rows: list) -> list:
     out = ["## Why each worker won (trace)", ""]
+    before = any(w.established_seen for r in rows for w in r.workers)
+    hooks = "tp_btf for sched_waking and inet_sock_set_state" if before else "tp_btf for sched_waking"
+    latency_to = "the worker entering accept()" if before else "the first accept() to return after it"
     out.append(
         "What was measured: `bin/acceptlab-trace` (eBPF: the syscalls' tracepoints for accept and "
-        "epoll_wait, tp_btf for sched_waking and inet_sock_set_state) ran beside the balancing steps on "
+        f"epoll_wait, {hooks}) ran beside the balancing steps on "
         "fresh servers, attached to the server's process group after its ready line and stopped after the "
         "probe, so each row covers that arm's rounds of all three shapes. Wakeups count a worker woken while "
         "blocked in epoll_wait or accept; won and lost are accept() calls that returned a connection "
         "or EAGAIN; a wasted wakeup is one after which the worker lost an accept and won none before "
         "it waited again; wake to accept is the median bucket (log2 µs) of the time from the wakeup "
-        "to the worker entering accept(); accept CPU is where the won accepts ran, per CPU. Won per "
+        f"to {latency_to}; accept CPU is where the won accepts ran, per CPU. Won per "
         "worker is the tracer's count beside the probe's connections per worker: they must be equal "
         "wherever the acceptor serves the connection (the cross-check); for fdpass, handoff and the "
         "shared epoll the acceptor is not always the owner, so both are shown.")
