@@ -5,20 +5,26 @@
  * which thread first read its bytes, and how often each waiting thread is
  * woken for nothing.
  *
- *  - on_set_state (tp_btf/inet_sock_set_state): a connection to the port
- *    becomes ESTABLISHED (from SYN_RECV): it is followed from here; it
- *    leaves ESTABLISHED: its owner's held count drops; it reaches CLOSE:
- *    it is forgotten.
+ *  - on_destroy (tp_btf/tcp_destroy_sock): a followed connection is
+ *    destroyed (both ends closed it, or a reset): its owner's held count
+ *    drops and it is forgotten. Not inet_sock_set_state, which fires at
+ *    every state change of every TCP socket on the machine (both ends of a
+ *    loopback connection, about ten times from connect to close): the
+ *    connections that became ESTABLISHED while watched are the loader's
+ *    sum, the accepts plus what the listeners' accept queues gained
+ *    (sock_diag).
  *  - exit_accept/exit_accept4 (the syscalls' exit tracepoints): a traced
- *    process's accept returned a socket whose local port is the port: its
- *    acceptor, who owns it from now on. A connection or EAGAIN also closes
- *    the thread's wakeup cycle (below).
+ *    process's accept returned a socket whose local port is the port: it
+ *    is followed from here, and its acceptor owns it. A connection or
+ *    EAGAIN also closes the thread's wakeup cycle (below).
  *  - on_recv (tp_btf/sock_recv_length, every recvmsg/read on a socket; the
  *    port is compared first, so the machine's other sockets pay one read):
- *    the first read of a followed, accepted connection that returned bytes
+ *    the first read of a followed connection that returned bytes
  *    (MSG_PEEK aside) names its server, any process (the server may be
  *    another process than the acceptor: fd passing, Node's cluster); the
- *    connection moves to the server's held count.
+ *    connection moves to the server's held count. A connection of the port
+ *    read by a process not traced, which no traced accept returned, is an
+ *    unaccepted read.
  *  - on_waking (tp_btf/sched_waking): a traced thread is woken while it
  *    sleeps (not stopped) in a wait, which the syscall it sleeps in says (its saved
  *    registers, bpf_task_pt_regs; the numbers are the loader's,
@@ -144,40 +150,24 @@ static __always_inline void own(struct diag_conn *c, __u32 tid, __u32 tgid)
 	}
 }
 
-/* ---- connections: established, and gone ---- */
+/* ---- connections: gone ---- */
 
-SEC("tp_btf/inet_sock_set_state")
-int BPF_PROG(on_set_state, const struct sock *sk, const int oldstate, const int newstate)
+SEC("tp_btf/tcp_destroy_sock")
+int BPF_PROG(on_destroy, struct sock *sk)
 {
 	struct diag_totals *tot;
 	struct diag_conn *c;
 	__u64 key = (__u64)sk;
 
-	if (oldstate != SOCK_TCP_ESTABLISHED && newstate != SOCK_TCP_ESTABLISHED && newstate != SOCK_TCP_CLOSE)
+	/* Every TCP socket's end comes here: the port first (one read; its
+	 * bound port is released by now, so inet_sport's), then the followed
+	 * connections (made at accept, in the namespace). */
+	if (sk_local_port(sk) != targ_port || !(c = bpf_map_lookup_elem(&conns, &key)))
 		return 0;
-	if (!ours(sk) || !(tot = the_totals()))
-		return 0;
-	if (newstate == SOCK_TCP_ESTABLISHED) {
-		struct diag_conn fresh = {};
-
-		if (oldstate != SOCK_TCP_SYN_RECV)
-			return 0; /* an outgoing connection from the port */
-		bpf_map_update_elem(&conns, &key, &fresh, BPF_ANY);
-		__sync_fetch_and_add(&tot->established, 1);
-		return 0;
-	}
-	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c)
-		return 0;
-	if (oldstate == SOCK_TCP_ESTABLISHED) {
-		/* Held no longer, but still followed: a request sent with
-		 * the client's FIN is read in CLOSE_WAIT. */
-		own(c, 0, 0);
-		c->gone = 1;
+	own(c, 0, 0);
+	if ((tot = the_totals()))
 		__sync_fetch_and_add(&tot->closed, 1);
-	}
-	if (newstate == SOCK_TCP_CLOSE)
-		bpf_map_delete_elem(&conns, &key);
+	bpf_map_delete_elem(&conns, &key);
 	return 0;
 }
 
@@ -212,20 +202,14 @@ static __always_inline int accept_exit(long ret)
 		return 0;
 	__sync_fetch_and_add(&t->accepted, 1);
 	__sync_fetch_and_add(&tot->accepted, 1);
+	/* Followed from here to its destruction. */
+	bpf_map_update_elem(&conns, &key, &fresh, BPF_ANY);
 	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c) {
-		/* Established before the trace began: followed from here. */
-		bpf_map_update_elem(&conns, &key, &fresh, BPF_ANY);
-		c = bpf_map_lookup_elem(&conns, &key);
-		if (!c)
-			return 0;
-	}
+	if (!c)
+		return 0;
 	c->acceptor = tid;
 	c->acceptor_tgid = tgid;
-	if (BPF_CORE_READ(sk, __sk_common.skc_state) != SOCK_TCP_ESTABLISHED)
-		c->gone = 1; /* closed before the accept returned it: held by nobody */
-	if (!c->owner && !c->gone)
-		own(c, tid, tgid);
+	own(c, tid, tgid);
 	return 0;
 }
 
@@ -235,6 +219,17 @@ SEC("tracepoint/syscalls/sys_exit_accept")
 int exit_accept(struct trace_event_raw_sys_exit *ctx) { return accept_exit(ctx->ret); }
 
 /* ---- the first read ---- */
+
+/* Whether a read of ret bytes from sk was its first with bytes: what has
+ * been read of it (what arrived, less what waits to be read) is ret. */
+static __always_inline bool first_bytes_read(struct sock *sk, int ret)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u64 arrived = BPF_CORE_READ(tp, bytes_received);
+	__u32 waiting = BPF_CORE_READ(tp, rcv_nxt) - BPF_CORE_READ(tp, copied_seq);
+
+	return arrived - waiting == (__u64)ret;
+}
 
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
@@ -250,21 +245,23 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 	if (bpf_sk_storage_get(&first_read_seen, sk, 0, 0))
 		return 0; /* a later read: its first was attributed */
 	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c)
-		return 0;
-	if (c->server) {
+	if (!c || c->server) {
+		/* Marked, so that its later reads cost a pointer chase. */
 		bpf_sk_storage_get(&first_read_seen, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+		if (c || sk_netns(sk) != targ_netns)
+			return 0;
+		/* Not followed: accepted before the trace began, or by a
+		 * process not traced (another server's, or --pid left its
+		 * acceptor out). Its first bytes read by a process not traced
+		 * say the second. */
+		id = bpf_get_current_pid_tgid();
+		tgid = id >> 32;
+		if (first_bytes_read(sk, ret) && !bpf_map_lookup_elem(&targets, &tgid) && (tot = the_totals()))
+			__sync_fetch_and_add(&tot->unaccepted_reads, 1);
 		return 0;
 	}
 	if (sk_netns(sk) != targ_netns || !(tot = the_totals()))
 		return 0;
-	if (!c->acceptor) {
-		/* Read by someone before any traced accept returned it (not
-		 * one of ours, or --pid left its acceptor out). */
-		__sync_fetch_and_add(&tot->unaccepted_reads, 1);
-		c->server = (__u32)-1;
-		return 0;
-	}
 	id = bpf_get_current_pid_tgid();
 	tgid = id >> 32;
 	tid = (__u32)id;
@@ -281,8 +278,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 		if ((acc = bpf_map_lookup_elem(&threads, &c->acceptor)))
 			__sync_fetch_and_add(&acc->handed_off, 1);
 	}
-	if (!c->gone)
-		own(c, tid, tgid);
+	own(c, tid, tgid);
 	return 0;
 }
 

@@ -13,7 +13,7 @@ struct diag_thread {
 	__u32 pad0;
 	__u64 accepted;      /* accept/accept4 returned a connection to the port */
 	__u64 served;        /* connections whose bytes it read first */
-	__s64 held;          /* connections it owns (its served, else its accepted) still ESTABLISHED */
+	__s64 held;          /* connections it owns (its served, else its accepted) not yet destroyed */
 	__s64 held_peak;     /* the most it has held at once */
 	__u64 handed_off;    /* connections it accepted that another thread read first */
 	__u64 received;      /* connections it read first that another thread accepted */
@@ -31,25 +31,23 @@ struct diag_thread {
  * trace's end) was a wasted wakeup. */
 #define cycle_wasted(t) ((t)->woken && (t)->lost && !(t)->won)
 
-/* Per connection (keyed by struct sock *), from its ESTABLISHED (or its
- * accept, for one established before the trace) to its CLOSE. */
+/* Per connection (keyed by struct sock *), from its accept to its
+ * destruction. */
 struct diag_conn {
-	__u32 acceptor;      /* tid whose accept returned it, 0 not yet */
+	__u32 acceptor;      /* tid whose accept returned it */
 	__u32 acceptor_tgid; /* its process */
 	__u32 server;        /* tid that read its bytes first, 0 not yet */
 	__u32 owner;         /* tid whose `held` counts it, 0 none */
-	__u32 gone;          /* it left ESTABLISHED (its peer closed, or it did): held by nobody */
-	__u32 pad;
 };
 
 /* Totals over the whole trace (one slot of an array map). */
 struct diag_totals {
-	__u64 established;   /* connections to the port that became ESTABLISHED */
-	__u64 accepted;      /* accepts of them by the traced processes */
-	__u64 served;        /* first reads seen */
+	__u64 established;   /* the loader's: accepted, plus what the listeners' queues gained */
+	__u64 accepted;      /* accepts of the port's connections by the traced processes */
+	__u64 served;        /* first reads of them seen */
 	__u64 handoffs;      /* first reads by a thread other than the acceptor */
-	__u64 closed;        /* connections that left ESTABLISHED (peer's FIN, or ours, or a reset) */
-	__u64 unaccepted_reads; /* first reads of connections no traced accept returned */
+	__u64 closed;        /* of them, destroyed (both ends closed, or a reset) */
+	__u64 unaccepted_reads; /* first reads, by a process not traced, of connections no traced accept returned */
 };
 
 #endif

@@ -498,6 +498,20 @@ int detect_holders_alive(const struct detection *d)
 	return 0;
 }
 
+long detect_queued(const struct detection *d)
+{
+	static struct detection now;
+	char err[DETECT_ERR_LEN];
+	long queued = 0;
+
+	if (detect_listeners(&now, d->port, err, sizeof(err)) < 0)
+		return -1;
+	for (int i = 0; i < now.nl; i++)
+		if (listener_by_inode(d, now.l[i].inode) >= 0)
+			queued += now.l[i].queued;
+	return queued;
+}
+
 int detect_listening(const struct detection *d)
 {
 	static struct detection now;

@@ -145,4 +145,8 @@ int detect_holders_alive(const struct detection *d);
 /* 1 if any of d's listeners still listens (by inode). */
 int detect_listening(const struct detection *d);
 
+/* The connections waiting in the accept queues of the port's listeners
+ * now (sock_diag), of those detection found; -1 if it cannot tell. */
+long detect_queued(const struct detection *d);
+
 #endif

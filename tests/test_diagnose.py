@@ -389,6 +389,8 @@ def test_registration_churn_is_read_from_proc(start_server, diagnose, spec, chur
     assert tracepoints, "bpftool listed none of the diagnosis's attachments: %r" % attached
     syscalls = {t for t in tracepoints if t.startswith("sys_")}
     assert syscalls <= SYSCALL_TRACEPOINTS_ALLOWED, syscalls - SYSCALL_TRACEPOINTS_ALLOWED
+    # Nor the tracepoint of every TCP state change on the machine.
+    assert "inet_sock_set_state" not in tracepoints and "tcp_destroy_sock" in tracepoints, tracepoints
     diag = diagnosis_of(lines)
     churn = diag["churn"]
     assert churn["every_ms"] == 50, churn
@@ -399,6 +401,62 @@ def test_registration_churn_is_read_from_proc(start_server, diagnose, spec, chur
         assert diag["closest_variant"] == "mutex", diag["closest_variant"]
     else:
         assert churn["add"] == churn["del"] == 0 and churn["threads"] == 0, (churn, per_worker)
+
+
+@root_only
+def test_totals_follow_each_connection_to_its_end(start_server, diagnose):
+    """Watched passively, 6 keep-alive connections each ask /pid and are
+    held open together, then closed. The kernel side follows no TCP state
+    change: each connection is followed from its accept to its destruction
+    (tcp_destroy_sock), and the connections established while watched are
+    the loader's (accepts, plus what the accept queue gained). So each of
+    the 6 is established, accepted, served and closed once; each worker held
+    at once every connection it served; and what each worker served is
+    what /pid answered on its connections."""
+    s = start_server("bare", workers=2)
+    d = diagnose("--port", str(s.port), "--duration", "3")
+    d.wait_for("attached")
+    socks = [socket.create_connection(("127.0.0.1", s.port), timeout=5) for _ in range(6)]
+    try:
+        answered = {}
+        for c in socks:
+            who = int(get(s.port, "/pid", sock=c)[2])
+            answered[who] = answered.get(who, 0) + 1
+        time.sleep(0.6)  # the held counts are sampled every 200 ms: some samples with all six open
+    finally:
+        for c in socks:
+            c.close()
+    rc, lines, err = d.finish()
+    assert rc == 0, err
+    diag = diagnosis_of(lines)
+    assert diag["totals"] == {"established": 6, "accepted": 6, "served": 6, "handoffs": 0, "closed": 6,
+                              "unaccepted_reads": 0}, diag["totals"]
+    workers = [w for w in diag["workers"] if w["served"]]
+    assert {w["pid"]: w["served"] for w in workers} == answered, (workers, answered)
+    assert all(w["held_max"] == w["served"] for w in workers), workers
+
+
+@root_only
+def test_reads_no_traced_accept_returned_are_counted(start_server, diagnose):
+    """--pid traces one worker of two (reuseport: each has its own
+    listener, and 40 connections reach both). The other worker accepts
+    untraced, so its first read of each of its connections is an
+    unaccepted read; the traced worker's connections are accepted and
+    served. /pid's answers say which worker had each connection."""
+    s = start_server("reuseport", workers=2)
+    traced = s.pids[0]
+    d = diagnose("--port", str(s.port), "--pid", str(traced), "--duration", "3")
+    d.wait_for("attached")
+    answered = {}
+    for _ in range(40):
+        who = int(get(s.port, "/pid")[2])
+        answered[who] = answered.get(who, 0) + 1
+    rc, lines, err = d.finish()
+    assert rc == 0, err
+    assert len(answered) == 2, answered  # the case needs both workers to have connections
+    totals = diagnosis_of(lines)["totals"]
+    assert totals["accepted"] == totals["served"] == answered[traced], (totals, answered)
+    assert totals["unaccepted_reads"] == 40 - answered[traced], (totals, answered)
 
 
 # Enough idle connections that the kernel takes milliseconds to write the
