@@ -8,8 +8,8 @@
  *  - on_destroy (tp_btf/tcp_destroy_sock): a followed connection is
  *    destroyed (both ends closed it, or a reset): its owner's held count
  *    drops and it is forgotten. Not inet_sock_set_state, which fires at
- *    every state change of every TCP socket on the machine (both ends of a
- *    loopback connection, about ten times from connect to close): the
+ *    every state change of every TCP socket on the machine (each step of
+ *    both ends' handshake and close): the
  *    connections that became ESTABLISHED while watched are the loader's
  *    sum, the accepts plus what the listeners' accept queues gained
  *    (sock_diag).

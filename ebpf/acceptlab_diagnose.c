@@ -473,7 +473,7 @@ static void trace_stop(struct tracing *tr)
  * attach (a connection queued then and accepted since is in both; the
  * accepts alone if sock_diag cannot tell): the
  * kernel side follows no TCP state change, whose tracepoint every socket
- * on the machine would pay about ten times per connection. */
+ * on the machine would pay at each step of its handshake and its close. */
 static void read_totals(const struct tracing *tr, struct diag_totals *t)
 {
 	__u32 zero = 0;

@@ -12,8 +12,8 @@
  * wait is told by the syscall it sleeps in, waits.bpf.h; a wakeup's
  * latency runs to the first accept to return after it), and
  * inet_sock_set_state, which fires at every state change of every TCP
- * socket on the machine (both ends of a loopback connection, about ten
- * times from connect to close), for the timeline alone, whose story
+ * socket on the machine (each step of both ends' handshake and close),
+ * for the timeline alone, whose story
  * begins at ESTABLISHED; so does the walk of the accepting task's file
  * table that pairs a won accept with its ESTABLISHED.
  *
