@@ -498,29 +498,36 @@ int detect_holders_alive(const struct detection *d)
 	return 0;
 }
 
-long detect_queued(const struct detection *d)
+/* Of d's listeners (by inode), how many listen now, and into *queued the
+ * connections waiting in their accept queues; -1 if sock_diag cannot tell. */
+static int listeners_now(const struct detection *d, long *queued)
 {
 	static struct detection now;
 	char err[DETECT_ERR_LEN];
-	long queued = 0;
+	int n = 0;
 
+	*queued = 0;
 	if (detect_listeners(&now, d->port, err, sizeof(err)) < 0)
 		return -1;
 	for (int i = 0; i < now.nl; i++)
-		if (listener_by_inode(d, now.l[i].inode) >= 0)
-			queued += now.l[i].queued;
-	return queued;
+		if (listener_by_inode(d, now.l[i].inode) >= 0) {
+			n++;
+			*queued += now.l[i].queued;
+		}
+	return n;
+}
+
+long detect_queued(const struct detection *d)
+{
+	long queued;
+
+	return listeners_now(d, &queued) < 0 ? -1 : queued;
 }
 
 int detect_listening(const struct detection *d)
 {
-	static struct detection now;
-	char err[DETECT_ERR_LEN];
+	long queued;
+	int n = listeners_now(d, &queued);
 
-	if (detect_listeners(&now, d->port, err, sizeof(err)) < 0)
-		return 1; /* cannot tell: assume it still does */
-	for (int i = 0; i < now.nl; i++)
-		if (listener_by_inode(d, now.l[i].inode) >= 0)
-			return 1;
-	return 0;
+	return n < 0 || n > 0; /* cannot tell: assume it still does */
 }
