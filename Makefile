@@ -177,7 +177,7 @@ check-platform:
 	fi
 
 measure: check-platform all
-	$(Q)$(PYTHON) -m probes.campaign --platform $(PLATFORM) $(if $(QUICK),--quick)
+	$(Q)$(PYTHON) -m probes.campaign --platform $(PLATFORM) $(if $(QUICK),--quick) $(if $(COST_METHOD),--cost-method $(COST_METHOD))
 	$(Q)$(PYTHON) -m report.report
 	$(Q)$(PYTHON) -m report.quicklook --run-dir results/linux/$$(cat results/linux/CANONICAL)
 
@@ -206,7 +206,7 @@ fuzz: build/fuzz_http
 # not converge).
 BENCH_MAX_ROUNDS ?= 40
 bench: all
-	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies balancing,cost,throughput,payoff,burst,trace_overhead,census --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --bench-rounds 6 --bench-within 0.01 --bench-max-rounds $(BENCH_MAX_ROUNDS) --results-dir build/bench --no-canonical
+	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies balancing,cost,throughput,payoff,burst,trace_overhead,census --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --bench-rounds 6 --bench-within 0.01 --bench-max-rounds $(BENCH_MAX_ROUNDS) $(if $(COST_METHOD),--cost-method $(COST_METHOD)) --results-dir build/bench --no-canonical
 	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
 	$(PYTHON) -m report.report --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
 	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"

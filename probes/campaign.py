@@ -41,7 +41,8 @@ studies, in the order they run:
   cost           wrk on GET %(cost_path)s, keep-alive and Connection: close, the
                  cost arms at 2 workers (bare's A/A twin bare-aa among
                  them), one block per mode: every arm's server kept for it,
-                 rounds in a shuffled order, every run between two of bare's;
+                 rounds in a shuffled order, every run at the same time as
+                 one of bare's (--cost-method);
                  the server's CPU time per request, req/s, p50/p99, ratios
                  to bare at the run's moment, to the knob-off, the reference
                  and the process-mode arm -> cost.jsonl (the anchor arm
@@ -432,6 +433,10 @@ def parse_args():
                     help="wrk duration per cost and trace_overhead run (default %d s keep-alive and %d s "
                          "Connection: close: short runs, many of them)"
                          % (cost.COST_SECONDS["keepalive"], cost.COST_SECONDS["close"]))
+    ap.add_argument("--cost-method", choices=cost.METHODS, default="paired",
+                    help="how the cost study sets each run beside bare: paired (each run at the same time as "
+                         "one of bare's, both servers on one CPU, the default) or alternated (each run between "
+                         "two of bare's); the A/A floor says which resolves finer on this machine")
     ap.add_argument("--bench-within", type=float, metavar="F",
                     help="repeat the rounds of cost and trace_overhead until every CPU ratio's 95 %% interval "
                          "is within +-F of its mean (make bench: 0.01), at least --bench-rounds and at most "
@@ -517,7 +522,7 @@ def plan_from(args, stamp="<stamp>"):
                 if args.peers is not None else None,
                 bench_arms=tuple(bench_arms) if bench_arms is not None else None, bench_all=bench_all,
                 bench_rounds=args.bench_rounds, bench_seconds=args.bench_seconds, cost_seconds=args.cost_seconds,
-                bench_within=args.bench_within, bench_max_rounds=args.bench_max_rounds, trace=trace,
+                cost_method=args.cost_method, bench_within=args.bench_within, bench_max_rounds=args.bench_max_rounds, trace=trace,
                 peers_trace=peers_trace, results_dir=args.results_dir, stamp=stamp,
                 canonical=not args.no_canonical)
     if plan.bench_within is not None and plan.bench_max_rounds < max(plan.wrk_rounds, plan.bench_rounds or 0):

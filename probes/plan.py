@@ -44,6 +44,7 @@ class Plan:
     bench_rounds: Optional[int] = None       # --bench-rounds; None: each wrk study's default
     bench_seconds: Optional[int] = None      # --bench-seconds
     cost_seconds: Optional[int] = None       # --cost-seconds
+    cost_method: str = "paired"              # --cost-method: paired or alternated (probes/harness/alternation.py)
     bench_within: Optional[float] = None     # --bench-within: make bench's stopping rule
     bench_max_rounds: int = BENCH_MAX_ROUNDS  # --bench-max-rounds: its cap
     trace: bool = False                      # the tracer beside the balancing rounds (root, not --no-trace)

@@ -401,8 +401,9 @@ def parse_bench_params(params: dict, key: str, where: tuple) -> Optional[BenchPa
 
 def method_of(obj: dict, at: tuple) -> Optional[str]:
     method = obj.get("method")
-    if method not in (None, "alternated"):
-        raise RowError(f'"method" must be "alternated" or absent, got {json.dumps(method)}', at + ("method",))
+    if method not in (None, "alternated", "paired"):
+        raise RowError(f'"method" must be "alternated", "paired" or absent, got {json.dumps(method)}',
+                       at + ("method",))
     return method
 
 

@@ -74,8 +74,9 @@ def cost_runs(rows, mode):
 
 def test_quick_bench_writes_a_row_per_cell(quick_bench):
     """cost --quick with bare and lt named: one block per mode, 2 rounds, every
-    lt run between two runs of bare (the reference: round 1 opens with one,
-    each other run is followed by one), so bare, lt, bare, lt, bare; and every
+    lt run at the same time as a run of bare (the reference; the paired
+    method), the bare run first in the block, so bare, lt, bare, lt, each lt
+    naming its bare run (paired_seq); and every
     payoff cell (bare at 1 worker, bare and lt at 2 and 8 workers, each at 32
     connections) has one measured row with req/s > 0 and p50 <= p99: a 1 s wrk
     run on loopback always completes requests, so a zero or a missing row is
@@ -88,9 +89,9 @@ def test_quick_bench_writes_a_row_per_cell(quick_bench):
     cost = read_rows(run / "cost.jsonl")
     for mode in ("keepalive", "close"):
         runs = cost_runs(cost, mode)
-        assert [(r["arm"], r["round"]) for r in runs] == [
-            ("bare", 1), ("lt", 1), ("bare", 1), ("lt", 2), ("bare", 2)], runs
-        assert [r["seq"] for r in runs] == list(range(5))
+        assert [(r["arm"], r["round"]) for r in runs] == [("bare", 1), ("lt", 1), ("bare", 2), ("lt", 2)], runs
+        assert [r["seq"] for r in runs] == list(range(4))
+        assert [r.get("paired_seq") for r in runs] == [None, 0, None, 2], runs
         assert {r["workers"] for r in runs} == {2}
         assert {r["connections"] for r in runs} == {cost_study.COST_CONNECTIONS[mode]}
     payoff = read_rows(run / "payoff.jsonl")
@@ -137,9 +138,9 @@ def test_quick_bench_writes_a_row_per_cell(quick_bench):
 
 def test_quick_bench_ratio_to_bare(quick_bench):
     """bare has no ratio to itself; lt's is its req/s (and CPU per request)
-    over bare's at its moment: the mean of the bare runs just before and just
-    after it (the line through them, at its place), to 4 decimals: the
-    report's cells and intervals depend on this."""
+    over bare's at its moment: the bare run that ran beside it (its
+    paired_seq), to 4 decimals: the report's cells and intervals depend on
+    this."""
     res, results, _ = quick_bench
     assert res.returncode == 0, res.stderr
     cost = read_rows(run_dir_of(results) / "cost.jsonl")
@@ -149,10 +150,10 @@ def test_quick_bench_ratio_to_bare(quick_bench):
             if r["arm"] == "bare":
                 assert r["ratio_to_bare"] is None and r.get("cpu_ratio_to_bare") is None, r
                 continue
-            before, after = runs[i - 1], runs[i + 1]
-            assert before["arm"] == after["arm"] == "bare"
+            (beside,) = [b for b in runs if b["seq"] == r["paired_seq"]]
+            assert beside["arm"] == "bare" and beside["round"] == r["round"], (r, beside)
             for field, ratio in (("requests_per_s", "ratio_to_bare"), ("cpu_us_per_request", "cpu_ratio_to_bare")):
-                want = round(r[field] / ((before[field] + after[field]) / 2), 4)
+                want = round(r[field] / beside[field], 4)
                 assert abs(r[ratio] - want) <= 0.0001, (r, want)
 
 
@@ -180,7 +181,7 @@ def test_quick_bench_keeps_raw_wrk_output_and_meta(quick_bench):
     meta = json.loads((run / "meta.json").read_text())
     params = meta["parameters"]
     assert params["cost"]["duration_s"] == 1 and params["cost"]["connections_by_mode"] == cost_study.COST_CONNECTIONS
-    assert params["cost"]["method"] == "alternated" and params["cost"]["rounds"] == 2
+    assert params["cost"]["method"] == "paired" and params["cost"]["rounds"] == 2
     where = params["cost"]["placement"]  # the server and wrk on separate CPUs (2 CPUs or more here)
     assert where and not set(where["server_cpus"]) & set(where["wrk_cpus"]), where
     assert set(where["server_cpus"]) | set(where["wrk_cpus"]) <= os.sched_getaffinity(0), where
@@ -264,6 +265,93 @@ def test_partner_at_draws_a_line_between_the_runs_around():
     assert stats.partner_at(series, 3) == 13.0
     assert stats.partner_at(series, 9) == 10.0 and stats.partner_at([(4, 5.0)], 0) == 5.0
     assert stats.partner_at([], 3) is None
+
+
+class FakeEntrant(alternation.Entrant):
+    """An entrant whose server is this test process (CpuMeter reads it)."""
+
+    def __init__(self, name):
+        @contextlib.contextmanager
+        def open_():
+            yield alternation.Live(os.getpid(), 0)
+        super().__init__(name, open_)
+
+
+def test_paired_block_runs_each_run_beside_one_of_the_reference():
+    """The paired method: every round runs each other entrant once, each at
+    the same time as a run of the reference (their metered runs start
+    together, within a scheduling slice, and overlap: a host's slowdown
+    lands on both), and the row names that reference run (paired_seq);
+    the rounds' orders are the shuffled ones."""
+    ref, others = FakeEntrant("bare"), [FakeEntrant("lt"), FakeEntrant("fdpass")]
+    spans = {}
+
+    def run_one(e, live, rnd, seq):
+        (start, end), _ = alternation.metered(live.pid, lambda: (time.monotonic(), time.sleep(0.2) or time.monotonic()))
+        spans[seq] = (start, end)
+        return {"arm": e.name}
+
+    rows = alternation.run_block(ref, others, lambda e, live: None, run_one,
+                                 lambda rows, rnd: (rnd < 3, ""), lambda rnd, text: None, paired=True)
+    assert len(rows) == 3 * 2 * len(others), rows
+    for rnd in (1, 2, 3):
+        mine = [r for r in rows if r["round"] == rnd]
+        placed = [r for r in mine if r["arm"] != "bare"]
+        assert [r["arm"] for r in placed] == [e.name for e in alternation.shuffled(others, rnd)], mine
+        for r in placed:
+            partner = next(b for b in mine if b["seq"] == r["paired_seq"])
+            assert partner["arm"] == "bare" and r["seq"] == partner["seq"] + 1, (r, partner)
+            (a0, a1), (b0, b1) = spans[r["seq"]], spans[partner["seq"]]
+            assert abs(a0 - b0) < 0.1 and min(a1, b1) - max(a0, b0) > 0.1, (spans[r["seq"]], spans[partner["seq"]])
+    assert all("paired_seq" not in r for r in rows if r["arm"] == "bare"), rows
+
+
+def test_paired_block_raises_the_failed_run_and_stops_its_partner():
+    """A run of a pair that fails before its start does not leave the other
+    waiting at the barrier: the block ends with the failure itself."""
+    ref, other = FakeEntrant("bare"), FakeEntrant("lt")
+
+    def run_one(e, live, rnd, seq):
+        if e is other:
+            raise RuntimeError("lt's server did not answer")
+        return {"arm": e.name, "out": alternation.metered(live.pid, lambda: 1)[0]}
+
+    with pytest.raises(RuntimeError, match="did not answer"):
+        alternation.run_block(ref, [other], lambda e, live: None, run_one, lambda rows, rnd: (False, ""),
+                              lambda rnd, text: None, paired=True)
+
+
+def test_finish_cost_fills_paired_ratios(tmp_path):
+    """A paired run's ratio to bare is over the bare run beside it (its
+    paired_seq), not the line through bare's runs around it; the ratio to
+    the knob-off arm is still the two ratios to bare in the same round."""
+    rows = [block_row("bare", 0, 1, 100.0, 20.0), dict(block_row("fdpass", 1, 1, 90.0, 22.0), paired_seq=0),
+            block_row("bare", 2, 1, 50.0, 40.0), dict(block_row("fdpass-off", 3, 1, 40.0, 44.0), paired_seq=2)]
+    path = tmp_path / "cost.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cost_study.finish(str(path))
+    got = read_rows(path)
+    assert [r.get("cpu_ratio_to_bare") for r in got] == [None, 1.1, None, 1.1], got
+    assert [r.get("ratio_to_bare") for r in got] == [None, 0.9, None, 0.8], got
+    assert got[1]["cpu_ratio_to_knob_off"] == 1.0, got[1]
+
+
+def test_report_checks_a_paired_ratio_against_its_own_bare_run():
+    """The report re-derives a paired row's ratio from the bare run it names:
+    a ratio taken over the line through bare's runs around it instead, or a
+    paired_seq that names no bare run, stops it with the row's line."""
+    from acceptlab.results_io import InputError
+    from report.sections.wrk import check_wrk_rows
+
+    def run(line, arm, seq, rps, ratio=None, paired=None):
+        return WrkRun(line, arm, 2, "close", 1, rps, 1.0, 2.0, (), ratio=ratio, seq=seq, paired_seq=paired)
+    check = check_wrk_rows(lambda mode: mode, True)
+    good = [run(1, "bare", 0, 100.0), run(2, "lt", 1, 90.0, 0.9, 0), run(3, "bare", 2, 50.0)]
+    check(Path("cost.jsonl"), good)
+    with pytest.raises(InputError, match="over bare's 100.0 at its place = 0.9000"):
+        check(Path("cost.jsonl"), [good[0], run(2, "lt", 1, 90.0, 1.2, 0), good[2]])
+    with pytest.raises(InputError, match='"paired_seq" 5 names no bare run'):
+        check(Path("cost.jsonl"), [good[0], run(2, "lt", 1, 90.0, 0.9, 5), good[2]])
 
 
 def block_row(arm, seq, rnd, rps, cpu=None, mode="close", workers=2):
@@ -525,9 +613,9 @@ def test_tiny_bench_records_rounds_and_reports_the_cap(tmp_path):
         assert "cost %s: 2 rounds run" % mode in res.stdout, res.stdout
     run = run_dir_of(results)
     rows = read_rows(run / "cost.jsonl")
+    # paired: each round one fdpass run beside one of bare
     assert sorted((r["arm"], r["mode"], r["round"]) for r in rows) == sorted(
-        [("bare", m, 1) for m in ("keepalive", "close")] + [(a, m, n) for a in ("bare", "fdpass")
-                                                            for m in ("keepalive", "close") for n in (1, 2)]), rows
+        [(a, m, n) for a in ("bare", "fdpass") for m in ("keepalive", "close") for n in (1, 2)]), rows
     stopping = json.loads((run / "meta.json").read_text())["parameters"]["cost"]["stopping"]
     assert stopping["within"] == 0.0001 and stopping["max_rounds"] == 2
     outcome = stopping["outcome"]
@@ -780,6 +868,20 @@ def test_client_text_says_when_the_client_set_the_req_s():
     idle = cost_section.client_text([run("keepalive", 0.5), run("close", 0.6)], "nginx")
     assert "Keep-alive, 50 %" in idle and "set the req/s" not in idle, idle
     assert cost_section.client_text([run("keepalive", None)], "nginx") == ""
+
+
+def test_client_share_of_a_pair_is_both_wrk_together():
+    """With the paired method two wrk share the client's CPUs: a pair's
+    share is its two runs' together, counted once (the bare partner is not
+    a run of its own), so two wrk at half each are a busy client."""
+    def run(arm, seq, share, paired=None):
+        return WrkRun(seq, arm, 2, "keepalive", 1, 1000.0, 1.0, 2.0, (), seq=seq, paired_seq=paired,
+                      client_share=share)
+    pairs = [run("bare", 0, 0.49), run("nginx", 1, 0.49, 0), run("bare", 2, 0.5), run("lt", 3, 0.48, 2)]
+    assert cost_section.client_share(pairs, "keepalive") == pytest.approx(0.98)
+    assert cost_section.client_bound(pairs, "keepalive")
+    alone = [run("bare", 0, 0.6), run("lt", 1, 0.7)]
+    assert cost_section.client_share(alone, "keepalive") == pytest.approx(0.65)
 
 
 # ---------------------------------------------------------------- what went with the CPU per request

@@ -14,11 +14,23 @@ after, drawn together by a line (partner_at). An A/A entrant (the
 reference's server again, as an entrant of its own) shows what the method
 resolves.
 
+The paired method (run_block's paired=True, the cost study's --cost-method paired): the same
+block and the same shuffled rounds, but each other entrant's run goes at
+the same time as one of the reference's, both servers on the same pinned
+CPU and both wrk on theirs, each run's CPU time read the same way. The
+host under a VM can slow it down over stretches of seconds, by far more
+than the differences the study looks for, and the guest charges that as
+CPU time (a fixed loop's CPU time moves with it); two servers sharing one
+CPU at the same moment share that too, so a run's ratio to its paired
+reference run is free of it, where runs a second apart are not. Each
+server gets about half the CPU, as it would beside any other busy process.
+
 A block runs in one process (the caller's network namespace) and returns
 its rows; the servers are stopped by the block whatever happens."""
 
 import contextlib
 import random
+import threading
 import time
 
 from acceptlab.stats import partner_at
@@ -38,12 +50,19 @@ def partner_series(rows, partner, field, same=("workers", "mode")):
     return {key: sorted(series) for key, series in out.items()}
 
 
+def place_of(row):
+    """Where a row's partner value is read: the reference run it was paired
+    with (paired_seq, the paired method), else its own place (seq)."""
+    return row["paired_seq"] if row.get("paired_seq") is not None else row.get("seq")
+
+
 def ratio_at(row, series, field, same=("workers", "mode")):
-    """row's field over its partner's at row's position (partner_at), the
-    partner's series of row's block from partner_series(..., same); None
-    when either is missing."""
+    """row's field over its partner's at row's position (partner_at at
+    place_of(row): a paired row's partner run exactly, else on the line
+    through the runs around it), the partner's series of row's block from
+    partner_series(..., same); None when either is missing."""
     value = row.get(field)
-    base = partner_at(series.get(tuple(row.get(k) for k in same), []), row.get("seq"))
+    base = partner_at(series.get(tuple(row.get(k) for k in same), []), place_of(row))
     if value is None or not base:
         return None
     return round(value / base, 4)
@@ -113,18 +132,25 @@ def round_order(reference, others, rnd):
     return order
 
 
-def run_block(reference, others, warm, run_one, go_on, progress):
+def run_block(reference, others, warm, run_one, go_on, progress, paired=False):
     """Starts the reference and every other entrant, warms each up
     (warm(entrant, live)), then runs rounds (round_order: every other run
-    between two runs of the reference), each run SETTLE_S after the one
-    before (run_one(entrant, live, round, seq) -> its row, seq its place in
-    the block); after each round
+    between two runs of the reference; paired: the others shuffled, each
+    run at the same time as one of the reference, run_pair), each run or
+    pair SETTLE_S after the one before (run_one(entrant, live, round, seq)
+    -> its row, seq its place in the block); after each round
     go_on(rows, round) -> (again?, progress text), and progress(round,
     text). Returns the rows, each with "round", "order" (its place in the
-    round), "seq" (its place in the block), the entrant's tags, its port
-    and its life fields (read once every server has stopped)."""
+    round), "seq" (its place in the block; a paired run's "paired_seq" is
+    its reference run's), the entrant's tags, its port and its life fields
+    (read once every server has stopped)."""
     entrants = [reference] + list(others)
     made, live = [], {}
+
+    def record(e, row, rnd, order, seq, **extra):
+        row.update(dict({"round": rnd, "order": order, "seq": seq}, **extra), **e.tags)
+        made.append((e, row))
+
     with contextlib.ExitStack() as stack:
         for e in entrants:
             live[id(e)] = stack.enter_context(e.open())
@@ -133,11 +159,18 @@ def run_block(reference, others, warm, run_one, go_on, progress):
         rnd = 0
         while True:
             rnd += 1
-            for order, e in enumerate(round_order(reference, others, rnd), 1):
-                time.sleep(SETTLE_S)
-                row = run_one(e, live[id(e)], rnd, len(made))
-                row.update({"round": rnd, "order": order, "seq": len(made)}, **e.tags)
-                made.append((e, row))
+            if paired:
+                for order, e in enumerate(shuffled(others, rnd), 1):
+                    time.sleep(SETTLE_S)
+                    seq = len(made)
+                    ref_row, row = run_pair(run_one, (reference, live[id(reference)]), (e, live[id(e)]), rnd, seq)
+                    record(reference, ref_row, rnd, order, seq)
+                    record(e, row, rnd, order, seq + 1, paired_seq=seq)
+            else:
+                for order, e in enumerate(round_order(reference, others, rnd), 1):
+                    time.sleep(SETTLE_S)
+                    row = run_one(e, live[id(e)], rnd, len(made))
+                    record(e, row, rnd, order, len(made))
             again, text = go_on([r for _, r in made], rnd)
             progress(rnd, text)
             if not again:
@@ -148,8 +181,50 @@ def run_block(reference, others, warm, run_one, go_on, progress):
     return [r for _, r in made]
 
 
+# A pair's two runs (run_pair): each thread's barrier, which metered()
+# waits at before its meter starts, so both meters and both runs start
+# together.
+_pair = threading.local()
+
+
+def run_pair(run_one, first, second, rnd, seq):
+    """(first's row, second's row): run_one for both (entrant, live) pairs at
+    once, in two threads, their metered() runs starting together; the first
+    at place seq, the second at seq + 1. An exception in either is raised
+    once both have ended."""
+    barrier = threading.Barrier(2, timeout=PAIR_START_TIMEOUT_S)
+    out = [None, None]
+
+    def go(i, e, live):
+        _pair.barrier = barrier
+        try:
+            out[i] = (True, run_one(e, live, rnd, seq + i))
+        except BaseException as exc:  # noqa: B902 - handed to the caller's thread below
+            barrier.abort()  # the other run must not wait for a start that will not come
+            out[i] = (False, exc)
+        finally:
+            _pair.barrier = None
+
+    threads = [threading.Thread(target=go, args=(i, e, live)) for i, (e, live) in enumerate((first, second))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    failed = [value for ok, value in out if not ok]
+    if failed:  # the cause first: the other run's broken barrier follows from it
+        raise next((e for e in failed if not isinstance(e, threading.BrokenBarrierError)), failed[0])
+    return out[0][1], out[1][1]
+
+
+PAIR_START_TIMEOUT_S = 60  # the longest one run of a pair may take to reach its start (a server's reads first)
+
+
 def metered(pid, run):
-    """(run()'s result, the CpuMeter over it) for the process tree at pid."""
+    """(run()'s result, the CpuMeter over it) for the process tree at pid;
+    in a pair (run_pair), started together with the other run's."""
+    barrier = getattr(_pair, "barrier", None)
+    if barrier is not None:
+        barrier.wait()
     with CpuMeter(pid) as meter:
         out = run()
     return out, meter

@@ -2,14 +2,17 @@
 workers, measured side by side (probes/harness/alternation.py): per mode,
 one block in a network namespace of its own with every arm's server started
 once and kept, each warmed up, then rounds of one short run per arm in an
-order shuffled per round, every run between two of bare's. Per run: the server's CPU time per request (its
+order shuffled per round, every run at the same time as one of bare's,
+both servers on the same CPU (--cost-method paired, the default), or
+between two of bare's (--cost-method alternated). Per run: the server's CPU time per request (its
 process tree's scheduler counts over the run), req/s, p50/p99, its context
 switches per request and, for fdpass, the hand-offs it caused; per server,
 over the block: the connections each worker served, requests per
 epoll_wait return and the sockets it left in TIME_WAIT. Each run's ratio to
-bare, to its knob-off arm, its reference arm and its process-mode arm is
-taken against the partner's value at the same moment (its runs just before
-and after, on a line), so the machine's drift over minutes cancels. The A/A
+bare is taken against bare at the same moment (the bare run beside it;
+alternated: bare's runs just before and after, on a line), so what the
+host does to the machine's speed cancels; its ratio to its knob-off arm, its reference arm and its
+process-mode arm is the two arms' ratios to bare in the same round. The A/A
 arm bare-aa (bare again, as an arm of its own) gives the method's
 resolution -> cost.jsonl (one line per run).
 
@@ -24,7 +27,7 @@ studies/common.py; outcome() records the verdict in the rows and meta.json).
 The cost anchor: an arm that is a server nobody here wrote, started from
 the peers' configuration (probes/peers/peers.py) with its access log off,
 since our server keeps no log (ANCHOR_ARMS: arm name -> peer configuration).
-It runs in the same rounds as our arms, alternated with them (and with
+It runs in the same rounds as our arms, set beside bare like them (and with
 `--bench-arms all`; named, it runs only when named).
 
 The arms (arms_of): by default the arms with "cost" in arms.py ("quick:cost"
@@ -61,6 +64,11 @@ COST_SECONDS = {"keepalive": 1, "close": 1}
 COST_ROUNDS = 8               # rounds in the campaign (--bench-rounds overrides; 2 with --quick)
 GOAL_WITHIN = 0.02            # the resolution the goals need: a ratio's 95 % interval within +-2 %
 COST_MODES = ["keepalive", "close"]
+METHODS = ("paired", "alternated")  # --cost-method: alternation.run_block with and without paired=True
+ORDER = {"alternated": "each run followed by one of bare at 2 workers; ratios against bare's runs just before "
+                       "and after, on a line",
+         "paired": "each run at the same time as one of bare at 2 workers, both servers on the server CPU; "
+                   "ratios against that bare run"}
 WARM_UP_S = 1                 # an unrecorded wrk run against each server before the block's rounds (a
                               # fresh server's first run comes out slower than its later ones; on
                               # Connection: close it also fills the namespace's TIME_WAIT table, so
@@ -149,7 +157,7 @@ def meta(plan):
                      "connections": COST_CONNECTIONS["close"], "connections_by_mode": COST_CONNECTIONS,
                      "duration_s": cost_seconds(plan, "keepalive"),
                      "close_duration_s": cost_seconds(plan, "close"), "placement": placement_meta(),
-                     "warm_up_s": WARM_UP_S, "method": "alternated",
+                     "warm_up_s": WARM_UP_S, "method": plan.cost_method,
                      "netns": "each mode's block in a network namespace of its own (root)",
                      "timeout_s": WRK_TIMEOUT_S, "modes": COST_MODES,
                      "workers": sorted({w for _, w in cells(plan)}),
@@ -159,8 +167,7 @@ def meta(plan):
                      "stopping": stopping_rule(plan),
                      "order": "per mode, one block: every arm x workers' server started once and "
                               "warmed up, then rounds: the other cells in an order shuffled per round "
-                              "(seeded by the round), each run followed by one of bare at 2 workers; "
-                              "ratios against bare's runs just before and after, on a line",
+                              "(seeded by the round), " + ORDER[plan.cost_method],
                      "sysctls": {name: read_sysctl(name) for name in SYSCTLS},
                      "anchor": anchor_meta(plan)}}
 
@@ -311,7 +318,8 @@ def block(plan, raw_dir, mode):
         return cost_run(plan, e.name, mode, live, "r%d-s%d" % (rnd, seq))
 
     rows = run_block(reference, [e for e in entrants if e is not reference], warm_entrant(mode), run_one,
-                     block_rule(plan, NAME, mode, cpu_series, aa_text), print_progress)
+                     block_rule(plan, NAME, mode, cpu_series, aa_text), print_progress,
+                     paired=plan.cost_method == "paired")
     for key in {(r["arm"], r["workers"]) for r in rows if r.get("handoffs_life") is not None}:
         # handoff counts its hand-offs over its life only: per second over its runs and warm-up
         mine = [r for r in rows if (r["arm"], r["workers"]) == key]
@@ -406,8 +414,9 @@ def cpu_series(rows):
 
 def fill_ratios(rows):
     """ratio_to_bare: a run's req/s over bare's at the same workers and mode
-    at the run's moment (alternation.ratio_at: bare's runs just before and
-    after it, on a line; null when bare has no measured run there);
+    at the run's moment (alternation.ratio_at: the bare run paired with it,
+    or with the alternated method bare's runs just before and after it, on
+    a line; null when bare has no measured run there);
     ratio_to_knob_off, ratio_to_reference and ratio_to_process for the arms
     that have those partners: its ratio to bare over the partner's ratio to
     bare in the same round (each against bare at its own moment); the same

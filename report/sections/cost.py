@@ -35,8 +35,32 @@ def ports_text(p: BenchParams) -> str:
     return " and ".join(parts)
 
 
+# The methods that keep every server for its mode's block and take a run's
+# ratio against bare at the run's moment (rows with "seq"): alternated (each
+# run between two of bare's) and paired (each run at the same time as one of
+# bare's).
+SIDE_BY_SIDE = ("alternated", "paired")
+
+
+def method_text(p: BenchParams) -> str:
+    """The rounds of a block, and what a ratio to bare is over, by method."""
+    rounds = f"{plural(p.rounds, 'round')} (planned) ran: the other arms in an order shuffled from round to round, "
+    if p.method == "paired":
+        return (rounds + "each run at the same time as one of bare's, both servers pinned to the same CPU and both "
+                "wrk to theirs, each pair after a short settle. A run's ratio to bare is over the bare run beside "
+                "it: the host under this VM slows it down over stretches of seconds, by more than the differences "
+                "looked for here, and the guest charges that as CPU time; two servers on one CPU at the same "
+                "moment share it, so it cancels in their ratio. Each server has about half the CPU, as beside any "
+                "other busy process. A ratio to another partner is the two arms' ratios to bare in the same "
+                "round. ")
+    return (rounds + "each run followed by one of bare (round 1 opening with one), so every run sits between two of "
+            "bare's, each after a short settle. A run's ratio to bare is over bare's value at the same moment: "
+            "its runs just before and just after, on a line, so the machine's drift over minutes cancels; a "
+            "ratio to another partner is the two arms' ratios to bare in the same round. ")
+
+
 def alternated_intro(p: BenchParams) -> str:
-    """How the alternated method ran (one block per mode)."""
+    """How the alternated or paired method ran (one block per mode)."""
     conns = dict(p.connections_by_mode) or {"keepalive": p.connections[0], "close": p.connections[0]}
     aa = ", ".join(f"{a} ({of} again, as an arm of its own)" for a, of in p.aa)
     return ("What was measured: the server's CPU time per request, and requests per second, when answering "
@@ -47,11 +71,7 @@ def alternated_intro(p: BenchParams) -> str:
             "every request is an accept). " + placement_text(p) +
             "The method: per mode, one block in a network namespace of its own; every arm's server was started "
             "once and kept for the block, each was warmed up by an unrecorded wrk run, then "
-            f"{plural(p.rounds, 'round')} (planned) ran: the other arms in an order shuffled from round to round, "
-            "each run followed by one of bare (round 1 opening with one), so every run sits between two of "
-            "bare's, each after a short settle. A run's ratio to bare is over bare's value at the same moment: "
-            "its runs just before and just after, on a line, so the machine's drift over minutes cancels; a "
-            "ratio to another partner is the two arms' ratios to bare in the same round. "
+            + method_text(p)
             + (f"The A/A arm {aa}: its ratio to bare is what the method resolves, the floor every cost verdict "
                "below is judged against. " if aa else "")
             + f"Ports: {ports_text(p)}; how many sockets each server left in TIME_WAIT is measured at the end "
@@ -71,7 +91,7 @@ def render_cost(meta: Meta, rows: list) -> list:
                "before the next run." if p.close_gap_s is not None else "")
         close_cmd = ("" if p.close_duration_s in (None, p.duration_s) else
                      f" (with `-d{number(p.close_duration_s)}s` for the close runs)")
-        if p.method == "alternated":
+        if p.method in SIDE_BY_SIDE:
             out += [alternated_intro(p), ""]
         else:
             out += [f"What was measured: requests per second when answering costs next to nothing (`GET {p.path}`, "
@@ -110,7 +130,7 @@ def render_cost(meta: Meta, rows: list) -> list:
                 entries = sorted((r for r in mine if r.key[:2] == (arm, w)),
                                  key=lambda r: (r.round if isinstance(r, WrkRun) else (r.key[3] or 0), r.line))
                 parts = []
-                if p is not None and p.method == "alternated":
+                if p is not None and p.method in SIDE_BY_SIDE:
                     parts = summary_cell(entries)
                 for r in entries if not parts else ():
                     if isinstance(r, Failed):
@@ -194,7 +214,7 @@ def render_floor(floors: dict, p: Optional[BenchParams]) -> list:
     goal = BENCH_FLOOR_GOAL if p is not None and p.within is not None else MEASURE_FLOOR_GOAL
     which = "make bench's" if goal == BENCH_FLOOR_GOAL else "make measure's"
     out = ["### The A/A floor", "",
-           "The same server measured twice, as two arms alternated like the others: the ratio of their CPU per "
+           "The same server measured twice, as two arms measured like the others: the ratio of their CPU per "
            "request is 1 but for the method's own noise, so its 95 % interval is what this run resolves. A "
            "verdict below stands only where the A/A pair's interval holds 1 and, for a goal other than 1, "
            "where the ratio's interval clears the goal by more than the floor's half-width. "
@@ -266,7 +286,7 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
                           "per connection is not known run by run (a server kept for the block counts its "
                           "accepts over its life). The ratios are to bare's CPU µs per request at the same workers "
                           "and mode, at the run's moment (below 1: less CPU per request than bare), and to"
-                          if p is not None and p.method == "alternated" else
+                          if p is not None and p.method in SIDE_BY_SIDE else
                           "Each cell of the per-round columns holds one entry per round, in round order. The "
                           "ratios are to bare's CPU µs per request at the same workers, mode and round (below 1: "
                           "less CPU per request than bare), and to") +
@@ -275,7 +295,7 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
            "process-mode arm), each given as the mean over the rounds ± the half-width of its 95 % interval "
            "(Student's t); the ratio of requests per second to bare's stands beside them, given the same way.", ""]
     out += rounds_text(measured, p)
-    alternated = p is not None and p.method == "alternated"
+    alternated = p is not None and p.method in SIDE_BY_SIDE
     out += [f"| arm | workers | mode | {'runs' if alternated else 'rounds'} | CPU µs per request | "
             "CPU µs per connection | ratio to bare | ratio to its partners | req/s ratio to bare |",
             "|---|---|---|---|---|---|---|---|---|"]
@@ -286,13 +306,13 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
                               key=lambda r: (r.round, r.line))
                 if not mine:
                     continue
-                if p is not None and p.method == "alternated":
+                if p is not None and p.method in SIDE_BY_SIDE:
                     cpu = [r.cpu[0] for r in mine]
                     per_req = f"{statistics.median(cpu):.2f} ({min(cpu):.2f} to {max(cpu):.2f})"
                 else:
                     per_req = " ".join(f"{r.cpu[0]:.2f}" for r in mine)
                 per_conn = " ".join("-" if r.cpu[1] is None else f"{r.cpu[1]:.1f}" for r in mine)
-                if p is not None and p.method == "alternated" and not per_conn.strip("- "):
+                if p is not None and p.method in SIDE_BY_SIDE and not per_conn.strip("- "):
                     per_conn = "-"
                 to_bare = ("1 (the reference)" if arm == "bare" else
                            ratio_cell([r.cpu_ratios[0] for r in mine], verdict_of(mine, "to_bare")))
@@ -438,6 +458,10 @@ def render_anchor(anchors: dict, rows: list, ours: list, floors: Optional[dict] 
                 f"What was measured: the same wrk runs against {arm} ({software}: the peers' `{peer}` "
                 "configuration from `probes/peers/peers.py`, the worker count of the cell, "
                 f"{log}), " + ("started once for its mode's block on a free port, kept for the block and stopped "
+                              "after it, and run like the arms above in the same rounds, each run at the same time "
+                              "as one of bare's; a ratio below is each over bare at its own moment."
+                              if any(r.paired_seq is not None for r in mine) else
+                              "started once for its mode's block on a free port, kept for the block and stopped "
                               "after it, and alternated with the arms above in the same rounds, each run between "
                               "two of bare's; a ratio below is each over bare at its own moment."
                               if any(r.seq is not None for r in mine) else
@@ -589,8 +613,20 @@ CLIENT_BOUND_SHARE = 0.95
 
 def client_share(runs: list, mode: str) -> Optional[float]:
     """The median share of its CPUs wrk kept busy over the mode's runs that
-    record it (client_cpu_share), or None."""
-    shares = [r.client_share for r in runs if r.setting == mode and r.client_share is not None]
+    record it (client_cpu_share), or None. A paired run's wrk shared the
+    client's CPUs with its partner's (the bare run beside it): its share is
+    the two together, taken once per pair (a pair whose partner is not
+    among runs is left out)."""
+    mine = [r for r in runs if r.setting == mode and r.client_share is not None]
+    by_place = {(r.workers, r.seq): r for r in mine if r.seq is not None}
+    partners = {(r.workers, r.paired_seq) for r in mine if r.paired_seq is not None}
+    shares = []
+    for r in mine:
+        if r.paired_seq is None:
+            if (r.workers, r.seq) not in partners:
+                shares.append(r.client_share)
+        elif (r.workers, r.paired_seq) in by_place:
+            shares.append(r.client_share + by_place[(r.workers, r.paired_seq)].client_share)
     return statistics.median(shares) if shares else None
 
 
@@ -673,7 +709,7 @@ def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
     if not counts:
         return []
     own = [r.netns for r in runs if r.time_wait_after is not None]
-    if p is not None and p.method == "alternated":
+    if p is not None and p.method in SIDE_BY_SIDE:
         if not any(counts):
             return ["TIME_WAIT: none was left. In each Connection: close block's network namespace "
                     "`net.ipv4.tcp_max_tw_buckets` was 0, so a closed connection left no TIME_WAIT socket: "
@@ -697,7 +733,7 @@ def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
     text = f"TIME_WAIT after the Connection: close runs: {min(counts)} to {max(counts)} sockets {where}."
     if sides:
         server, client = sum(s[0] for s in sides), sum(s[1] for s in sides)
-        text += ((" On each server's own port, summed over the servers: " if p is not None and p.method == "alternated"
+        text += ((" On each server's own port, summed over the servers: " if p is not None and p.method in SIDE_BY_SIDE
                   else " On the run's own server port, summed over the runs: ") + f"{server} on the server's side, "
                  f"{client} on the client's side")
         reuse = sysctl_value(p, "net.ipv4.tcp_tw_reuse") if p else None

@@ -57,6 +57,7 @@ class WrkRun:
     # wrk's own CPU time over its wall time and the CPUs it could use (near 1: the client was busy
     # all along, so the run's req/s is its limit); None where not recorded
     client_share: Optional[float] = None
+    paired_seq: Optional[int] = None  # cost, the paired method: the place of the bare run it ran beside
 
     @property
     def key(self) -> tuple:
@@ -135,7 +136,8 @@ def wrk_row_parser(setting_key: str):
                       get_number(obj, "ratio_to_reference", nullable=True) if "ratio_to_reference" in obj else None,
                       switches, per_wakeup, loops, obj["netns"] if isinstance(obj.get("netns"), bool) else None,
                       get_int(obj, "seq", 0) if "seq" in obj else None,
-                      get_number(obj, "client_cpu_share", nullable=True) if "client_cpu_share" in obj else None)
+                      get_number(obj, "client_cpu_share", nullable=True) if "client_cpu_share" in obj else None,
+                      get_int_or_null(obj, "paired_seq"))
     return parse
 
 
@@ -177,11 +179,12 @@ def str_pairs(obj: dict, key: str, kind: type) -> tuple:
 
 def check_wrk_rows(what: str, with_ratio: bool):
     """One measured row per (arm, workers, mode or connections, round), or per
-    place in its block (the alternated method, rows with "seq"); in cost,
+    place in its block (the alternated and paired methods, rows with "seq"); in cost,
     ratio_to_bare must be req/s over the bare row's at the same workers, mode and
     round (null exactly when no bare row was measured there), or with the
     alternated method over bare's at the run's place (partner_at: bare's runs
-    around it, on a line; null for bare's own)."""
+    around it, on a line; null for bare's own), with the paired method over
+    the bare run it ran beside (paired_seq)."""
     def check(path: Path, rows: list) -> None:
         if any(isinstance(r, WrkRun) and r.seq is not None for r in rows):
             return check_alternated(path, rows)
@@ -224,7 +227,11 @@ def check_wrk_rows(what: str, with_ratio: bool):
         for r in runs:
             bare = sorted((b.seq, b.rps) for b in runs
                           if (b.arm, b.workers, b.setting) == ("bare", r.workers, r.setting))
-            base = partner_at(bare, r.seq) if r.arm != "bare" else None
+            place = r.paired_seq if r.paired_seq is not None else r.seq
+            if r.paired_seq is not None and r.arm != "bare" and r.paired_seq not in {s for s, _ in bare}:
+                raise InputError(path, r.line, f'"paired_seq" {r.paired_seq} names no bare run of its block '
+                                 f"({what(r.setting)}, {plural(r.workers, 'worker')})")
+            base = partner_at(bare, place) if r.arm != "bare" else None
             if not base:
                 if r.ratio is not None:
                     raise InputError(path, r.line, f'"ratio_to_bare" is {number(r.ratio)} but no bare run with '
