@@ -39,9 +39,11 @@ from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_U
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
 TRACE_OVERHEAD_WORKERS = 2
-# Rounds in the campaign (--bench-rounds overrides; 2 with --quick): fewer
-# than cost's, whose block has more servers, to keep the campaign's minutes.
-TRACE_ROUNDS = 6
+# Rounds in the campaign (--bench-rounds overrides; 2 with --quick): more
+# than cost's, since this block is alternated (every run alone, a run of the
+# untraced server after each) and has fewer servers; cost's paired block
+# leaves the campaign the minutes.
+TRACE_ROUNDS = 10
 # The states, in round 1's order (the block rotates it from round to round).
 UNTRACED, UNTRACED_AA, TRACED, PASSIVE = "untraced", "untraced-aa", "traced", "passive"
 STATES = (UNTRACED, UNTRACED_AA, TRACED, PASSIVE)
