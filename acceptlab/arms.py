@@ -204,7 +204,7 @@ TABLE = [
     # BPF), for the cost study: beside the kernel-counted arm and the knob-off
     # arm in the same rounds, they show what kernel accounting costs.
     Arm("fdpass-user", "fdpass", env=USER_ACCOUNTING, knob_off="fdpass-off", default=False,
-        studies="cost:bench", place={"cost": 4}),
+        studies="cost", place={"cost": 4}),
     Arm("handoff-user", "handoff", ["--threads"], env=USER_ACCOUNTING, knob_off="handoff-off", default=False,
         studies="cost:bench", place={"cost": 9}),
 ]
