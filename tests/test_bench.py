@@ -872,12 +872,14 @@ def test_client_text_says_when_the_client_set_the_req_s():
 
 def test_client_share_of_a_pair_is_both_wrk_together():
     """With the paired method two wrk share the client's CPUs: a pair's
-    share is its two runs' together, counted once (the bare partner is not
-    a run of its own), so two wrk at half each are a busy client."""
+    share is its two runs' together, counted once (a bare run is some run's
+    partner, never a run alone, even when that run is not among those
+    passed), so two wrk at half each are a busy client."""
     def run(arm, seq, share, paired=None):
         return WrkRun(seq, arm, 2, "keepalive", 1, 1000.0, 1.0, 2.0, (), seq=seq, paired_seq=paired,
                       client_share=share)
-    pairs = [run("bare", 0, 0.49), run("nginx", 1, 0.49, 0), run("bare", 2, 0.5), run("lt", 3, 0.48, 2)]
+    pairs = [run("bare", 0, 0.49), run("nginx", 1, 0.49, 0), run("bare", 2, 0.5), run("lt", 3, 0.48, 2),
+             run("bare", 4, 0.5)]  # the partner of a run not passed (bare-aa's, say): not a run alone
     assert cost_section.client_share(pairs, "keepalive") == pytest.approx(0.98)
     assert cost_section.client_bound(pairs, "keepalive")
     alone = [run("bare", 0, 0.6), run("lt", 1, 0.7)]

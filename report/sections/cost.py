@@ -613,20 +613,18 @@ CLIENT_BOUND_SHARE = 0.95
 
 def client_share(runs: list, mode: str) -> Optional[float]:
     """The median share of its CPUs wrk kept busy over the mode's runs that
-    record it (client_cpu_share), or None. A paired run's wrk shared the
-    client's CPUs with its partner's (the bare run beside it): its share is
-    the two together, taken once per pair (a pair whose partner is not
-    among runs is left out)."""
+    record it (client_cpu_share), or None. With the paired method a run's
+    wrk shared the client's CPUs with its partner's (the bare run beside
+    it): a pair's share is the two together, once per pair (each run that
+    names its partner, the partner among runs), and bare's runs, each some
+    run's partner, are not taken alone."""
     mine = [r for r in runs if r.setting == mode and r.client_share is not None]
-    by_place = {(r.workers, r.seq): r for r in mine if r.seq is not None}
-    partners = {(r.workers, r.paired_seq) for r in mine if r.paired_seq is not None}
-    shares = []
-    for r in mine:
-        if r.paired_seq is None:
-            if (r.workers, r.seq) not in partners:
-                shares.append(r.client_share)
-        elif (r.workers, r.paired_seq) in by_place:
-            shares.append(r.client_share + by_place[(r.workers, r.paired_seq)].client_share)
+    if not any(r.paired_seq is not None for r in mine):
+        shares = [r.client_share for r in mine]
+    else:
+        by_place = {(r.workers, r.seq): r for r in mine if r.seq is not None}
+        shares = [r.client_share + by_place[(r.workers, r.paired_seq)].client_share for r in mine
+                  if r.paired_seq is not None and (r.workers, r.paired_seq) in by_place]
     return statistics.median(shares) if shares else None
 
 

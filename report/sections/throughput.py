@@ -36,10 +36,12 @@ def render_throughput(meta: Meta, rows: list) -> list:
     out = ["## Throughput with the server as the limit", "",
            (f"What was measured: wrk keep-alive on `{p.path}` ({p.connections} connections, {number(p.duration_s)} s "
             f"runs) against bare, its A/A twin bare-aa, exclusive-reorder and nginx at "
-            f"{plural(p.workers, 'worker')}, as the cost study runs them (one block, every run between two of "
-            f"bare's, each ratio over bare at the run's moment), with each server's processes held to "
+            f"{plural(p.workers, 'worker')}, as the cost study's alternated method runs them (one block, every "
+            f"run between two of bare's, each ratio over bare at the run's moment), with each server's processes "
+            f"held to "
             f"{number(p.cpu_quota)} of one CPU ({p.quota}). " if p else
-            "What was measured: as the cost study runs them, each server's processes held to a share of one CPU "
+            "What was measured: as the cost study's alternated method runs them, each server's processes held to "
+            "a share of one CPU "
             "(the run's meta.json does not say how). ") + "The cost study's "
            "keep-alive runs leave the client busy nearly all the time, so their req/s is the client's limit; held "
            "below it, the server is saturated and its req/s is its own. Server at its quota: the server's CPU "
