@@ -127,6 +127,13 @@ def judge_on_floor(values: list, target: float, want: str, floor) -> tuple:
     return verdict, m, half, why
 
 
+def place_of(seq, paired_seq=None):
+    """Where a run's partner value is read (partner_at): the partner run it
+    ran beside (paired_seq, the paired method), else its own place in the
+    block (seq)."""
+    return seq if paired_seq is None else paired_seq
+
+
 def partner_at(series, seq):
     """series: [(seq, value)] of a partner's runs in a block, seq ascending.
     Its value at position seq: between its run before and its run after,

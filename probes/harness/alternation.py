@@ -33,7 +33,7 @@ import random
 import threading
 import time
 
-from acceptlab.stats import partner_at
+from acceptlab.stats import partner_at, place_of
 from probes.harness.cpu import CpuMeter
 
 
@@ -50,19 +50,14 @@ def partner_series(rows, partner, field, same=("workers", "mode")):
     return {key: sorted(series) for key, series in out.items()}
 
 
-def place_of(row):
-    """Where a row's partner value is read: the reference run it was paired
-    with (paired_seq, the paired method), else its own place (seq)."""
-    return row["paired_seq"] if row.get("paired_seq") is not None else row.get("seq")
-
-
 def ratio_at(row, series, field, same=("workers", "mode")):
     """row's field over its partner's at row's position (partner_at at
     place_of(row): a paired row's partner run exactly, else on the line
     through the runs around it), the partner's series of row's block from
     partner_series(..., same); None when either is missing."""
     value = row.get(field)
-    base = partner_at(series.get(tuple(row.get(k) for k in same), []), place_of(row))
+    place = place_of(row.get("seq"), row.get("paired_seq"))
+    base = partner_at(series.get(tuple(row.get(k) for k in same), []), place)
     if value is None or not base:
         return None
     return round(value / base, 4)

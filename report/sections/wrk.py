@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from acceptlab.results_io import InputError, RowError
-from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_objection, judge_on_floor, partner_at
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_objection, judge_on_floor, partner_at, place_of
 from report.common import (BenchParams, Failed, failed_notes, get, get_counter, get_failure, get_int, get_number,
                            get_split, get_str, is_int, number, plural)
 
@@ -227,11 +227,10 @@ def check_wrk_rows(what: str, with_ratio: bool):
         for r in runs:
             bare = sorted((b.seq, b.rps) for b in runs
                           if (b.arm, b.workers, b.setting) == ("bare", r.workers, r.setting))
-            place = r.paired_seq if r.paired_seq is not None else r.seq
             if r.paired_seq is not None and r.arm != "bare" and r.paired_seq not in {s for s, _ in bare}:
                 raise InputError(path, r.line, f'"paired_seq" {r.paired_seq} names no bare run of its block '
                                  f"({what(r.setting)}, {plural(r.workers, 'worker')})")
-            base = partner_at(bare, place) if r.arm != "bare" else None
+            base = partner_at(bare, place_of(r.seq, r.paired_seq)) if r.arm != "bare" else None
             if not base:
                 if r.ratio is not None:
                     raise InputError(path, r.line, f'"ratio_to_bare" is {number(r.ratio)} but no bare run with '
