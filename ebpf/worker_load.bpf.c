@@ -323,9 +323,13 @@ static __always_inline struct load_slot *slot_of(const struct conn_tag *tag)
  * released the bound port). */
 static __always_inline int ours(const struct sock *sk)
 {
-	if (!targ_port || sk_local_port(sk) != targ_port)
+	__u16 num = sk->__sk_common.skc_num;
+
+	/* At a glance first: a bound port (a direct read) that is not ours.
+	 * Only a released one (0) needs inet_sport's slower read. */
+	if (!targ_port || (num && num != targ_port) || (!num && sk_local_port(sk) != targ_port))
 		return 0;
-	return sk_netns(sk) == targ_netns;
+	return sk->__sk_common.skc_net.net->ns.inum == targ_netns;
 }
 
 /* reuseport-bpf: the SYN of this new connection no longer counts. */
@@ -354,8 +358,9 @@ static __always_inline int established(struct sock *sk)
 	struct conn_tag *tag;
 	struct load_slot *s;
 
-	if (targ_steer)
-		retire_syn(sk);
+	if (!targ_steer)
+		return 0; /* no steering, no listener tags: nothing to do */
+	retire_syn(sk);
 	tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
 	if (!tag || !tag->listener)
 		return 0;
@@ -376,7 +381,8 @@ static __always_inline struct load_slot *slot_index_of_task(__u32 tgid, __u32 *s
 	__u32 n = targ_workers * targ_slots_per_worker;
 
 	for (__u32 i = 0; i < MAX_SLOTS && i < n; i++) {
-		struct load_slot *c = bpf_map_lookup_elem(&slots, &i);
+		__u32 key = i; /* the counter stays in a register the verifier bounds */
+		struct load_slot *c = bpf_map_lookup_elem(&slots, &key);
 
 		if (c && c->owner == tgid) {
 			*slot = i;
@@ -505,12 +511,12 @@ int BPF_PROG(tag_on_read, struct sock *sk, int ret, int flags)
 	struct load_slot *s;
 	__u32 slot;
 
-	if (!sk || sk_local_port(sk) != targ_port)
+	if (!sk || !ours(sk))
 		return 0;
 	tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
 	if (tag && tag->slot)
 		return 0;
-	if (sk->sk_protocol != PROTO_TCP || sk_netns(sk) != targ_netns)
+	if (sk->sk_protocol != PROTO_TCP)
 		return 0;
 	task = bpf_get_current_task_btf();
 	if (task->flags & PF_EXITING)

@@ -124,6 +124,9 @@ static const struct env_var {
 	  "`sent` (a sender's)" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_NO_PICK", "1", "fdpass",
 	  "every acceptor keeps what it accepts (a broken build, to prove the gate can fail)" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_NO_DEFER", "1", "fdpass",
+	  "an acceptor never defers: every connection the pick gives a sibling is handed over (the "
+	  "hand-off's kill windows)" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_HOLD_TOKEN_MS", "N", "mutex",
 	  "the first worker to take the token holds it N ms" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_PRELOAD", "I:N", "reuseport-bpf",

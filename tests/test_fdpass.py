@@ -204,15 +204,10 @@ def wait_loads(records, want, what):
                       lambda: [r["load"] for r in records.slots(2)] == want)
 
 
-def test_pick_least_loaded(start_server):
-    """The pick's first rule: a connection goes to the worker with the least
-    load, whoever accepted it. Worker 1 is made to hold n idle keep-alive
-    connections and worker 0 none (the load records say so); then n new
-    connections, opened and kept one at a time, are every one answered by
-    worker 0: at each, worker 0 holds fewer than worker 1, so even one that
-    worker 1 accepted is handed over."""
-    s = start_server("fdpass")
-    records = LoadRecords(s.proc.pid)
+def worker_1_loaded(s, records):
+    """Leaves worker 1 holding n >= 3 idle keep-alive connections and worker
+    0 none (the load records say so): of 12 connections opened one at a
+    time, worker 0's are closed. Returns worker 1's."""
     conns = []
     for _ in range(12):
         c = open_pid_requests(s.port, 1)[0]
@@ -221,9 +216,22 @@ def test_pick_least_loaded(start_server):
     for pid, c in conns:
         if pid == s.pids[0]:
             c.close()
+    assert len(on1) >= 3, "worker 1 holds only %d of 12" % len(on1)
+    wait_loads(records, [0, len(on1)], "worker 0's connections closed")
+    return on1
+
+
+def test_pick_least_loaded(start_server):
+    """The pick's first rule: a connection goes to the worker with the least
+    load, whoever accepted it. Worker 1 is made to hold n idle keep-alive
+    connections and worker 0 none; then n new connections, opened and kept
+    one at a time, are every one answered by worker 0: at each, worker 0
+    holds fewer than worker 1, so even one that worker 1 was woken for is
+    left to worker 0 (deferred) or handed over."""
+    s = start_server("fdpass")
+    records = LoadRecords(s.proc.pid)
+    on1 = worker_1_loaded(s, records)
     n = len(on1)
-    assert n >= 3, "worker 1 holds only %d of 12" % n
-    wait_loads(records, [0, n], "worker 0's connections closed")
     new = []
     for _ in range(n):
         c = open_pid_requests(s.port, 1)[0]
@@ -233,6 +241,93 @@ def test_pick_least_loaded(start_server):
     assert new == [s.pids[0]] * n, "worker 0 (less loaded) should answer all %d: %r" % (n, new)
     for c in on1:
         c.close()
+
+
+def close_mode_clients(port, threads=8, each=150):
+    """threads clients, each opening each connections one after another, one
+    /pid request with Connection: close on each. Returns the answers'
+    statuses that were not 200, and the errors."""
+    bad, lock = [], threading.Lock()
+
+    def client():
+        for _ in range(each):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+                    c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+                    data = b""
+                    while True:
+                        chunk = c.recv(4096)
+                        if not chunk:
+                            break
+                        data += chunk
+                if not data.startswith(b"HTTP/1.1 200"):
+                    with lock:
+                        bad.append(data[:40])
+            except OSError as e:
+                with lock:
+                    bad.append(repr(e))
+
+    ts = [threading.Thread(target=client) for _ in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return bad
+
+
+def test_deferral_replaces_most_handoffs(start_server):
+    """Deferral: an acceptor whose pick names a sibling leaves the connection
+    queued for that sibling (woken by the same arrival) instead of accepting
+    it and handing it over. The same close-mode load (8 clients, 1200
+    connections) on a server with deferral and on one with
+    ACCEPTLAB_TEST_NO_DEFER=1: every request answered by both; with deferral
+    the page counts deferrals, and fewer than half the hand-offs of the
+    other (a connection is handed over only while a deferral to another
+    worker is pending, or by the worker a pending one names)."""
+    counts = {}
+    for defer in (True, False):
+        s = start_server("fdpass", env=None if defer else env_with(ACCEPTLAB_TEST_NO_DEFER=1))
+        bad = close_mode_clients(s.port)
+        assert not bad, "deferral %s: %d requests not answered 200: %r" % (defer, len(bad), bad[:3])
+        counts[defer] = share_state(s.port)
+        s.stop()
+    print("hand-offs %d with deferral (%d deferrals, %d taken over), %d without" % (
+        counts[True]["event_id"], counts[True]["deferrals"], counts[True]["takeovers"],
+        counts[False]["event_id"]))
+    assert counts[False]["deferrals"] == 0, counts[False]
+    assert counts[True]["deferrals"] > 0, "no deferral under a close-mode load: %r" % counts[True]
+    assert counts[True]["event_id"] * 2 < counts[False]["event_id"], (
+        "deferral should replace most hand-offs: %d with it, %d without" % (
+            counts[True]["event_id"], counts[False]["event_id"]))
+
+
+def test_deferral_to_a_worker_that_does_not_come_is_taken_over(start_server):
+    """A deferral names a sibling that will accept; one that does not (here
+    stopped: SIGSTOP) must not leave the connection in the accept queue.
+    Worker 1 holds n connections and worker 0 none, and worker 0 is
+    stopped: a new connection's pick names worker 0, so worker 1 defers to
+    it; after the claim's 5 ms worker 1 takes the claim over, accepts the
+    connection itself and, the pick still naming worker 0, hands it over.
+    The load records show it in flight to worker 0 while worker 0 is still
+    stopped (without the takeover it would sit unaccepted), and once worker
+    0 runs again it answers; the page counts the takeover."""
+    s = start_server("fdpass")
+    records = LoadRecords(s.proc.pid)
+    on1 = worker_1_loaded(s, records)
+    os.kill(s.pids[0], signal.SIGSTOP)
+    try:
+        wait_stopped(s.pids[0])
+        c = open_pid_requests(s.port, 1)[0]
+        wait_until("the new connection in flight to stopped worker 0; last %r" % records.slots(2),
+                   lambda: records.slots(2)[0]["inflight"] == 1)
+    finally:
+        os.kill(s.pids[0], signal.SIGCONT)
+    assert int(read_response(c)[2]) == s.pids[0]
+    state = share_state(s.port)
+    print("taken over: %r" % {k: state[k] for k in ("deferrals", "takeovers", "event_id")})
+    assert state["takeovers"] >= 1 and state["deferrals"] >= 1, state
+    for x in on1 + [c]:
+        x.close()
 
 
 def test_pick_ties_go_to_the_acceptor(start_server):
@@ -866,6 +961,8 @@ def test_kill_at_a_window_leaves_no_count(start_server, point, accounting):
     here) so that its channel fills and a send fails."""
     role, survives = STOP_POINTS[point]
     env = env_with(ACCEPTLAB_TEST_STOP_AT=point, ACCEPTLAB_ACCOUNTING=accounting)
+    if role != "keeper":  # the hand-off's windows: no deferral takes its place
+        env["ACCEPTLAB_TEST_NO_DEFER"] = "1"
     s = start_server("fdpass", env=env)
     assert s.ready["accounting"] == accounting, s.ready
     records = LoadRecords(s.proc.pid)

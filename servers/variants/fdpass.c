@@ -27,7 +27,10 @@
  *    state: NOT_STARTED (0, what a fresh page holds before anything writes),
  *    SERVING (-2, from just before it reports ready) or LEFT (-1).
  *  - The pick: least load, ties to the acceptor, siblings scanned from a
- *    rotating start (over indexes) so equal siblings take turns. A sibling
+ *    rotating start (over indexes) so equal siblings take turns. It is made
+ *    before each accept; when it names a sibling, the acceptor usually
+ *    defers (share_defer): it leaves the connection queued for that
+ *    sibling, woken by the same arrival, and no hand-off is needed. A sibling
  *    that has left or not started is skipped, and so is one in a slow view
  *    (slow_view below): inside one request handler for over 2 ms and asleep
  *    there (blocking inline: its scheduler state, read from /proc, is S or
@@ -99,7 +102,9 @@
  * Test switches (environment): ACCEPTLAB_TEST_SEND_GAP_MS=N sleeps N ms between
  * the pick and the send (after the state check: the widest window for the
  * leaving race); ACCEPTLAB_TEST_NO_PICK=1 disables the pick (every acceptor
- * keeps what it accepts), a broken build for proving the gate can fail.
+ * keeps what it accepts), a broken build for proving the gate can fail;
+ * ACCEPTLAB_TEST_NO_DEFER=1 turns deferral off (every connection the pick
+ * gives a sibling is handed over: the hand-off's kill windows).
  * ACCEPTLAB_TEST_STOP_AT=POINT makes the first worker to reach POINT (enum
  * stop_point) SIGSTOP itself there, where a test then kills it.
  * ACCEPTLAB_TEST_ARM_GAP_MS and ACCEPTLAB_TEST_MAX_RESPAWNS are the
@@ -132,6 +137,7 @@
 #define CHANNEL_BUF (64 * 1024)
 #define LEAVE_DRAIN_MS 2000       /* a leaver waits this long at most for in-flight hand-offs */
 #define GIVE_UP_DRAIN_MS 250      /* the supervisor's drain of a dead worker's channel */
+#define CLAIM_WAIT_NS 5000000LL   /* a deferral not resolved this long is taken over */
 
 struct share_line {
 	_Atomic int64_t state;
@@ -145,7 +151,10 @@ struct share_page {
 	_Atomic int64_t rotation; /* slot 1 */
 	_Atomic int64_t ticket;   /* slot 2: the last hand-off's ticket */
 	_Atomic int64_t test_stop_armed; /* slot 3: ACCEPTLAB_TEST_STOP_AT not yet used */
-	int64_t pad[4];
+	_Atomic int64_t claim;    /* slot 4: the deferral pending, 0 if none (claim_make) */
+	_Atomic int64_t deferrals; /* slot 5: how many deferrals were made (and renewed) */
+	_Atomic int64_t takeovers; /* slot 6: how many claims were taken over */
+	int64_t pad[1];
 	struct share_line line[MAX_SLOTS]; /* from slot 8: one per worker slot (server.h) */
 };
 
@@ -161,6 +170,7 @@ struct share {
 	int chan_send[MAX_SLOTS];
 	int test_send_gap_ms;
 	int test_no_pick;
+	int test_no_defer;
 	int test_stop_at; /* enum stop_point */
 };
 
@@ -193,7 +203,7 @@ struct share_worker {
 	struct share *sh;
 	struct share_line *me;
 	int left;
-	uint64_t passed, received, forwarded;
+	uint64_t passed, received, forwarded, deferred, took_over;
 };
 
 static struct share the_share;
@@ -209,6 +219,7 @@ static struct share *share_init(struct server *srv)
 	sh->on = srv->cfg.workers > 1 && env_long("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
 	sh->test_send_gap_ms = (int)env_long("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
 	sh->test_no_pick = (int)env_long("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
+	sh->test_no_defer = (int)env_long("ACCEPTLAB_TEST_NO_DEFER", 0, 0, 1);
 	sh->test_stop_at = STOP_NONE;
 	if (getenv("ACCEPTLAB_TEST_STOP_AT")) {
 		const char *v = getenv("ACCEPTLAB_TEST_STOP_AT");
@@ -426,19 +437,102 @@ back:
 	return -1;
 }
 
-static void share_route(struct worker *w, int fd, const struct sockaddr_in *peer)
+/* fd, just accepted by w, goes to t (share_pick's choice, made before the
+ * accept): handed over, or kept when t is w or the hand-off is refused. */
+static void share_route(struct worker *w, struct share_worker *sw, int t, int fd, const struct sockaddr_in *peer)
 {
-	struct share_worker *sw = w->vstate;
-	int t;
-
-	if (!sw->sh->on) {
-		worker_admit(w, fd);
-		return;
-	}
-	t = sw->sh->test_no_pick ? w->slot : share_pick(w, sw, 1);
 	if (t != w->slot && share_give(w, sw, t, fd, peer) == 0)
 		return;
 	share_keep(w, sw, fd);
+}
+
+/* Deferral: the acceptor that the pick would make hand a connection to
+ * sibling t leaves the accept to t instead, and no hand-off is needed.
+ * Sound because every worker watches the listener edge triggered in its own
+ * epoll and accepts until EAGAIN: anything queued arrived after t's last
+ * EAGAIN, so t has an edge pending for it and will run its accept loop
+ * (where t's own pick hands on what it should not keep). Only a deferrer
+ * has spent its edge without emptying the queue, so:
+ *  - the page's claim word says a deferral is pending (claim_make: to
+ *    whom, since when, and a sequence number). A worker defers only when
+ *    no claim is pending or the pending one names the same t, which it
+ *    then renews (its sequence changes, its start does not). The target of
+ *    a claim never defers, so two workers never leave the queue to each
+ *    other; the others hand off as before.
+ *  - an accept loop that read the claim at its start and ended in EAGAIN
+ *    emptied the queue after the claim was made, and clears it (unless it
+ *    was renewed meanwhile).
+ *  - a claim older than CLAIM_WAIT_NS from its start (t killed, stopped,
+ *    leaving or out of descriptors) is taken over by the first worker to
+ *    see it (pass_begin caps every worker's wait while one is pending): it
+ *    clears the claim and runs an accept loop that does not defer, so
+ *    nothing waits longer than that for its accept.
+ *  - the deferrer writes the claim, then reads t's state: a t that stored
+ *    LEFT before that read is not deferred to (the claim is taken back if
+ *    it was new); one that leaves after it is covered by the takeover.
+ * A dead deferrer leaves nothing behind: t accepts, or the takeover does. */
+#define CLAIM_SEQ_BITS 16
+#define CLAIM_TIME_SHIFT 20 /* the start, in units of 2^20 ns (about 1 ms) */
+
+static int64_t claim_make(int64_t start_ns, uint64_t seq, int t)
+{
+	return (int64_t)(((uint64_t)start_ns >> CLAIM_TIME_SHIFT) << (CLAIM_SEQ_BITS + 8) |
+			 (seq & ((1u << CLAIM_SEQ_BITS) - 1)) << 8 | (uint64_t)(t + 1));
+}
+
+static int claim_target(int64_t c)
+{
+	return (int)(c & 0xff) - 1;
+}
+
+static int64_t claim_start_ns(int64_t c)
+{
+	return (int64_t)(((uint64_t)c >> (CLAIM_SEQ_BITS + 8)) << CLAIM_TIME_SHIFT);
+}
+
+/* 1 if w leaves what is queued to t, having claimed it; 0 to accept. */
+static int share_defer(struct share_worker *sw, int t)
+{
+	struct share_page *pg = sw->sh->page;
+	int64_t c = atomic_load(&pg->claim), n;
+
+	if (c != 0 && claim_target(c) != t)
+		return 0;
+	n = claim_make(c ? claim_start_ns(c) : now_ns(), (uint64_t)atomic_fetch_add(&pg->deferrals, 1) + 1, t);
+	if (!atomic_compare_exchange_strong(&pg->claim, &c, n))
+		return 0;
+	if (atomic_load(&pg->line[t].state) != STATE_SERVING) { /* left after the pick */
+		if (!c) /* a renewed claim stays: its takeover is already due */
+			atomic_compare_exchange_strong(&pg->claim, &n, 0);
+		return 0;
+	}
+	sw->deferred++;
+	return 1;
+}
+
+/* Accepts until EAGAIN (or a deferral, unless may_defer is 0), routing each
+ * connection by the pick made just before its accept; then clears a claim
+ * on us that was pending when the loop began, if the loop emptied the
+ * queue. */
+static void share_accept_loop(struct worker *w, struct share_worker *sw, int may_defer)
+{
+	struct share *sh = sw->sh;
+	struct sockaddr_in peer;
+	uint64_t again = w->accept_eagain;
+	int64_t seen = atomic_load(&sh->page->claim);
+	int fd;
+
+	for (;;) {
+		int t = sh->test_no_pick ? w->slot : share_pick(w, sw, 1);
+
+		if (t != w->slot && may_defer && share_defer(sw, t))
+			return;
+		if ((fd = worker_accept_one(w, &peer)) < 0)
+			break;
+		share_route(w, sw, t, fd, &peer);
+	}
+	if (seen && w->accept_eagain != again)
+		atomic_compare_exchange_strong(&sh->page->claim, &seen, 0);
 }
 
 /* Takes the datagram at the head of our channel, peeked as fd (-1: it
@@ -552,11 +646,45 @@ static void fdpass_serving(struct worker *w)
 
 static void fdpass_readable(struct worker *w)
 {
+	struct share_worker *sw = w->vstate;
 	struct sockaddr_in peer;
 	int fd;
 
+	if (sw->sh->on) {
+		share_accept_loop(w, sw, !sw->sh->test_no_pick && !sw->sh->test_no_defer);
+		return;
+	}
 	while ((fd = worker_accept_one(w, &peer)) >= 0)
-		share_route(w, fd, &peer);
+		worker_admit(w, fd);
+}
+
+/* While a deferral is pending, no worker waits past its takeover time. */
+static int fdpass_pass_begin(struct worker *w)
+{
+	struct share_worker *sw = w->vstate;
+	int64_t c, left;
+
+	if (!sw->sh->on || sw->left || w->stopping || !(c = atomic_load(&sw->sh->page->claim)))
+		return -1;
+	left = claim_start_ns(c) + CLAIM_WAIT_NS - now_ns();
+	return left <= 0 ? 0 : (int)(left / 1000000) + 1;
+}
+
+/* A deferral pending too long: the first worker to see it clears it and
+ * empties the queue itself. */
+static void fdpass_pass_woke(struct worker *w)
+{
+	struct share_worker *sw = w->vstate;
+	int64_t c;
+
+	if (!sw->sh->on || sw->left || w->stopping || w->accept_paused_until || !(c = atomic_load(&sw->sh->page->claim)))
+		return;
+	if (now_ns() - claim_start_ns(c) < CLAIM_WAIT_NS ||
+	    !atomic_compare_exchange_strong(&sw->sh->page->claim, &c, 0))
+		return;
+	sw->took_over++;
+	atomic_fetch_add(&sw->sh->page->takeovers, 1);
+	share_accept_loop(w, sw, 0);
 }
 
 static void fdpass_channel_ready(struct worker *w)
@@ -675,13 +803,17 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 	size_t off;
 
 	off = (size_t)snprintf(buf, len, "{\"variant\":\"fdpass\",\"on\":%s,\"worker\":%d,\"slot\":%d,\"passed\":%llu,"
-			       "\"received\":%llu,\"forwarded\":%llu", sh->on ? "true" : "false", w->index, w->slot,
-			       (unsigned long long)sw->passed, (unsigned long long)sw->received,
-			       (unsigned long long)sw->forwarded);
+			       "\"received\":%llu,\"forwarded\":%llu,\"deferred\":%llu,\"took_over\":%llu",
+			       sh->on ? "true" : "false", w->index, w->slot, (unsigned long long)sw->passed,
+			       (unsigned long long)sw->received, (unsigned long long)sw->forwarded,
+			       (unsigned long long)sw->deferred, (unsigned long long)sw->took_over);
 	if (sh->on && off < len)
-		off += (size_t)snprintf(buf + off, len - off, ",\"event_id\":%lld,\"rotation\":%lld,",
-					(long long)atomic_load(&sh->page->event_id),
-					(long long)atomic_load(&sh->page->rotation));
+		off += (size_t)snprintf(buf + off, len - off, ",\"event_id\":%lld,\"rotation\":%lld,\"deferrals\":%lld,"
+					"\"takeovers\":%lld,\"claim_pending\":%s,", (long long)atomic_load(&sh->page->event_id),
+					(long long)atomic_load(&sh->page->rotation),
+					(long long)atomic_load(&sh->page->deferrals),
+					(long long)atomic_load(&sh->page->takeovers),
+					atomic_load(&sh->page->claim) ? "true" : "false");
 	if (sh->on && off < len)
 		off += (size_t)load_describe(sh->load, sh->nslots, sh->workers, line_members, sh, buf + off, len - off);
 	if (off < len)
@@ -736,6 +868,8 @@ const struct accept_variant variant_fdpass = {
 	.before_fork = fdpass_before_fork,
 	.worker_start = fdpass_start,
 	.serving = fdpass_serving,
+	.pass_begin = fdpass_pass_begin,
+	.pass_woke = fdpass_pass_woke,
 	.listener_readable = fdpass_readable,
 	.variant_fd_ready = fdpass_channel_ready,
 	.conn_closed = fdpass_conn_closed,
