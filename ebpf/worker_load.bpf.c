@@ -7,8 +7,10 @@
  * RST until the worker reads it, so the kernel counts:
  *
  *  - count_state (tp_btf/inet_sock_set_state) runs in softirq at every TCP
- *    state change. A connection tagged with an owner slot (the conn_owner
- *    socket storage) stops counting in that slot's `held` the moment it
+ *    state change. A connection tagged with an owner slot (in worker
+ *    processes the conn_tags hash, keyed by the socket's address, whose
+ *    entry count_destroy deletes; else the conn_owner socket storage)
+ *    stops counting in that slot's `held` the moment it
  *    leaves ESTABLISHED: the peer's FIN (-> CLOSE_WAIT), its RST (-> CLOSE),
  *    or our own close (-> FIN_WAIT1). Tags come from two places:
  *      - the worker that admits a connection owns it. In a worker process
@@ -92,13 +94,27 @@ struct {
 	__type(value, struct load_slot);
 } slots SEC(".maps");
 
-/* socket -> its owner (struct conn_tag). */
+/* socket -> its owner (struct conn_tag), where tags are made by fd
+ * (threads) or cloned from a listener (reuseport-bpf). */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_CLONE);
 	__type(key, int);
 	__type(value, struct conn_tag);
 } conn_owner SEC(".maps");
+
+/* The same for worker processes (targ_tag_on_read), keyed by the socket's
+ * address: a preallocated hash, whose insert and delete cost a connection
+ * far less than socket storage's allocation and its free at the socket's
+ * end. The entry goes when the socket is destroyed (count_destroy), so an
+ * address is never found again for a later socket. User space sizes it
+ * (1 entry where socket storage is used). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, WORKER_LOAD_MAX_TAGS);
+	__type(key, __u64);
+	__type(value, struct conn_tag);
+} conn_tags SEC(".maps");
 
 /* reuseport-bpf: a SYN's 4-tuple -> the slot and epoch it was counted in.
  * LRU: entries of handshakes that never completed are simply evicted (their
@@ -310,6 +326,29 @@ int select_least_loaded(struct sk_reuseport_md *md)
 
 /* ---- counting (every balancing variant) ------------------------------- */
 
+/* sk's tag, or NULL. */
+static __always_inline struct conn_tag *tag_get(struct sock *sk)
+{
+	__u64 key = (__u64)sk;
+
+	if (targ_tag_on_read)
+		return bpf_map_lookup_elem(&conn_tags, &key);
+	return bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+}
+
+/* sk's tag, made as *init unless one exists (whichever create came first
+ * wins), or NULL. */
+static __always_inline struct conn_tag *tag_create(struct sock *sk, struct conn_tag *init)
+{
+	__u64 key = (__u64)sk;
+
+	if (targ_tag_on_read) {
+		bpf_map_update_elem(&conn_tags, &key, init, BPF_NOEXIST);
+		return bpf_map_lookup_elem(&conn_tags, &key);
+	}
+	return bpf_sk_storage_get(&conn_owner, sk, init, BPF_SK_STORAGE_GET_F_CREATE);
+}
+
 static __always_inline struct load_slot *slot_of(const struct conn_tag *tag)
 {
 	__u32 sl = tag->slot - 1;
@@ -453,7 +492,7 @@ static __always_inline void count_death(struct load_slot *s)
 
 static __always_inline int left_established(struct sock *sk)
 {
-	struct conn_tag *tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+	struct conn_tag *tag = tag_get(sk), marker = {};
 	struct load_slot *s;
 
 	if (!tag) {
@@ -461,7 +500,7 @@ static __always_inline int left_established(struct sock *sk)
 			return 0;
 		/* Gone before any worker tagged it: a marker, so the worker's
 		 * create fails. If the worker's create won, this is its tag. */
-		tag = bpf_sk_storage_get(&conn_owner, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+		tag = tag_create(sk, &marker);
 		if (!tag)
 			return 0;
 		if (!tag->slot) {
@@ -513,7 +552,7 @@ int BPF_PROG(tag_on_read, struct sock *sk, int ret, int flags)
 
 	if (!sk || !ours(sk))
 		return 0;
-	tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+	tag = tag_get(sk);
 	if (tag && tag->slot)
 		return 0;
 	if (sk->sk_protocol != PROTO_TCP)
@@ -528,9 +567,7 @@ int BPF_PROG(tag_on_read, struct sock *sk, int ret, int flags)
 		mine.slot = slot + 1;
 		mine.gen = s->gen;
 		mine.counted = 1;
-		tag = bpf_sk_storage_get(&conn_owner, sk, &mine, BPF_SK_STORAGE_GET_F_CREATE);
-		if (!tag) /* the kernel's marker was created first */
-			tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+		tag = tag_create(sk, &mine); /* the kernel's marker, if it was first */
 		if (!tag)
 			return 0;
 	}
@@ -542,11 +579,17 @@ int BPF_PROG(tag_on_read, struct sock *sk, int ret, int flags)
 }
 
 /* Our close of a connection the peer had already reset changes no state:
- * __tcp_close destroys it at once, in the closing task. */
+ * __tcp_close destroys it at once, in the closing task. Every connection
+ * ends here, so its conn_tags entry goes too. */
 SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(count_destroy, struct sock *sk)
 {
-	if (sk->sk_protocol == PROTO_TCP)
-		dying_giver(sk);
+	__u64 key = (__u64)sk;
+
+	if (sk->sk_protocol != PROTO_TCP)
+		return 0;
+	dying_giver(sk);
+	if (targ_tag_on_read && ours(sk))
+		bpf_map_delete_elem(&conn_tags, &key);
 	return 0;
 }

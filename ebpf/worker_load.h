@@ -15,6 +15,9 @@
 #define WORKER_LOAD_MAX_SLOTS 128
 /* Worker indexes: index i has slot i and, in process mode, slot i + workers. */
 #define WORKER_LOAD_MAX_INDEXES 64
+/* Connections tagged at their first read (worker processes): conn_tags'
+ * entries, one per connection open on the server's port. */
+#define WORKER_LOAD_MAX_TAGS 65536
 
 /* SYNs steered to a slot (reuseport-bpf) count until their connection is
  * established, or until they expire: a SYN whose handshake never completes

@@ -128,8 +128,10 @@ again:
 		skel->rodata->targ_netns = (__u32)st.st_ino;
 	skel->rodata->targ_steer = (flags & LOAD_STEER) != 0;
 	skel->rodata->targ_tag_on_read = on_read;
-	if (!on_read)
+	if (!on_read) {
 		bpf_program__set_autoload(skel->progs.tag_on_read, false);
+		bpf_map__set_max_entries(skel->maps.conn_tags, 1); /* socket storage holds the tags */
+	}
 	/* Only fdpass's senders record what they give: the others would hold
 	 * the program's descriptors for nothing. */
 	if (!(flags & LOAD_GIVING))

@@ -1031,6 +1031,47 @@ def test_kill_at_a_window_leaves_no_count(start_server, point, accounting):
     assert get(s.port, "/pid")[0] == 200
 
 
+def conn_tags_of(pid):
+    """How many entries the conn_tags map of server pid's load accounting
+    holds: the map of that name among those pid holds (their ids from its
+    descriptors' fdinfo), dumped with bpftool."""
+    held = set()
+    for fd in os.listdir("/proc/%d/fdinfo" % pid):
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                held.update(int(l.split()[1]) for l in f if l.startswith("map_id:"))
+        except OSError:
+            pass  # closed meanwhile
+    maps = json.loads(subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True,
+                                     check=True).stdout)
+    ids = [m["id"] for m in maps if m.get("name") == "conn_tags" and m["id"] in held]
+    assert len(ids) == 1, "expected one conn_tags map held by %d, found %r" % (pid, ids)
+    dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(ids[0])], capture_output=True, text=True,
+                          check=True).stdout
+    return len(json.loads(dump))
+
+
+def test_connection_tags_go_with_their_connections(start_server):
+    """Worker processes tag each connection (its owner slot) in a
+    preallocated hash keyed by the socket's address, conn_tags
+    (ebpf/worker_load.bpf.c). An entry must go when its socket is destroyed:
+    left behind, a later socket at the same address would find a stale tag,
+    and the hash would fill. After 300 close-mode connections and with 5
+    keep-alive connections open, the server's conn_tags holds exactly 5
+    entries; once those close, none."""
+    s = start_server("fdpass", env=env_with(ACCEPTLAB_ACCOUNTING="kernel"))
+    assert s.ready["accounting"] == "kernel", s.ready
+    bad = close_mode_clients(s.port, threads=4, each=75)
+    assert not bad, bad[:3]
+    keep = open_pid_requests(s.port, 5)
+    for c in keep:
+        read_response(c)
+    wait_until("conn_tags to hold the 5 open connections' tags", lambda: conn_tags_of(s.proc.pid) == 5)
+    for c in keep:
+        c.close()
+    wait_until("conn_tags to empty", lambda: conn_tags_of(s.proc.pid) == 0)
+
+
 @pytest.mark.parametrize("accounting,mode", [("kernel", "forked"), ("kernel", "spawned"), ("user", "forked")])
 def test_peer_gone_before_the_first_read_is_uncounted(start_server, accounting, mode):
     """A connection whose client closes it after its worker has counted it

@@ -33,15 +33,18 @@ def served_split(proc):
 def handoff_rate(port, seconds):
     """For fdpass with the mechanism on: the hand-offs the run caused (the
     shared page's event id, read through GET /variant after wrk), and per
-    second. Empty for every other arm."""
+    second; and the deferrals the page counts. Empty for every other arm."""
     try:
         state = json.loads(peers.get_close(port, "/variant", 5).split(b"\r\n\r\n", 1)[1])
     except (OSError, ValueError, IndexError):
         return {}
     if not state.get("on") or "event_id" not in state:
         return {}
-    return {"handoffs": state["event_id"],
-            "handoffs_per_s": round(state["event_id"] / seconds, 1) if seconds else None}
+    out = {"handoffs": state["event_id"],
+           "handoffs_per_s": round(state["event_id"] / seconds, 1) if seconds else None}
+    if "deferrals" in state:
+        out["deferrals"] = state["deferrals"]
+    return out
 
 
 def time_wait_counts(port):

@@ -241,6 +241,10 @@ def cost_run(plan, arm, mode, live, rnd_label):
         moved = after.get("handoffs", 0) - before.get("handoffs", 0)
         out.update({"handoffs": moved, "handoffs_per_s": round(moved / out["duration_s"], 1)
                     if out["duration_s"] else None})
+        if "deferrals" in after:
+            left = after["deferrals"] - before.get("deferrals", 0)
+            out.update({"deferrals": left, "deferrals_per_s": round(left / out["duration_s"], 1)
+                        if out["duration_s"] else None})
     return dict({"arm": arm, "ratio_to_bare": None, "connections": COST_CONNECTIONS[mode],
                  "servers": "kept for the block"}, **out)
 

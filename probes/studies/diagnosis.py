@@ -20,7 +20,10 @@ handoff, closest_variant, each worker's accepted and served, split,
 within_2to1, fair_chance) beside two things the diagnosis never sees:
 
   expected  the mechanism the server is configured with: for our arms
-            OURS_EXPECTED by variant (closest_variant is the variant), for
+            OURS_EXPECTED by variant (closest_variant is the variant; for
+            fdpass, which balances by deferring as well as by hand-offs,
+            the bare race when its own count, server_handoffs, says it
+            handed nothing over during the watch: DEFERRING), for
             the peers PEERS_EXPECTED (tests/test_diagnose.py holds the
             diagnosis to this peers table, and to its own table of our
             variants, which tests/test_diagnosis_study.py checks agrees)
@@ -52,6 +55,7 @@ from probes.harness.diagnose import DIAGNOSE_TIMEOUT_S, Diagnose, run_probe
 from probes.harness.lifecycle import StepFailed, is_root, tail
 from probes.harness.servers import ServerRun, peer_running
 from probes.peers import peers
+from probes.studies.common import handoff_rate
 
 NAME = "diagnosis"
 DIAGNOSIS_WORKERS = (2,)     # our arms' worker counts (--worker-counts for others: 2,4 adds 4)
@@ -132,14 +136,33 @@ def peer_configs(plan):
     return peers_of(plan) if NAME in plan.studies else []
 
 
-def expected_ours(arm, workers):
+# Variants that balance by deferring (a woken worker leaves the accept to the
+# one its pick names): nothing the kernel sees, so a watch in which such a
+# server handed nothing over shows the kernel the bare race, and the
+# diagnosis is held to that (the server's own hand-off count says which).
+DEFERRING = {"fdpass": "bare"}
+
+
+def expected_ours(arm, workers, handed_over=None):
+    """What the diagnosis must name for our arm; handed_over: whether the
+    server handed any connection over during the watch (None: not known,
+    the variant's own mechanism)."""
     variant = arms.get(arm).variant
     if variant not in OURS_EXPECTED:
         raise StepFailed("no expected mechanism for variant %s: add its row to OURS_EXPECTED in "
                          "probes/studies/diagnosis.py" % variant)
     listener, wait, selector, handoff = OURS_EXPECTED[variant]
+    closest = variant
+    if variant in DEFERRING and handed_over is False:
+        handoff, closest = False, DEFERRING[variant]
     return {"listener": listener, "listeners": workers if listener == "reuseport" else 1, "wait": wait,
-            "selector": selector, "handoff": handoff, "closest_variant": variant}
+            "selector": selector, "handoff": handoff, "closest_variant": closest}
+
+
+def handoffs_now(port):
+    """fdpass's hand-offs so far (its shared page, through GET /variant), or
+    None for a server that reports none."""
+    return handoff_rate(port, 1).get("handoffs")
 
 
 def expected_peer(name, workers):
@@ -303,7 +326,6 @@ def ours_step(plan, raw_dir, arm, workers):
             "workers": workers}
     if not is_root():
         raise StepFailed(NEEDS_ROOT, skipped_rows(base, NEEDS_ROOT))
-    expected = expected_ours(arm, workers)
     connections = PER_WORKER * workers
     prefix = os.path.join(raw_dir, "diagnosis-%s-w%d" % (arm, workers))
     rows, running = None, []
@@ -314,11 +336,18 @@ def ours_step(plan, raw_dir, arm, workers):
             measured = []
             for mode in MODES:
                 with failing_mode(base, mode, measured):
+                    before = handoffs_now(ready["port"])
                     diag, summary, timing = diagnose_once(mode, ready["port"], connections,
                                                           "%s.%s" % (prefix, mode), ready_path, True, running)
-                measured.append(diagnosis_row(base, mode, diag, timing, expected,
-                                              (summary or {}).get("counts") or {}, TRUTH_SOURCES["ours"], id_key,
-                                              [w[id_key] for w in ready["workers"]], id_key, False))
+                    after = handoffs_now(ready["port"])
+                moved = None if before is None or after is None else after - before
+                expected = expected_ours(arm, workers, None if moved is None else moved > 0)
+                row = diagnosis_row(base, mode, diag, timing, expected, (summary or {}).get("counts") or {},
+                                    TRUTH_SOURCES["ours"], id_key, [w[id_key] for w in ready["workers"]], id_key,
+                                    False)
+                if moved is not None:
+                    row["server_handoffs"] = moved  # the server's own count, what the expectation follows
+                measured.append(row)
         rows = measured
     finally:
         reaped(running, rows)

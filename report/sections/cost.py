@@ -661,16 +661,19 @@ def client_text(runs: list, arm: str) -> str:
 def knob_off_text(runs: list, arm: str, workers: list) -> str:
     """For an arm measured beside its knob-off arm (fdpass): its req/s ratio
     to it per worker count (mean ± 95 % half-width, judged against 1), and
-    the hand-offs per second while it ran (median over the rounds)."""
+    the hand-offs (and fdpass's deferrals) per second while it ran (median
+    over the rounds)."""
     per = []
     for w in workers:
         mine = [r for r in runs if r.key[:2] == (arm, w)]
         ratios = [r.ratio_to_knob_off for r in mine if r.ratio_to_knob_off is not None]
         rates = [r.handoffs_per_s for r in mine if r.handoffs_per_s is not None]
+        deferrals = [r.deferrals_per_s for r in mine if r.deferrals_per_s is not None]
+        also = f" and {statistics.median(deferrals):.0f} deferrals/s" if deferrals else ""
         if ratios:
             per.append(f"at {plural(w, 'worker')} " + against_one(ratios, "more req/s than the knob-off arm",
                                                                   "fewer req/s than the knob-off arm")
-                       + (f" ({statistics.median(rates):.0f} hand-offs/s, median)" if rates else
+                       + (f" ({statistics.median(rates):.0f} hand-offs/s{also}, median)" if rates else
                           " (mechanism off: no hand-offs)"))
     return (" Same binary, mechanism on over off: " + "; ".join(per) + ".") if per else ""
 

@@ -58,6 +58,7 @@ class WrkRun:
     # all along, so the run's req/s is its limit); None where not recorded
     client_share: Optional[float] = None
     paired_seq: Optional[int] = None  # cost, the paired method: the place of the bare run it ran beside
+    deferrals_per_s: Optional[float] = None  # cost, fdpass: accepts left to the pick's sibling per second
 
     @property
     def key(self) -> tuple:
@@ -137,7 +138,8 @@ def wrk_row_parser(setting_key: str):
                       switches, per_wakeup, loops, obj["netns"] if isinstance(obj.get("netns"), bool) else None,
                       get_int(obj, "seq", 0) if "seq" in obj else None,
                       get_number(obj, "client_cpu_share", nullable=True) if "client_cpu_share" in obj else None,
-                      get_int_or_null(obj, "paired_seq"))
+                      get_int_or_null(obj, "paired_seq"),
+                      get_number(obj, "deferrals_per_s", nullable=True) if "deferrals_per_s" in obj else None)
     return parse
 
 

@@ -1,7 +1,9 @@
-/* fdpass: accept sharing. Workers race for the one shared listener as in
- * bare (EPOLLET, accept until EAGAIN), but the worker that wins an accept
- * passes the connection to the least-loaded sibling over SCM_RIGHTS, so the
- * race decides who accepts, not who serves.
+/* fdpass: accept sharing. Every worker watches the one shared listener as
+ * in bare (EPOLLET, accept until EAGAIN), but a connection goes to the
+ * least-loaded worker, not to whoever runs first: a woken worker that is
+ * not the least loaded leaves the accept to the one that is (deferral,
+ * below), or, when it cannot, accepts and passes the connection to it over
+ * SCM_RIGHTS, so the race decides who is woken, not who serves.
  *
  * The parts, each with the reason it exists:
  *  - Slots: everything per worker below exists once per slot (server.h:
@@ -862,9 +864,10 @@ static int fdpass_spawn_import(struct server *srv, const int *fds, int n, char *
 
 const struct accept_variant variant_fdpass = {
 	.name = "fdpass",
-	.mechanism = "accept sharing: the bare race decides who accepts, then the acceptor passes each "
-		     "connection to the least-loaded sibling over `SCM_RIGHTS`, skipping one stuck in a "
-		     "slow request handler; `ACCEPTLAB_ACCEPT_SHARE=0` is the knob-off arm",
+	.mechanism = "accept sharing: the bare race wakes every worker, and each connection goes to the "
+		     "least-loaded one: a woken worker that is not leaves the accept to it (deferral) or, "
+		     "when it cannot, passes the connection over `SCM_RIGHTS`; a sibling stuck in a slow "
+		     "request handler is skipped; `ACCEPTLAB_ACCEPT_SHARE=0` is the knob-off arm",
 	.before_fork = fdpass_before_fork,
 	.worker_start = fdpass_start,
 	.serving = fdpass_serving,
