@@ -71,6 +71,7 @@
 #define CAS_TRIES 8
 #define PF_EXITING 0x00000004 /* include/linux/sched.h */
 #define SHUTDOWN_MASK 3       /* include/net/sock.h: RCV_SHUTDOWN | SEND_SHUTDOWN */
+#define EEXIST 17             /* include/uapi/asm-generic/errno-base.h */
 
 #define MAX_SLOTS WORKER_LOAD_MAX_SLOTS
 #define MAX_INDEXES WORKER_LOAD_MAX_INDEXES
@@ -326,25 +327,31 @@ int select_least_loaded(struct sk_reuseport_md *md)
 
 /* ---- counting (every balancing variant) ------------------------------- */
 
-/* sk's tag, or NULL. */
+/* sk's tag, or NULL. With conn_tags, a tag it had no room for is in the
+ * socket storage (tag_create). */
 static __always_inline struct conn_tag *tag_get(struct sock *sk)
 {
 	__u64 key = (__u64)sk;
+	struct conn_tag *tag;
 
-	if (targ_tag_on_read)
-		return bpf_map_lookup_elem(&conn_tags, &key);
+	if (targ_tag_on_read && (tag = bpf_map_lookup_elem(&conn_tags, &key)))
+		return tag;
 	return bpf_sk_storage_get(&conn_owner, sk, 0, 0);
 }
 
 /* sk's tag, made as *init unless one exists (whichever create came first
- * wins), or NULL. */
+ * wins), or NULL. Called when tag_get found none. A full conn_tags (more
+ * connections open on the port than it holds) leaves the tag to the socket
+ * storage, so no connection goes untagged. */
 static __always_inline struct conn_tag *tag_create(struct sock *sk, struct conn_tag *init)
 {
 	__u64 key = (__u64)sk;
+	long rc;
 
 	if (targ_tag_on_read) {
-		bpf_map_update_elem(&conn_tags, &key, init, BPF_NOEXIST);
-		return bpf_map_lookup_elem(&conn_tags, &key);
+		rc = bpf_map_update_elem(&conn_tags, &key, init, BPF_NOEXIST);
+		if (rc == 0 || rc == -EEXIST)
+			return bpf_map_lookup_elem(&conn_tags, &key);
 	}
 	return bpf_sk_storage_get(&conn_owner, sk, init, BPF_SK_STORAGE_GET_F_CREATE);
 }

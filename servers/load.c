@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define TEST_MAX_TAGS_ENV "ACCEPTLAB_TEST_MAX_TAGS"
+
 _Static_assert(WORKER_LOAD_MAX_SLOTS == MAX_SLOTS, "ebpf/worker_load.h and servers/server.h disagree on slots");
 _Static_assert(WORKER_LOAD_MAX_INDEXES == MAX_WORKERS, "ebpf/worker_load.h and servers/server.h disagree on workers");
 _Static_assert(sizeof(struct load_slot) % 8 == 0, "an mmapped BPF array's elements are 8-byte aligned");
@@ -131,6 +133,10 @@ again:
 	if (!on_read) {
 		bpf_program__set_autoload(skel->progs.tag_on_read, false);
 		bpf_map__set_max_entries(skel->maps.conn_tags, 1); /* socket storage holds the tags */
+	} else if (getenv(TEST_MAX_TAGS_ENV)) {
+		/* A full conn_tags leaves tags to the socket storage (the test). */
+		bpf_map__set_max_entries(skel->maps.conn_tags,
+					 (__u32)env_long(TEST_MAX_TAGS_ENV, WORKER_LOAD_MAX_TAGS, 1, WORKER_LOAD_MAX_TAGS));
 	}
 	/* Only fdpass's senders record what they give: the others would hold
 	 * the program's descriptors for nothing. */

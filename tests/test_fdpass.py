@@ -1072,6 +1072,25 @@ def test_connection_tags_go_with_their_connections(start_server):
     wait_until("conn_tags to empty", lambda: conn_tags_of(s.proc.pid) == 0)
 
 
+def test_connection_tags_beyond_the_hash_go_to_socket_storage(start_server):
+    """conn_tags holds a fixed number of entries; the tags it has no room
+    for go to the socket storage, so no connection goes untagged (its held
+    would never be uncounted). With ACCEPTLAB_TEST_MAX_TAGS=2, 8 keep-alive
+    connections open and answered: the hash holds 2 of their tags and the
+    load records count all 8; once they close, every worker's load reads 0
+    again."""
+    s = start_server("fdpass", env=env_with(ACCEPTLAB_ACCOUNTING="kernel", ACCEPTLAB_TEST_MAX_TAGS=2))
+    records = LoadRecords(s.proc.pid)
+    conns = open_pid_requests(s.port, 8)
+    for c in conns:
+        read_response(c)
+    wait_until("the 8 open connections counted", lambda: sum(r["held"] for r in records.slots(2)) == 8)
+    assert conn_tags_of(s.proc.pid) == 2
+    for c in conns:
+        c.close()
+    wait_loads(records, [0, 0], "every connection closed, the 6 tagged in socket storage too")
+
+
 @pytest.mark.parametrize("accounting,mode", [("kernel", "forked"), ("kernel", "spawned"), ("user", "forked")])
 def test_peer_gone_before_the_first_read_is_uncounted(start_server, accounting, mode):
     """A connection whose client closes it after its worker has counted it

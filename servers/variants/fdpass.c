@@ -154,9 +154,9 @@ struct share_page {
 	_Atomic int64_t ticket;   /* slot 2: the last hand-off's ticket */
 	_Atomic int64_t test_stop_armed; /* slot 3: ACCEPTLAB_TEST_STOP_AT not yet used */
 	_Atomic int64_t claim;    /* slot 4: the deferral pending, 0 if none (claim_make) */
-	_Atomic int64_t deferrals; /* slot 5: how many deferrals were made (and renewed) */
+	_Atomic int64_t deferrals; /* slot 5: how many deferrals were made (renewals included) */
 	_Atomic int64_t takeovers; /* slot 6: how many claims were taken over */
-	int64_t pad[1];
+	_Atomic int64_t claim_seq; /* slot 7: the claims' sequence numbers */
 	struct share_line line[MAX_SLOTS]; /* from slot 8: one per worker slot (server.h) */
 };
 
@@ -492,7 +492,8 @@ static int64_t claim_start_ns(int64_t c)
 	return (int64_t)(((uint64_t)c >> (CLAIM_SEQ_BITS + 8)) << CLAIM_TIME_SHIFT);
 }
 
-/* 1 if w leaves what is queued to t, having claimed it; 0 to accept. */
+/* 1 if the caller leaves what is queued to t, having claimed it (or
+ * renewed the claim); 0 if it must accept. */
 static int share_defer(struct share_worker *sw, int t)
 {
 	struct share_page *pg = sw->sh->page;
@@ -500,7 +501,7 @@ static int share_defer(struct share_worker *sw, int t)
 
 	if (c != 0 && claim_target(c) != t)
 		return 0;
-	n = claim_make(c ? claim_start_ns(c) : now_ns(), (uint64_t)atomic_fetch_add(&pg->deferrals, 1) + 1, t);
+	n = claim_make(c ? claim_start_ns(c) : now_ns(), (uint64_t)atomic_fetch_add(&pg->claim_seq, 1) + 1, t);
 	if (!atomic_compare_exchange_strong(&pg->claim, &c, n))
 		return 0;
 	if (atomic_load(&pg->line[t].state) != STATE_SERVING) { /* left after the pick */
@@ -508,14 +509,15 @@ static int share_defer(struct share_worker *sw, int t)
 			atomic_compare_exchange_strong(&pg->claim, &n, 0);
 		return 0;
 	}
+	atomic_fetch_add(&pg->deferrals, 1);
 	sw->deferred++;
 	return 1;
 }
 
 /* Accepts until EAGAIN (or a deferral, unless may_defer is 0), routing each
- * connection by the pick made just before its accept; then clears a claim
- * on us that was pending when the loop began, if the loop emptied the
- * queue. */
+ * connection by the pick made just before its accept; then clears the
+ * claim that was pending when the loop began (whoever it names), if the
+ * loop emptied the queue and the claim was not renewed meanwhile. */
 static void share_accept_loop(struct worker *w, struct share_worker *sw, int may_defer)
 {
 	struct share *sh = sw->sh;
