@@ -1323,3 +1323,22 @@ def test_perturbation_names_an_unheld_arm_for_what_it_is():
     for arm, what in said:
         assert (what == "knob-off") == (arm in knob_offs), "%s is called %r; knob-off partners: %s" % (
             arm, what, sorted(knob_offs))
+
+
+def test_knob_off_text_gives_deferrals_beside_hand_offs():
+    """fdpass's cost rows carry the deferrals the run caused (accepts left to
+    the pick's sibling) beside its hand-offs; the knob-off sentence gives both
+    medians, and a run from before deferrals were recorded gives hand-offs
+    alone."""
+    from types import SimpleNamespace
+    from report.sections.cost import knob_off_text
+
+    def run(ratio, handoffs, deferrals):
+        return SimpleNamespace(key=("fdpass", 2, "close", 1), ratio_to_knob_off=ratio, handoffs_per_s=handoffs,
+                               deferrals_per_s=deferrals)
+
+    text = knob_off_text([run(1.04, 300.0, 4000.0), run(1.05, 400.0, 5000.0), run(1.03, 350.0, 4500.0)],
+                         "fdpass", [2])
+    assert "(350 hand-offs/s and 4500 deferrals/s, median)" in text, text
+    old = knob_off_text([run(1.04, 300.0, None), run(1.05, 400.0, None)], "fdpass", [2])
+    assert "(350 hand-offs/s, median)" in old, old
