@@ -132,7 +132,7 @@ again:
 	skel->rodata->targ_tag_on_read = on_read;
 	if (!on_read) {
 		bpf_program__set_autoload(skel->progs.tag_on_read, false);
-		bpf_map__set_max_entries(skel->maps.conn_tags, 1); /* socket storage holds the tags */
+		bpf_map__set_autocreate(skel->maps.conn_tags, false); /* socket storage holds the tags */
 	} else if (getenv(TEST_MAX_TAGS_ENV)) {
 		/* A full conn_tags leaves tags to the socket storage (the test). */
 		bpf_map__set_max_entries(skel->maps.conn_tags,

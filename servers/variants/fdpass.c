@@ -804,6 +804,7 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 {
 	struct share_worker *sw = w->vstate;
 	struct share *sh = sw->sh;
+	int64_t claim = sh->on ? atomic_load(&sh->page->claim) : 0;
 	size_t off;
 
 	off = (size_t)snprintf(buf, len, "{\"variant\":\"fdpass\",\"on\":%s,\"worker\":%d,\"slot\":%d,\"passed\":%llu,"
@@ -813,11 +814,11 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 			       (unsigned long long)sw->deferred, (unsigned long long)sw->took_over);
 	if (sh->on && off < len)
 		off += (size_t)snprintf(buf + off, len - off, ",\"event_id\":%lld,\"rotation\":%lld,\"deferrals\":%lld,"
-					"\"takeovers\":%lld,\"claim_pending\":%s,", (long long)atomic_load(&sh->page->event_id),
-					(long long)atomic_load(&sh->page->rotation),
+					"\"takeovers\":%lld,\"claim_pending\":%s,\"claim_target\":%d,",
+					(long long)atomic_load(&sh->page->event_id), (long long)atomic_load(&sh->page->rotation),
 					(long long)atomic_load(&sh->page->deferrals),
-					(long long)atomic_load(&sh->page->takeovers),
-					atomic_load(&sh->page->claim) ? "true" : "false");
+					(long long)atomic_load(&sh->page->takeovers), claim ? "true" : "false",
+					claim ? claim_target(claim) : -1);
 	if (sh->on && off < len)
 		off += (size_t)load_describe(sh->load, sh->nslots, sh->workers, line_members, sh, buf + off, len - off);
 	if (off < len)
