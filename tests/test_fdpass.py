@@ -252,20 +252,12 @@ def close_mode_clients(port, threads=8, each=150):
     def client():
         for _ in range(each):
             try:
-                with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
-                    c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-                    data = b""
-                    while True:
-                        chunk = c.recv(4096)
-                        if not chunk:
-                            break
-                        data += chunk
-                if not data.startswith(b"HTTP/1.1 200"):
-                    with lock:
-                        bad.append(data[:40])
-            except OSError as e:
+                status = get(port, "/pid", extra="Connection: close\r\n")[0]
+            except (OSError, AssertionError) as e:
+                status = repr(e)
+            if status != 200:
                 with lock:
-                    bad.append(repr(e))
+                    bad.append(status)
 
     ts = [threading.Thread(target=client) for _ in range(threads)]
     for t in ts:

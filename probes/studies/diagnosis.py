@@ -159,9 +159,12 @@ def expected_ours(arm, workers, handed_over=None):
             "selector": selector, "handoff": handoff, "closest_variant": closest}
 
 
-def handoffs_now(port):
-    """fdpass's hand-offs so far (its shared page, through GET /variant), or
-    None for a server that reports none."""
+def handoffs_now(arm, port):
+    """For a deferring variant (fdpass), its hand-offs so far (its shared
+    page, through GET /variant); None for the others (not asked) or a server
+    that reports none."""
+    if arms.get(arm).variant not in DEFERRING:
+        return None
     return handoff_rate(port, 1).get("handoffs")
 
 
@@ -336,10 +339,10 @@ def ours_step(plan, raw_dir, arm, workers):
             measured = []
             for mode in MODES:
                 with failing_mode(base, mode, measured):
-                    before = handoffs_now(ready["port"])
+                    before = handoffs_now(arm, ready["port"])
                     diag, summary, timing = diagnose_once(mode, ready["port"], connections,
                                                           "%s.%s" % (prefix, mode), ready_path, True, running)
-                    after = handoffs_now(ready["port"])
+                    after = handoffs_now(arm, ready["port"])
                 moved = None if before is None or after is None else after - before
                 expected = expected_ours(arm, workers, None if moved is None else moved > 0)
                 row = diagnosis_row(base, mode, diag, timing, expected, (summary or {}).get("counts") or {},

@@ -662,13 +662,22 @@ static void fdpass_readable(struct worker *w)
 		worker_admit(w, fd);
 }
 
+/* The pending claim a worker that still accepts watches for its takeover,
+ * or 0. */
+static int64_t claim_watched(const struct worker *w, const struct share_worker *sw)
+{
+	if (!sw->sh->on || sw->left || w->stopping)
+		return 0;
+	return atomic_load(&sw->sh->page->claim);
+}
+
 /* While a deferral is pending, no worker waits past its takeover time. */
 static int fdpass_pass_begin(struct worker *w)
 {
 	struct share_worker *sw = w->vstate;
-	int64_t c, left;
+	int64_t c = claim_watched(w, sw), left;
 
-	if (!sw->sh->on || sw->left || w->stopping || !(c = atomic_load(&sw->sh->page->claim)))
+	if (!c)
 		return -1;
 	left = claim_start_ns(c) + CLAIM_WAIT_NS - now_ns();
 	return left <= 0 ? 0 : (int)(left / 1000000) + 1;
@@ -679,9 +688,9 @@ static int fdpass_pass_begin(struct worker *w)
 static void fdpass_pass_woke(struct worker *w)
 {
 	struct share_worker *sw = w->vstate;
-	int64_t c;
+	int64_t c = claim_watched(w, sw);
 
-	if (!sw->sh->on || sw->left || w->stopping || w->accept_paused_until || !(c = atomic_load(&sw->sh->page->claim)))
+	if (!c || w->accept_paused_until)
 		return;
 	if (now_ns() - claim_start_ns(c) < CLAIM_WAIT_NS ||
 	    !atomic_compare_exchange_strong(&sw->sh->page->claim, &c, 0))
