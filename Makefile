@@ -203,10 +203,12 @@ fuzz: build/fuzz_http
 # trace_overhead repeat rounds until every CPU ratio's 95 % interval is within
 # 0.01 of its mean (the A/A floor's goal under make bench), at most BENCH_MAX_ROUNDS
 # rounds (the report names what did
-# not converge).
+# not converge). BENCH_STUDIES runs a slice of them (make bench
+# BENCH_STUDIES=cost,trace_overhead: the two A/A floors alone).
 BENCH_MAX_ROUNDS ?= 40
+BENCH_STUDIES ?= balancing,cost,throughput,payoff,burst,trace_overhead,census
 bench: all
-	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies balancing,cost,throughput,payoff,burst,trace_overhead,census --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --bench-rounds 6 --bench-within 0.01 --bench-max-rounds $(BENCH_MAX_ROUNDS) $(if $(COST_METHOD),--cost-method $(COST_METHOD)) --results-dir build/bench --no-canonical
+	$(Q)$(PYTHON) -m probes.campaign --platform linux --studies $(BENCH_STUDIES) --worker-counts 2,4,8,16 --bench-arms all --bench-seconds 6 --bench-rounds 6 --bench-within 0.01 --bench-max-rounds $(BENCH_MAX_ROUNDS) $(if $(COST_METHOD),--cost-method $(COST_METHOD)) --results-dir build/bench --no-canonical
 	$(Q)stamp=$$(ls -1 build/bench | grep -E '^[0-9]{8}T[0-9]{6}Z$$' | sort | tail -n 1); \
 	$(PYTHON) -m report.report --results-dir build/bench --out build/bench/linux.md --run "$$stamp" && \
 	echo "bench: tables in build/bench/linux.md (run build/bench/$$stamp)"
