@@ -18,9 +18,14 @@ An arm's fields:
   env                     environment its server runs with, on top of the campaign's
   needs_root              its server loads a BPF program (CAP_BPF)
   knob_off                the arm with the mechanism off, same binary: cost gives the ratio to it
-  reference               the arm cost compares it with when its mechanism is no knob of
-                          its own binary (reuseport-bpf: reuseport, the same sockets
-                          without the BPF program): cost gives the ratio to it
+  reference               an arm of another mechanism cost compares it with: where the
+                          mechanism is no knob of its own binary, the arm without it
+                          (reuseport-bpf: reuseport, the same sockets without the BPF
+                          program); fdpass: reuseport-bpf, which spreads connections
+                          alike (exactly, by the same load) and does nothing per
+                          request, its keep-alive partner (a knob-off arm's bare race
+                          spreads them by chance, and CPU per request follows the
+                          spread): cost gives the ratio to it
   process_arm             the same variant in process mode (or what stands in for it):
                           cost gives a threads arm's ratio to it
   aa_of                   an A/A arm: the same server as this arm, measured as an arm of
@@ -167,7 +172,7 @@ TABLE = [
     Arm("reuseport-threads", "reuseport", ["--threads"], process_arm="reuseport"),
     Arm("reuseport-bpf", "reuseport-bpf", needs_root=True, when_stopped="queued", claims_balance=True,
         reference="reuseport",
-        studies="quick cost:bench payoff burst perturbation quick:perturbation respawn respawn+migrate reload "
+        studies="quick cost payoff burst perturbation quick:perturbation respawn respawn+migrate reload "
                 "reload+migrate diagnosis",
         place={"cost": 11, "payoff": 4, "burst": 4, "perturbation": 3}),
     Arm("reuseport-bpf-threads", "reuseport-bpf", ["--threads"], needs_root=True, process_arm="reuseport-bpf"),
@@ -176,8 +181,8 @@ TABLE = [
     Arm("mutex-strict", "mutex", ["--accept-mutex-strict"], when_stopped="stall", reload_loses_none=True,
         studies="quick cost:bench payoff reload slowview", place={"cost": 13, "payoff": 5}),
     Arm("mutex-strict-threads", "mutex", ["--accept-mutex-strict", "--threads"], process_arm="mutex-strict"),
-    Arm("fdpass", "fdpass", knob_off="fdpass-off", when_stopped="queued", reload_loses_none=True,
-        acceptor_is_not_owner=True, claims_balance=True,
+    Arm("fdpass", "fdpass", knob_off="fdpass-off", reference="reuseport-bpf", when_stopped="queued",
+        reload_loses_none=True, acceptor_is_not_owner=True, claims_balance=True,
         studies="quick cost quick:cost cost:one_worker payoff quick:payoff burst quick:burst placement "
                 "quick:placement placement:workers timeline perturbation quick:perturbation slowview reload "
                 "reload+spawn quick:reload+spawn diagnosis",

@@ -648,7 +648,7 @@ class ArmFact:
     options: tuple        # server options after the variant
     env: tuple            # (name, value), sorted: the environment its server ran with
     knob_off: Optional[str]        # the arm with the mechanism off, same binary
-    reference: Optional[str]       # the arm cost compares it with, when the mechanism is no knob
+    reference: Optional[str]       # an arm of another variant cost compares it with (the same without it, or alike spread)
     process_arm: Optional[str]     # the same variant in process mode
     aa_of: Optional[str]           # an A/A arm: the arm it measures again, as an arm of its own
     same_mechanism: Optional[str]  # the arm whose mechanism it runs in another binary or mode

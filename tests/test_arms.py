@@ -269,6 +269,8 @@ def test_meta_facts_bring_every_partner_along():
     """An arm's facts come with those of every arm it names (its knob-off,
     reference, process-mode and same-mechanism arms, and theirs)."""
     facts = arms.meta_facts(["fdpass-threads"])
-    assert set(facts) == {"fdpass-threads", "fdpass", "fdpass-off", "fdpass-off-threads", "bare"}
+    # fdpass's reference is reuseport-bpf, whose own is reuseport
+    assert set(facts) == {"fdpass-threads", "fdpass", "fdpass-off", "fdpass-off-threads", "bare", "reuseport-bpf",
+                          "reuseport"}
     for name, f in facts.items():
         assert all(f[p] in facts for p in arms.FACT_PARTNERS if f[p]), name

@@ -354,6 +354,39 @@ def test_report_checks_a_paired_ratio_against_its_own_bare_run():
         check(Path("cost.jsonl"), [good[0], run(2, "lt", 1, 90.0, 0.9, 5), good[2]])
 
 
+def test_one_worker_cells_take_their_ratio_to_bare_through_the_run_beside_them(tmp_path):
+    """make bench's 1-worker cells run, paired, beside the block's reference
+    (bare at 2 workers): fdpass at 1 worker is over bare at 1 worker through
+    it, its ratio to the bare run beside it over bare 1 worker's to the one
+    beside that, in the same round (here (90/100) / (60/50) = 0.75), not
+    bare 1 worker's value at another moment; the report re-derives the same
+    ratio and accepts it, and rejects one taken straight over the 2-worker
+    run beside it. This is what a make bench run met first: its report
+    stopped on the 1-worker rows."""
+    from acceptlab.results_io import InputError
+    from report.sections.wrk import check_wrk_rows
+
+    rows = [block_row("bare", 0, 1, 100.0, 10.0), dict(block_row("fdpass", 1, 1, 90.0, 12.0, workers=1), paired_seq=0),
+            block_row("bare", 2, 1, 50.0, 20.0), dict(block_row("bare", 3, 1, 60.0, 15.0, workers=1), paired_seq=2),
+            block_row("bare", 4, 2, 80.0, 10.0), dict(block_row("bare", 5, 2, 70.0, 30.0, workers=1), paired_seq=4)]
+    path = tmp_path / "cost.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cost_study.finish(str(path))
+    got = read_rows(path)
+    assert got[1]["ratio_to_bare"] == 0.75, got[1]
+    assert got[1]["cpu_ratio_to_bare"] == round((12.0 / 10.0) / (15.0 / 20.0), 4), got[1]
+    assert got[3]["ratio_to_bare"] is None  # bare's own
+
+    def run(r):
+        return WrkRun(r["seq"] + 1, r["arm"], r["workers"], "close", r["round"], r["requests_per_s"], 1.0, 2.0, (),
+                      ratio=r["ratio_to_bare"], seq=r["seq"], paired_seq=r.get("paired_seq"))
+    check = check_wrk_rows(lambda mode: mode, True)
+    check(Path("cost.jsonl"), [run(r) for r in got])
+    straight = [run(dict(r, ratio_to_bare=0.9) if r["arm"] == "fdpass" else r) for r in got]
+    with pytest.raises(InputError, match="disagrees"):
+        check(Path("cost.jsonl"), straight)
+
+
 def block_row(arm, seq, rnd, rps, cpu=None, mode="close", workers=2):
     row = {"arm": arm, "workers": workers, "mode": mode, "round": rnd, "seq": seq, "requests_per_s": rps}
     if cpu is not None:
@@ -392,7 +425,8 @@ def test_finish_cost_fills_cpu_ratios(tmp_path):
     assert [r.get("cpu_ratio_to_bare", "absent") for r in got] == [None, 1.1, None, 1.1, None, "absent"]
     assert got[1]["cpu_ratio_to_knob_off"] == 1.0
     assert [r["ratio_to_bare"] for r in got] == [None, 0.9, None, 0.95, None, None]
-    assert got[1]["cpu_ratio_partners"] == {"to_bare": "bare", "to_knob_off": "fdpass-off"}
+    assert got[1]["cpu_ratio_partners"] == {"to_bare": "bare", "to_knob_off": "fdpass-off", "to_reference": "reuseport-bpf"}
+    assert got[1]["cpu_ratio_to_reference"] is None  # reuseport-bpf did not run that round
 
 
 def test_finish_cost_fills_the_ratio_to_the_reference_arm(tmp_path):

@@ -1130,6 +1130,39 @@ def test_cost_cpu_table_marks_what_did_not_converge():
             "2 workers, Keep-alive 1.000 ± 1.271.") in text, text
 
 
+def test_cost_goals_judge_fdpass_against_the_partner_of_each_mode():
+    """fdpass's goals: at most 1.03 of its keep-alive partner's CPU per
+    request (its reference, which spreads connections alike) and of its
+    knob-off arm's on Connection: close, each judged on its own ratio's
+    interval: met only when the whole interval is below 1.03, not resolved
+    when it straddles it; the keep-alive line gives both arms' connections
+    per worker, which show whether they spread alike; a mode whose partner
+    did not run is said not judged, not met."""
+    from report.sections import cost as cost_section
+    from report.sections.wrk import WrkRun
+
+    def run(arm, rnd, mode, ratios=(None, None, None, None), served=None):
+        partners = (("to_bare", "bare"), ("to_knob_off", "fdpass-off"), ("to_reference", "reuseport-bpf"))
+        return WrkRun(rnd, arm, 2, mode, rnd, 1000.0, 1.0, 2.0, (), ratio=1.0, cpu=(10.0, None),
+                      cpu_ratios=ratios, partners=partners if arm == "fdpass" else (), served=served)
+    keepalive = [run("fdpass", n, "keepalive", (1.0, 1.1, None, x), "300/299") for n, x in enumerate((1.005, 1.01, 1.0), 1)]
+    close = [run("fdpass", n, "close", (1.0, x, None, None)) for n, x in enumerate((1.0, 1.06, 1.02), 1)]
+    partner = [run("reuseport-bpf", 1, "keepalive", served="300/300")]
+    text = "\n".join(cost_section.goals_text(keepalive + close + partner, {}))
+    assert ("- Keep-alive: fdpass / reuseport-bpf, an arm that spreads connections alike, exactly by the same load, "
+            "and does nothing per request (what the mechanism costs once connections are spread alike): "
+            "1.005 ± 0.012 over 3 rounds, against at most 1.03: met.") in text, text
+    assert "Connections served per worker over the block: fdpass 300/299, reuseport-bpf 300/300." in text, text
+    assert ("- Connection: close: fdpass / fdpass-off, its knob-off arm, the bare race in its binary (what the "
+            "mechanism costs where every request is an accept): 1.027 ± 0.076 over 3 rounds, against at most 1.03: "
+            "not resolved") in text, text
+    # without the partner's rows (a run from before it ran) the goal is not judged
+    alone = [run("fdpass", n, "keepalive", (1.0, 1.1, None, None)) for n in (1, 2)]
+    text = "\n".join(cost_section.goals_text(alone, {}))
+    assert "- Keep-alive: fdpass's partner for this goal (an arm that spreads connections alike" in text, text
+    assert "did not run beside it: not judged." in text and ": met" not in text, text
+
+
 def test_run_without_burst_rows_says_the_study_was_not_run(results, tmp_path):
     """An older run (no burst.jsonl, no burst parameters in meta.json)
     renders, and its burst section says the study was not run."""

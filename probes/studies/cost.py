@@ -430,7 +430,7 @@ def fill_ratios(rows):
         measured = [r for r in rows if "error" not in r and (field == "requests_per_s" or field in r)]
         bare = partner_series(rows, "bare", field)
         for r in measured:
-            r[name + "_to_bare"] = ratio_at(r, bare, field) if r["arm"] != "bare" else None
+            r[name + "_to_bare"] = bare_ratio(r, rows, bare, field) if r["arm"] != "bare" else None
         to_bare = {(r["arm"], r["workers"], r["mode"], r["round"]): r[name + "_to_bare"] for r in measured}
         for r in measured:
             partners = partners_of(r["arm"])
@@ -442,6 +442,29 @@ def fill_ratios(rows):
                 mine = r[name + "_to_bare"]
                 theirs = 1.0 if partner == "bare" else to_bare.get((partner, r["workers"], r["mode"], r["round"]))
                 r[name + "_" + suffix] = round(mine / theirs, 4) if mine is not None and theirs else None
+
+
+def bare_ratio(row, rows, bare, field):
+    """row's field over bare's at the same workers and mode at row's moment
+    (ratio_at). A paired run at a worker count other than the reference's
+    (make bench's 1-worker cells) ran beside the block's reference, bare at
+    2 workers: its ratio to bare at its own worker count goes through that
+    reference, its ratio to the run it ran beside over bare's (at row's
+    workers, same round) to the run bare ran beside; None when any is
+    missing."""
+    paired = row.get("paired_seq")
+    ref = next((r for r in rows if r.get("seq") == paired and r.get("mode") == row.get("mode")), None) \
+        if paired is not None else None
+    if ref is None or ref.get("workers") == row.get("workers"):
+        return ratio_at(row, bare, field)
+    own = next((r for r in rows if r.get("arm") == "bare" and "error" not in r and r.get("paired_seq") is not None
+                and all(r.get(k) == row.get(k) for k in ("workers", "mode", "round"))), None)
+    own_ref = next((r for r in rows if own is not None and r.get("seq") == own["paired_seq"]
+                    and r.get("mode") == row.get("mode")), None)
+    values = [row.get(field), ref.get(field), own and own.get(field), own_ref and own_ref.get(field)]
+    if any(v is None for v in values) or not all(values[1:]):
+        return None
+    return round(values[0] / values[1] / (values[2] / values[3]), 4)
 
 
 PARTNER_TABLES = {"to_knob_off": arms.knob_off_of, "to_reference": arms.reference_of,

@@ -291,8 +291,9 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
                           "ratios are to bare's CPU µs per request at the same workers, mode and round (below 1: "
                           "less CPU per request than bare), and to") +
            " the arm's partners where it has them (its knob-off arm: the same binary with the "
-           "mechanism off; its reference: the arm without the mechanism, reuseport for reuseport-bpf; its "
-           "process-mode arm), each given as the mean over the rounds ± the half-width of its 95 % interval "
+           "mechanism off; its reference: an arm of another variant, reuseport for reuseport-bpf (the same sockets "
+           "without the program), reuseport-bpf for fdpass (it spreads connections alike, exactly by the same "
+           "load, and does nothing per request); its process-mode arm), each given as the mean over the rounds ± the half-width of its 95 % interval "
            "(Student's t); the ratio of requests per second to bare's stands beside them, given the same way.", ""]
     out += rounds_text(measured, p)
     alternated = p is not None and p.method in SIDE_BY_SIDE
@@ -329,6 +330,7 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
                            + ("1 (the reference)" if arm == "bare" else interval_text(rps)) + " |")
     out.append("")
     out += unconverged_text(measured, p) + cpu_findings(measured, arms, workers, floors or {})
+    out += goals_text(measured, floors or {})
     return out + render_why(measured, arms, len(p.placement[0]) if p is not None and p.placement else None)
 
 
@@ -375,6 +377,54 @@ def cpu_findings(measured: list, arms: list, workers: list, floors: dict) -> lis
             "only when the whole interval is below or above 1 (and, where an A/A pair ran, its own interval "
             "holds 1), otherwise a tie at this run's resolution:", ""] \
         + lines + [""]
+
+
+# The accept-sharing balancer's cost goals: (arm, the partner ratio, mode,
+# at most this CPU per request over the partner's, what the partner stands
+# for). On Connection: close every request is an accept, so the knob-off
+# arm (the bare race in its binary) is the mechanism's cost; on keep-alive
+# CPU per request follows how the connections are spread over the workers,
+# which a knob-off arm's race leaves to chance, so the partner is the arm
+# that spreads them alike (its reference, arms.py).
+COST_GOALS = (("fdpass", "to_reference", "keepalive", 1.03, "an arm that spreads connections alike, exactly by the "
+               "same load, and does nothing per request", "what the mechanism costs once connections are spread "
+               "alike"),
+              ("fdpass", "to_knob_off", "close", 1.03, "its knob-off arm, the bare race in its binary",
+               "what the mechanism costs where every request is an accept"))
+GOAL_WORKERS = 2
+
+
+def goals_text(measured: list, floors: dict) -> list:
+    """Each of COST_GOALS at GOAL_WORKERS: the arm's CPU per request over its
+    partner's, judged against the goal on the A/A floor (verdict_text), and
+    on keep-alive the connections each of the two served, which shows
+    whether they spread them alike."""
+    lines = []
+    for arm, ratio, mode, goal, partner, what in COST_GOALS:
+        mine = [r for r in measured if (r.arm, r.workers, r.setting) == (arm, GOAL_WORKERS, mode)]
+        if not mine:
+            continue
+        index = PARTNER_INDEX[ratio]
+        values = [r.cpu_ratios[index] for r in mine if len(r.cpu_ratios) > index]
+        name = dict(mine[-1].partners).get(ratio)
+        title = dict(COST_MODES)[mode]
+        if name is None or not any(v is not None for v in values):
+            lines.append(f"- {title}: {arm}'s partner for this goal ({partner}) did not run beside it: not judged.")
+            continue
+        line = (f"- {title}: {arm} / {name}, {partner} ({what}): "
+                + verdict_text(values, goal, "at most", floor_at(floors, mode, GOAL_WORKERS)) + ".")
+        if mode == "keepalive":
+            split = {a: next((r.served for r in measured if (r.arm, r.workers, r.setting) == (a, GOAL_WORKERS, mode)
+                              and r.served), None) for a in (arm, name)}
+            if all(split.values()):
+                line += (f" Connections served per worker over the block: {arm} {split[arm]}, "
+                         f"{name} {split[name]}.")
+        lines.append(line)
+    if not lines:
+        return []
+    return [f"**{COST_GOALS[0][0]}'s goals**, at {plural(GOAL_WORKERS, 'worker')}: at most "
+            f"{number(COST_GOALS[0][3])} of its partner's CPU per request, met only where the whole 95 % "
+            "interval is below it (by more than the A/A floor's half-width):", ""] + lines + [""]
 
 
 def rps_against_cpu(measured: list) -> str:

@@ -179,6 +179,22 @@ def str_pairs(obj: dict, key: str, kind: type) -> tuple:
     return tuple(sorted(value.items()))
 
 
+def through_reference(run: WrkRun, beside: WrkRun, runs: list, seen: dict) -> Optional[float]:
+    """The bare req/s a paired run at another worker count than the bare run
+    it ran beside (the block's reference; make bench's 1-worker cells) is
+    over: bare's at its own worker count in the same round, scaled to the
+    moment by the two runs each ran beside, so that its ratio is its own to
+    the reference over bare's to the reference. None when bare did not run
+    there."""
+    own = next((b for b in runs if (b.arm, b.workers, b.setting, b.round) == ("bare", run.workers, run.setting,
+                                                                               run.round)
+                and b.paired_seq is not None), None)
+    own_beside = seen.get((run.setting, own.paired_seq)) if own is not None else None
+    if own is None or own_beside is None or not own_beside.rps:
+        return None
+    return own.rps / own_beside.rps * beside.rps
+
+
 def check_wrk_rows(what: str, with_ratio: bool):
     """One measured row per (arm, workers, mode or connections, round), or per
     place in its block (the alternated and paired methods, rows with "seq"); in cost,
@@ -229,10 +245,16 @@ def check_wrk_rows(what: str, with_ratio: bool):
         for r in runs:
             bare = sorted((b.seq, b.rps) for b in runs
                           if (b.arm, b.workers, b.setting) == ("bare", r.workers, r.setting))
-            if r.paired_seq is not None and r.arm != "bare" and r.paired_seq not in {s for s, _ in bare}:
+            beside = seen.get((r.setting, r.paired_seq))
+            if r.paired_seq is not None and (beside is None or beside.arm != "bare"):
                 raise InputError(path, r.line, f'"paired_seq" {r.paired_seq} names no bare run of its block '
-                                 f"({what(r.setting)}, {plural(r.workers, 'worker')})")
-            base = partner_at(bare, place_of(r.seq, r.paired_seq)) if r.arm != "bare" else None
+                                 f"({what(r.setting)})")
+            if r.arm == "bare":
+                base = None
+            elif beside is not None and beside.workers != r.workers:
+                base = through_reference(r, beside, runs, seen)
+            else:
+                base = partner_at(bare, place_of(r.seq, r.paired_seq))
             if not base:
                 if r.ratio is not None:
                     raise InputError(path, r.line, f'"ratio_to_bare" is {number(r.ratio)} but no bare run with '
