@@ -499,12 +499,15 @@ static __always_inline void count_death(struct load_slot *s)
 
 static __always_inline int left_established(struct sock *sk)
 {
-	struct conn_tag *tag = tag_get(sk), marker = {};
+	struct conn_tag *tag, marker = {};
 	struct load_slot *s;
 
+	/* Every connection on the machine passes here; only ours can have a
+	 * tag, so the others leave before any lookup. */
+	if (!ours(sk))
+		return 0;
+	tag = tag_get(sk);
 	if (!tag) {
-		if (!ours(sk))
-			return 0;
 		/* Gone before any worker tagged it: a marker, so the worker's
 		 * create fails. If the worker's create won, this is its tag. */
 		tag = tag_create(sk, &marker);
