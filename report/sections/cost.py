@@ -291,10 +291,10 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
                           "ratios are to bare's CPU µs per request at the same workers, mode and round (below 1: "
                           "less CPU per request than bare), and to") +
            " the arm's partners where it has them (its knob-off arm: the same binary with the "
-           "mechanism off; its reference: an arm of another variant, reuseport for reuseport-bpf (the same sockets "
-           "without the program), reuseport-bpf for fdpass (it spreads connections alike, exactly by the same "
-           "load, and does nothing per request); its process-mode arm), each given as the mean over the rounds ± the half-width of its 95 % interval "
-           "(Student's t); the ratio of requests per second to bare's stands beside them, given the same way.", ""]
+           "mechanism off; its reference: an arm of another variant, reuseport for reuseport-bpf (the same "
+           "sockets without the program), reuseport-bpf for fdpass (it spreads connections alike, exactly by "
+           "the same load, and does nothing per request); its process-mode arm), each given as the mean over "
+           "the rounds ± the half-width of its 95 % interval (Student's t); the ratio of requests per second to bare's stands beside them, given the same way.", ""]
     out += rounds_text(measured, p)
     alternated = p is not None and p.method in SIDE_BY_SIDE
     out += [f"| arm | workers | mode | {'runs' if alternated else 'rounds'} | CPU µs per request | "
@@ -380,8 +380,8 @@ def cpu_findings(measured: list, arms: list, workers: list, floors: dict) -> lis
 
 
 # The accept-sharing balancer's cost goals: (arm, the partner ratio, mode,
-# at most this CPU per request over the partner's, what the partner stands
-# for). On Connection: close every request is an accept, so the knob-off
+# at most this CPU per request over the partner's, what the partner is,
+# what the ratio shows). On Connection: close every request is an accept, so the knob-off
 # arm (the bare race in its binary) is the mechanism's cost; on keep-alive
 # CPU per request follows how the connections are spread over the workers,
 # which a knob-off arm's race leaves to chance, so the partner is the arm

@@ -202,7 +202,9 @@ def check_wrk_rows(what: str, with_ratio: bool):
     round (null exactly when no bare row was measured there), or with the
     alternated method over bare's at the run's place (partner_at: bare's runs
     around it, on a line; null for bare's own), with the paired method over
-    the bare run it ran beside (paired_seq)."""
+    the bare run it ran beside (paired_seq); a paired run at another worker
+    count than that run's (make bench's 1-worker cells) over bare's at its
+    own worker count through the runs each ran beside (through_reference)."""
     def check(path: Path, rows: list) -> None:
         if any(isinstance(r, WrkRun) and r.seq is not None for r in rows):
             return check_alternated(path, rows)
