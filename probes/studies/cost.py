@@ -426,11 +426,16 @@ def fill_ratios(rows):
     bare in the same round (each against bare at its own moment); the same
     four for CPU time per request (cpu_ratio_to_bare, ...). An A/A arm's
     ratio to bare is the method's resolution."""
+    places, bare_paired = {}, {}
+    for r in rows:
+        places.setdefault((r.get("mode"), r.get("seq")), r)
+        if r.get("arm") == "bare" and "error" not in r and r.get("paired_seq") is not None:
+            bare_paired.setdefault((r.get("workers"), r.get("mode"), r.get("round")), r)
     for field, name in RATIO_FIELDS:
         measured = [r for r in rows if "error" not in r and (field == "requests_per_s" or field in r)]
         bare = partner_series(rows, "bare", field)
         for r in measured:
-            r[name + "_to_bare"] = bare_ratio(r, rows, bare, field) if r["arm"] != "bare" else None
+            r[name + "_to_bare"] = bare_ratio(r, places, bare_paired, bare, field) if r["arm"] != "bare" else None
         to_bare = {(r["arm"], r["workers"], r["mode"], r["round"]): r[name + "_to_bare"] for r in measured}
         for r in measured:
             partners = partners_of(r["arm"])
@@ -444,23 +449,21 @@ def fill_ratios(rows):
                 r[name + "_" + suffix] = round(mine / theirs, 4) if mine is not None and theirs else None
 
 
-def bare_ratio(row, rows, bare, field):
+def bare_ratio(row, places, bare_paired, bare, field):
     """row's field over bare's at the same workers and mode at row's moment
     (ratio_at). A paired run at a worker count other than the reference's
     (make bench's 1-worker cells) ran beside the block's reference, bare at
     2 workers: its ratio to bare at its own worker count goes through that
     reference, its ratio to the run it ran beside over bare's (at row's
     workers, same round) to the run bare ran beside; None when any is
-    missing."""
-    paired = row.get("paired_seq")
-    ref = next((r for r in rows if r.get("seq") == paired and r.get("mode") == row.get("mode")), None) \
-        if paired is not None else None
+    missing. places: {(mode, seq): row}; bare_paired: {(workers, mode,
+    round): bare's paired row}, both built once by fill_ratios."""
+    mode, paired = row.get("mode"), row.get("paired_seq")
+    ref = places.get((mode, paired)) if paired is not None else None
     if ref is None or ref.get("workers") == row.get("workers"):
         return ratio_at(row, bare, field)
-    own = next((r for r in rows if r.get("arm") == "bare" and "error" not in r and r.get("paired_seq") is not None
-                and all(r.get(k) == row.get(k) for k in ("workers", "mode", "round"))), None)
-    own_ref = next((r for r in rows if own is not None and r.get("seq") == own["paired_seq"]
-                    and r.get("mode") == row.get("mode")), None)
+    own = bare_paired.get((row.get("workers"), mode, row.get("round")))
+    own_ref = places.get((mode, own["paired_seq"])) if own is not None else None
     values = [row.get(field), ref.get(field), own and own.get(field), own_ref and own_ref.get(field)]
     if any(v is None for v in values) or not all(values[1:]):
         return None
