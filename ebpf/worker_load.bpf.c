@@ -7,31 +7,31 @@
  * RST until the worker reads it, so the kernel counts:
  *
  *  - count_state (tp_btf/inet_sock_set_state) runs in softirq at every TCP
- *    state change. A connection tagged with an owner slot (in worker
- *    processes the conn_tags hash, keyed by the socket's address, whose
- *    entry count_destroy deletes; else the conn_owner socket storage)
- *    stops counting in that slot's `held` the moment it
- *    leaves ESTABLISHED: the peer's FIN (-> CLOSE_WAIT), its RST (-> CLOSE),
- *    or our own close (-> FIN_WAIT1). Tags come from two places:
+ *    state change. A connection tagged with an owner slot stops counting
+ *    in that slot's `held` the moment it leaves ESTABLISHED: the peer's
+ *    FIN (-> CLOSE_WAIT), its RST (-> CLOSE), or our own close
+ *    (-> FIN_WAIT1). A tag is one word, changed only by compare-and-swap,
+ *    and lives in one place for the connection's whole life: in worker
+ *    processes (targ_tag_on_read), the conn_tags entry the connection
+ *    claims as it is established, freed by count_destroy; else, and where
+ *    that entry was another open connection's, the conn_owner socket
+ *    storage. Tags come from two places:
  *      - the worker that admits a connection owns it. In a worker process
  *        (targ_tag_on_read: fdpass's processes) tag_on_read
- *        (tp_btf/sock_recv_length) creates the tag at the worker's first
+ *        (tp_btf/sock_recv_length) writes the tag at the worker's first
  *        read of it, which the harness makes at once after the accept
  *        phase: the tag costs the worker no syscall of its own. Threads
  *        share one process, which does not say whose read it is: there
  *        the worker creates it (servers/load.c, a map update by fd with
  *        BPF_NOEXIST). A connection of ours (local port targ_port in netns
  *        targ_netns) that leaves ESTABLISHED before it has a tag gets a
- *        marker (slot 0) here instead. Whichever create comes first wins
- *        (both take the storage's lock). A worker's create by fd then
- *        fails, and it does not count a connection that has already gone;
- *        a first read that finds the marker takes it over and uncounts
- *        the reader's hold, once. So a connection counts exactly while
- *        the kernel will still see it leave.
- *      - a per-worker listener's tag (reuseport-bpf) is cloned to every
- *        child it accepts (BPF_F_CLONE); the child starts counting for the
- *        listener's slot the moment it is established, before any worker
- *        has accepted it.
+ *        marker (TAG_LEFT, no slot) here instead. Whichever write comes
+ *        first wins (a compare-and-swap of the word; the storage's lock
+ *        for a create by fd). A worker's create by fd then fails, and it
+ *        does not count a connection that has already gone; a first read
+ *        that finds the marker takes it over and uncounts the reader's
+ *        hold, once. So a connection counts exactly while the kernel will
+ *        still see it leave.
  *    A tag carries its slot's generation: one the slot has moved past (its
  *    worker was replaced) no longer counts.
  *  - count_state and count_destroy (tp_btf/tcp_destroy_sock, for a
@@ -85,6 +85,7 @@ const volatile __u32 targ_port = 0;             /* our port, host order */
 const volatile __u32 targ_netns = 0;            /* our network namespace's inode */
 const volatile bool targ_steer = false;         /* reuseport-bpf: SYNs are steered and counted */
 const volatile bool targ_tag_on_read = false;   /* worker processes: a connection's first read tags it */
+const volatile __u32 targ_tags = WORKER_LOAD_MAX_TAGS; /* conn_tags' entries */
 
 /* slot -> its load; mmapped by user space. */
 struct {
@@ -95,8 +96,9 @@ struct {
 	__type(value, struct load_slot);
 } slots SEC(".maps");
 
-/* socket -> its owner (struct conn_tag), where tags are made by fd
- * (threads) or cloned from a listener (reuseport-bpf). */
+/* socket -> its tag (struct conn_tag), where tags are made by fd
+ * (threads), cloned from a listener (reuseport-bpf), or have no conn_tags
+ * entry. */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_CLONE);
@@ -104,18 +106,28 @@ struct {
 	__type(value, struct conn_tag);
 } conn_owner SEC(".maps");
 
-/* The same for worker processes (targ_tag_on_read), keyed by the socket's
- * address: a preallocated hash, whose insert and delete cost a connection
- * far less than socket storage's allocation and its free at the socket's
- * end. The entry goes when the socket is destroyed (count_destroy), so an
- * address is never found again for a later socket. User space sizes it
- * (1 entry where socket storage is used). */
+/* The tags of worker processes' connections (targ_tag_on_read): an array
+ * indexed by a hash of the socket's cookie. A connection of ours claims
+ * its entry as it is established, before any worker can accept it, so
+ * every later event finds its tag in one place: the entry if it holds the
+ * socket's cookie, else the socket storage (the entry was another open
+ * connection's). An entry costs a connection a few atomic operations and
+ * no lock, where a hash insert and delete each took a bucket's lock, and
+ * socket storage allocates and frees. count_destroy frees the entry. A
+ * cookie is never reused, so no later socket can take a stale entry for
+ * its own. User space sizes it (targ_tags; 1 entry where socket storage
+ * is used). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, WORKER_LOAD_MAX_TAGS);
-	__type(key, __u64);
-	__type(value, struct conn_tag);
+	__type(key, __u32);
+	__type(value, struct conn_entry);
 } conn_tags SEC(".maps");
+
+/* Connections of ours that keep their tag in socket storage because their
+ * conn_tags entry was another open connection's, while they last (the
+ * tests read it). */
+__s64 tags_in_storage = 0;
 
 /* reuseport-bpf: a SYN's 4-tuple -> the slot and epoch it was counted in.
  * LRU: entries of handshakes that never completed are simply evicted (their
@@ -327,41 +339,89 @@ int select_least_loaded(struct sk_reuseport_md *md)
 
 /* ---- counting (every balancing variant) ------------------------------- */
 
-/* sk's tag, or NULL. With conn_tags, a tag it had no room for is in the
- * socket storage (tag_create). */
-static __always_inline struct conn_tag *tag_get(struct sock *sk)
+/* The conn_tags entry for the socket whose cookie is id (whichever socket
+ * holds it), or NULL. A socket's cookie is made at the first ask, and no
+ * other socket ever has it. */
+static __always_inline struct conn_entry *entry_of(__u64 id)
 {
-	__u64 key = (__u64)sk;
-	struct conn_tag *tag;
+	__u32 i = (__u32)((id * 0x9E3779B97F4A7C15ULL) >> 32) % targ_tags;
 
-	if (targ_tag_on_read && (tag = bpf_map_lookup_elem(&conn_tags, &key)))
-		return tag;
-	return bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+	return bpf_map_lookup_elem(&conn_tags, &i);
 }
 
-/* sk's tag, made as *init unless one exists (whichever create came first
- * wins), or NULL. Called when tag_get found none. A full conn_tags (more
- * connections open on the port than it holds) leaves the tag to the socket
- * storage, so no connection goes untagged. */
-static __always_inline struct conn_tag *tag_create(struct sock *sk, struct conn_tag *init)
+/* sk's cookie, read, not made (0 if no one asked for it yet): every socket
+ * that claimed an entry has one. */
+static __always_inline __u64 cookie_of(const struct sock *sk)
 {
-	__u64 key = (__u64)sk;
-	long rc;
+	return (__u64)sk->__sk_common.skc_cookie.counter;
+}
+
+/* Where sk's tag word is: its conn_tags entry if it holds sk, else its
+ * socket storage, made empty if create and missing; or NULL. A word of 0
+ * is no tag. */
+static __always_inline __u64 *tag_place(struct sock *sk, int create)
+{
+	struct conn_tag *t, empty = {};
 
 	if (targ_tag_on_read) {
-		rc = bpf_map_update_elem(&conn_tags, &key, init, BPF_NOEXIST);
-		if (rc == 0 || rc == -EEXIST)
-			return bpf_map_lookup_elem(&conn_tags, &key);
+		__u64 id = cookie_of(sk);
+		struct conn_entry *e = id ? entry_of(id) : NULL;
+
+		if (e && *(volatile __u64 *)&e->cookie == id)
+			return &e->word;
 	}
-	return bpf_sk_storage_get(&conn_owner, sk, init, BPF_SK_STORAGE_GET_F_CREATE);
+	if (create)
+		t = bpf_sk_storage_get(&conn_owner, sk, &empty, BPF_SK_STORAGE_GET_F_CREATE);
+	else
+		t = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+	return t ? &t->word : NULL;
 }
 
-static __always_inline struct load_slot *slot_of(const struct conn_tag *tag)
+/* A connection of ours in a worker process is established: it claims its
+ * conn_tags entry. Its socket lock is held, and no worker can read it
+ * before the lock is released, so the claim comes before any other event
+ * that looks for its tag. An entry another open connection holds leaves
+ * the tag to the socket storage, made now and counted in tags_in_storage
+ * until the socket is destroyed. */
+static __always_inline void claim_entry(struct sock *sk)
 {
-	__u32 sl = tag->slot - 1;
+	__u64 id = bpf_get_socket_cookie(sk);
+	struct conn_entry *e = entry_of(id);
+	struct conn_tag *t, spill = { .spilled = 1 };
+
+	if (e && __sync_val_compare_and_swap(&e->cookie, 0, id) == 0)
+		return;
+	t = bpf_sk_storage_get(&conn_owner, sk, &spill, BPF_SK_STORAGE_GET_F_CREATE);
+	if (t) {
+		t->spilled = 1;
+		__sync_fetch_and_add(&tags_in_storage, 1);
+	}
+}
+
+/* sk is destroyed: its conn_tags entry is free again (its word first, so
+ * the next socket to claim it finds no tag), or it leaves tags_in_storage. */
+static __always_inline void release_entry(struct sock *sk)
+{
+	__u64 id = cookie_of(sk);
+	struct conn_entry *e = id ? entry_of(id) : NULL;
+	struct conn_tag *t;
+
+	if (e && *(volatile __u64 *)&e->cookie == id) {
+		__sync_lock_test_and_set(&e->word, 0);
+		__sync_lock_test_and_set(&e->cookie, 0);
+		return;
+	}
+	t = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
+	if (t && t->spilled)
+		__sync_fetch_and_add(&tags_in_storage, -1);
+}
+
+static __always_inline struct load_slot *slot_of(__u64 word)
+{
+	__u32 sl = TAG_SLOT(word);
 	struct load_slot *s = bpf_map_lookup_elem(&slots, &sl);
 
-	return s && s->gen == tag->gen ? s : NULL;
+	return s && s->gen == TAG_GEN(word) ? s : NULL;
 }
 
 /* A connection of ours: our port in our network namespace (the port read
@@ -404,23 +464,25 @@ static __always_inline int established(struct sock *sk)
 	struct conn_tag *tag;
 	struct load_slot *s;
 
+	if (targ_tag_on_read && ours(sk))
+		claim_entry(sk);
 	if (!targ_steer)
-		return 0; /* no steering, no listener tags: nothing to do */
+		return 0; /* no steering, no listener tags: nothing more to do */
 	retire_syn(sk);
 	tag = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
 	if (!tag || !tag->listener)
 		return 0;
 	/* A child of a per-worker listener, its tag cloned from the
-	 * listener's: it counts for that slot from now. */
+	 * listener's: it counts for that slot from now. No one else has the
+	 * connection yet: plain stores. */
 	tag->listener = 0;
-	s = slot_of(tag);
+	s = slot_of(tag->word);
 	if (!s)
 		return 0;
-	tag->counted = 1;
+	tag->word |= TAG_COUNTED;
 	__sync_fetch_and_add(&s->held, 1);
 	return 0;
 }
-
 /* The slot whose worker process is tgid (its index in *slot), or NULL. */
 static __always_inline struct load_slot *slot_index_of_task(__u32 tgid, __u32 *slot)
 {
@@ -499,32 +561,38 @@ static __always_inline void count_death(struct load_slot *s)
 
 static __always_inline int left_established(struct sock *sk)
 {
-	struct conn_tag *tag, marker = {};
 	struct load_slot *s;
+	__u64 *w;
 
 	/* Every connection on the machine passes here; only ours can have a
 	 * tag, so the others leave before any lookup. */
 	if (!ours(sk))
 		return 0;
-	tag = tag_get(sk);
-	if (!tag) {
-		/* Gone before any worker tagged it: a marker, so the worker's
-		 * create fails. If the worker's create won, this is its tag. */
-		tag = tag_create(sk, &marker);
-		if (!tag)
-			return 0;
-		if (!tag->slot) {
+	w = tag_place(sk, 1);
+	if (!w)
+		return 0;
+	for (int i = 0; i < CAS_TRIES; i++) {
+		__u64 old = *(volatile __u64 *)w;
+
+		if (!old) {
+			/* Gone before any worker tagged it: the marker, which the
+			 * worker's first read takes over (or its create by fd
+			 * finds). */
+			if (__sync_val_compare_and_swap(w, 0, TAG_LEFT) != 0)
+				continue; /* the worker's tag came first */
 			count_death(NULL); /* accepted, not yet admitted, when its worker died */
 			return 0;
 		}
-	}
-	if (!tag->slot || !tag->counted)
+		if (!(old & TAG_COUNTED))
+			return 0;
+		if (__sync_val_compare_and_swap(w, old, old & ~TAG_COUNTED) != old)
+			continue;
+		s = slot_of(old);
+		if (s) {
+			__sync_fetch_and_add(&s->held, -1);
+			count_death(s);
+		}
 		return 0;
-	tag->counted = 0;
-	s = slot_of(tag);
-	if (s) {
-		__sync_fetch_and_add(&s->held, -1);
-		count_death(s);
 	}
 	return 0;
 }
@@ -550,20 +618,21 @@ int BPF_PROG(count_state, struct sock *sk, int oldstate, int newstate)
  * worker that holds a connection reads it (an acceptor that hands one off
  * never does), so the first reader is the owner, and it raised its held
  * before. A marker found instead (the connection left ESTABLISHED before
- * this read) is taken over, and that hold uncounted, once: a compare-and-
- * swap on the slot. Every later read returns after one storage lookup. */
+ * this read) is taken over, and that hold uncounted, once: whichever
+ * compare-and-swap of the word comes first wins. Every later read returns
+ * after one lookup. */
 SEC("tp_btf/sock_recv_length")
 int BPF_PROG(tag_on_read, struct sock *sk, int ret, int flags)
 {
 	struct task_struct *task;
-	struct conn_tag *tag, mine = {};
 	struct load_slot *s;
+	__u64 *w, owned;
 	__u32 slot;
 
 	if (!sk || !ours(sk))
 		return 0;
-	tag = tag_get(sk);
-	if (tag && tag->slot)
+	w = tag_place(sk, 0);
+	if (w && (*(volatile __u64 *)w & TAG_SLOT_MASK))
 		return 0;
 	if (sk->sk_protocol != PROTO_TCP)
 		return 0;
@@ -573,33 +642,37 @@ int BPF_PROG(tag_on_read, struct sock *sk, int ret, int flags)
 	s = slot_index_of_task(bpf_get_current_pid_tgid() >> 32, &slot);
 	if (!s)
 		return 0; /* not a worker's read */
-	if (!tag) {
-		mine.slot = slot + 1;
-		mine.gen = s->gen;
-		mine.counted = 1;
-		tag = tag_create(sk, &mine); /* the kernel's marker, if it was first */
-		if (!tag)
+	if (!w && !(w = tag_place(sk, 1)))
+		return 0;
+	owned = TAG_WORD(slot, s->gen, 0);
+	for (int i = 0; i < CAS_TRIES; i++) {
+		__u64 old = *(volatile __u64 *)w;
+
+		if (old & TAG_SLOT_MASK)
 			return 0;
-	}
-	if (__sync_val_compare_and_swap(&tag->slot, 0, slot + 1) == 0) {
-		tag->gen = s->gen;
-		__sync_fetch_and_add(&s->held, -1);
+		if (!old) {
+			if (__sync_val_compare_and_swap(w, 0, owned | TAG_COUNTED) == 0)
+				return 0;
+			continue; /* the kernel's marker came first */
+		}
+		if (__sync_val_compare_and_swap(w, old, owned | TAG_LEFT) == old) {
+			__sync_fetch_and_add(&s->held, -1);
+			return 0;
+		}
 	}
 	return 0;
 }
 
 /* Our close of a connection the peer had already reset changes no state:
  * __tcp_close destroys it at once, in the closing task. Every connection
- * ends here, so its conn_tags entry goes too. */
+ * ends here, so its conn_tags entry is freed too. */
 SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(count_destroy, struct sock *sk)
 {
-	__u64 key = (__u64)sk;
-
 	if (sk->sk_protocol != PROTO_TCP)
 		return 0;
 	dying_giver(sk);
 	if (targ_tag_on_read && ours(sk))
-		bpf_map_delete_elem(&conn_tags, &key);
+		release_entry(sk);
 	return 0;
 }

@@ -15,8 +15,10 @@
 #define WORKER_LOAD_MAX_SLOTS 128
 /* Worker indexes: index i has slot i and, in process mode, slot i + workers. */
 #define WORKER_LOAD_MAX_INDEXES 64
-/* Connections tagged at their first read (worker processes): conn_tags'
- * entries, one per connection open on the server's port. */
+/* Connections tagged at their first read (worker processes): the entries of
+ * conn_tags, an array indexed by a hash of the socket's cookie, one
+ * claimed per connection of ours as it is established. A connection whose
+ * entry another open connection holds keeps its tag in socket storage. */
 #define WORKER_LOAD_MAX_TAGS 65536
 
 /* SYNs steered to a slot (reuseport-bpf) count until their connection is
@@ -90,12 +92,31 @@ struct load_slot {
 	((__s64)(__s32)((__u32)(credited) - (__u32)((retired) >> 32)))
 #define WORKER_LOAD_GIVING_PEER_MASK 0xffffffffffffULL
 
-/* A connection's tag, in the conn_owner socket storage. */
+/* A connection's tag: one 64-bit word, so that each change of it is one
+ * compare-and-swap. 0: no tag yet. Else the owner slot + 1 in the low byte
+ * (0: none), TAG_COUNTED while it counts in that slot's held, TAG_LEFT once
+ * it left ESTABLISHED before anyone owned it (the kernel's marker), and the
+ * owner slot's generation when tagged in the high half. */
+#define TAG_SLOT_MASK 0xffULL
+#define TAG_COUNTED (1ULL << 8)
+#define TAG_LEFT (1ULL << 9)
+#define TAG_WORD(slot, gen, flags) (((__u64)(gen) << 32) | (flags) | ((__u64)(slot) + 1))
+#define TAG_SLOT(word) ((__u32)((word) & TAG_SLOT_MASK) - 1) /* only where the word has one */
+#define TAG_GEN(word) ((__u32)((word) >> 32))
+
+/* The tag in the conn_owner socket storage (threads, reuseport-bpf, and the
+ * connections of worker processes whose conn_tags entry was taken). */
 struct conn_tag {
-	__u32 slot;     /* owner slot + 1; 0: a marker (left ESTABLISHED before anyone owned it) */
-	__u32 gen;      /* the owner slot's generation when tagged */
-	__u32 counted;  /* 1 while it counts in its slot's held */
+	__u64 word;
 	__u32 listener; /* 1: a per-worker listener's tag, cloned to each child it accepts */
+	__u32 spilled;  /* 1: its conn_tags entry was taken (counted in tags_in_storage) */
+};
+
+/* An entry of conn_tags: the cookie of the socket that holds it (0: free)
+ * and its tag word. */
+struct conn_entry {
+	__u64 cookie;
+	__u64 word;
 };
 
 /* The 4-tuple of a SYN, to find its steering decision again when its

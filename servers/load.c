@@ -134,9 +134,12 @@ again:
 		bpf_program__set_autoload(skel->progs.tag_on_read, false);
 		bpf_map__set_autocreate(skel->maps.conn_tags, false); /* socket storage holds the tags */
 	} else if (getenv(TEST_MAX_TAGS_ENV)) {
-		/* A full conn_tags leaves tags to the socket storage (the test). */
-		bpf_map__set_max_entries(skel->maps.conn_tags,
-					 (__u32)env_long(TEST_MAX_TAGS_ENV, WORKER_LOAD_MAX_TAGS, 1, WORKER_LOAD_MAX_TAGS));
+		/* Fewer entries: more connections find theirs taken, and keep
+		 * their tags in socket storage (the test). */
+		__u32 n = (__u32)env_long(TEST_MAX_TAGS_ENV, WORKER_LOAD_MAX_TAGS, 1, WORKER_LOAD_MAX_TAGS);
+
+		bpf_map__set_max_entries(skel->maps.conn_tags, n);
+		skel->rodata->targ_tags = n;
 	}
 	/* Only fdpass's senders record what they give: the others would hold
 	 * the program's descriptors for nothing. */
@@ -397,14 +400,11 @@ void load_hold(struct load_account *la, int slot)
 void load_tag(struct load_account *la, int slot, int fd)
 {
 	struct load_slot *s = &la->slots[slot];
-	struct conn_tag tag = {
-		.slot = (__u32)slot + 1,
-		.counted = 1,
-	};
+	struct conn_tag tag = { 0 };
 
 	if (!la->kernel || tags_on_read(la))
 		return; /* user accounting tags nothing; tag_on_read: the kernel tags it at its first read */
-	tag.gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST);
+	tag.word = TAG_WORD(slot, __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST), TAG_COUNTED);
 	/* Fails (EEXIST) if the kernel left a marker: the connection left
 	 * ESTABLISHED before this, so it does not count. */
 	if (bpf_map_update_elem(la->owner_fd, &fd, &tag, BPF_NOEXIST) != 0)
@@ -490,8 +490,7 @@ int load_join(struct load_account *la, int slot, int listen_fd, char *err, size_
 	struct load_slot *s = &la->slots[slot];
 	__u32 key = (__u32)slot, fd = (__u32)listen_fd;
 	struct conn_tag tag = {
-		.slot = (__u32)slot + 1,
-		.gen = __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST),
+		.word = TAG_WORD(slot, __atomic_load_n(&s->gen, __ATOMIC_SEQ_CST), 0),
 		.listener = 1,
 	};
 

@@ -1027,10 +1027,9 @@ def test_kill_at_a_window_leaves_no_count(start_server, point, accounting):
     assert get(s.port, "/pid")[0] == 200
 
 
-def conn_tags_of(pid):
-    """How many entries the conn_tags map of server pid's load accounting
-    holds: the map of that name among those pid holds (their ids from its
-    descriptors' fdinfo), dumped with bpftool."""
+def held_map_ids(pid):
+    """The ids of the BPF maps server pid holds (from its descriptors'
+    fdinfo), by name, from bpftool."""
     held = set()
     for fd in os.listdir("/proc/%d/fdinfo" % pid):
         try:
@@ -1040,21 +1039,42 @@ def conn_tags_of(pid):
             pass  # closed meanwhile
     maps = json.loads(subprocess.run(["bpftool", "-j", "map", "show"], capture_output=True, text=True,
                                      check=True).stdout)
-    ids = [m["id"] for m in maps if m.get("name") == "conn_tags" and m["id"] in held]
-    assert len(ids) == 1, "expected one conn_tags map held by %d, found %r" % (pid, ids)
-    dump = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(ids[0])], capture_output=True, text=True,
-                          check=True).stdout
-    return len(json.loads(dump))
+    ids = {}
+    for m in maps:
+        if m["id"] in held:
+            ids.setdefault(m.get("name"), []).append(m["id"])
+    return ids
+
+
+def bpftool_dump(map_id):
+    return json.loads(subprocess.run(["bpftool", "-j", "map", "dump", "id", str(map_id)], capture_output=True,
+                                     text=True, check=True).stdout)
+
+
+def connection_tags_of(pid):
+    """Where server pid's load accounting keeps its connections' tags: how
+    many conn_tags entries a connection holds (a nonzero cookie), and how
+    many connections keep theirs in socket storage because their entry was
+    taken (the tags_in_storage count in the object's .bss)."""
+    ids = held_map_ids(pid)
+    tags = ids.get("conn_tags", [])
+    bss = [i for name, found in ids.items() if name and name.endswith(".bss") for i in found]
+    assert len(tags) == 1 and len(bss) == 1, "expected one conn_tags and one .bss map held by %d: %r" % (pid, ids)
+    entries = sum(1 for e in bpftool_dump(tags[0]) if e["formatted"]["value"]["cookie"])
+    (counts,) = bpftool_dump(bss[0])[0]["formatted"]["value"][".bss"]
+    return entries, counts["tags_in_storage"]
 
 
 def test_connection_tags_go_with_their_connections(start_server):
-    """Worker processes tag each connection (its owner slot) in a
-    preallocated hash keyed by the socket's address, conn_tags
-    (ebpf/worker_load.bpf.c). An entry must go when its socket is destroyed:
-    left behind, a later socket at the same address would find a stale tag,
-    and the hash would fill. After 300 close-mode connections and with 5
-    keep-alive connections open, the server's conn_tags holds exactly 5
-    entries; once those close, none."""
+    """Worker processes tag each connection (its owner slot) in an entry of
+    conn_tags, an array indexed by a hash of the socket's cookie, that the
+    connection claims as it is established (ebpf/worker_load.bpf.c); one
+    whose entry another open connection holds keeps its tag in socket
+    storage. An entry must be freed when its socket is destroyed: left
+    behind, it would keep every later connection hashed there in socket
+    storage, and the array would fill. After 300 close-mode connections and
+    with 5 keep-alive connections open, exactly 5 tags are held, entries
+    and socket storage together; once those close, none."""
     s = start_server("fdpass", env=env_with(ACCEPTLAB_ACCOUNTING="kernel"))
     assert s.ready["accounting"] == "kernel", s.ready
     bad = close_mode_clients(s.port, threads=4, each=75)
@@ -1062,29 +1082,33 @@ def test_connection_tags_go_with_their_connections(start_server):
     keep = open_pid_requests(s.port, 5)
     for c in keep:
         read_response(c)
-    wait_until("conn_tags to hold the 5 open connections' tags", lambda: conn_tags_of(s.proc.pid) == 5)
+    wait_until("the 5 open connections' tags held", lambda: sum(connection_tags_of(s.proc.pid)) == 5)
     for c in keep:
         c.close()
-    wait_until("conn_tags to empty", lambda: conn_tags_of(s.proc.pid) == 0)
+    wait_until("no tag held", lambda: connection_tags_of(s.proc.pid) == (0, 0))
 
 
-def test_connection_tags_beyond_the_hash_go_to_socket_storage(start_server):
-    """conn_tags holds a fixed number of entries; the tags it has no room
-    for go to the socket storage, so no connection goes untagged (its held
-    would never be uncounted). With ACCEPTLAB_TEST_MAX_TAGS=2, 8 keep-alive
-    connections open and answered: the hash holds 2 of their tags and the
-    load records count all 8; once they close, every worker's load reads 0
-    again."""
+def test_connection_tags_whose_entry_is_taken_go_to_socket_storage(start_server):
+    """A connection whose conn_tags entry another open connection holds
+    keeps its tag in socket storage, so no connection goes untagged (its
+    held would never be uncounted). With ACCEPTLAB_TEST_MAX_TAGS=2 (a
+    2-entry array), 8 keep-alive connections open and answered: at most 2
+    hold entries, at least 6 keep their tags in socket storage, and the load
+    records count all 8; once they close, every worker's load reads 0 again
+    and no tag is held."""
     s = start_server("fdpass", env=env_with(ACCEPTLAB_ACCOUNTING="kernel", ACCEPTLAB_TEST_MAX_TAGS=2))
+    assert s.ready["accounting"] == "kernel", s.ready
     records = LoadRecords(s.proc.pid)
     conns = open_pid_requests(s.port, 8)
     for c in conns:
         read_response(c)
     wait_until("the 8 open connections counted", lambda: sum(r["held"] for r in records.slots(2)) == 8)
-    assert conn_tags_of(s.proc.pid) == 2
+    entries, in_storage = connection_tags_of(s.proc.pid)
+    assert 1 <= entries <= 2 and entries + in_storage == 8, (entries, in_storage)
     for c in conns:
         c.close()
-    wait_loads(records, [0, 0], "every connection closed, the 6 tagged in socket storage too")
+    wait_loads(records, [0, 0], "every connection closed, those tagged in socket storage too")
+    wait_until("no tag held", lambda: connection_tags_of(s.proc.pid) == (0, 0))
 
 
 @pytest.mark.parametrize("accounting,mode", [("kernel", "forked"), ("kernel", "spawned"), ("user", "forked")])
