@@ -32,6 +32,10 @@
  *        that finds the marker takes it over and uncounts the reader's
  *        hold, once. So a connection counts exactly while the kernel will
  *        still see it leave.
+ *      - a per-worker listener's tag (reuseport-bpf) is cloned to every
+ *        child it accepts (BPF_F_CLONE); the child starts counting for the
+ *        listener's slot the moment it is established, before any worker
+ *        has accepted it.
  *    A tag carries its slot's generation: one the slot has moved past (its
  *    worker was replaced) no longer counts.
  *  - count_state and count_destroy (tp_btf/tcp_destroy_sock, for a

@@ -130,8 +130,8 @@ static const struct env_var {
 	{ ENV_TEST, "ACCEPTLAB_TEST_HOLD_TOKEN_MS", "N", "mutex",
 	  "the first worker to take the token holds it N ms" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_MAX_TAGS", "N", "fdpass (kernel accounting, processes)",
-	  "the connection tags' hash holds N entries (default 65536): the tags it has no room for go to "
-	  "socket storage" },
+	  "the connection tags' array holds N entries (default 65536): more connections find their entry "
+	  "taken and keep their tags in socket storage" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_PRELOAD", "I:N", "reuseport-bpf",
 	  "worker I's held count starts at N" },
 	{ ENV_INTERNAL, "ACCEPTLAB_SPAWNED", "...", "--spawn-workers",
