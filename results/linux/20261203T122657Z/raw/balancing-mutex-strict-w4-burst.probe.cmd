@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:35635 --shape burst --connections 64 --rounds 2 --workers-from /work/main/results/linux/20261203T122657Z/raw/balancing-mutex-strict-w4.ready --json --round-gap-ms 0
