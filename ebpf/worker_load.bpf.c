@@ -128,10 +128,16 @@ struct {
 	__type(value, struct conn_entry);
 } conn_tags SEC(".maps");
 
-/* Connections of ours that keep their tag in socket storage because their
- * conn_tags entry was another open connection's, while they last (the
- * tests read it). */
-__s64 tags_in_storage = 0;
+/* Entry 0: the connections of ours that keep their tag in socket storage
+ * because their conn_tags entry was another open connection's, while they
+ * last (the tests read it). A map, not a global, so that a server without
+ * conn_tags creates neither (each is a descriptor its workers hold). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __s64);
+} tags_in_storage SEC(".maps");
 
 /* reuseport-bpf: a SYN's 4-tuple -> the slot and epoch it was counted in.
  * LRU: entries of handshakes that never completed are simply evicted (their
@@ -391,14 +397,16 @@ static __always_inline void claim_entry(struct sock *sk)
 {
 	__u64 id = bpf_get_socket_cookie(sk);
 	struct conn_entry *e = entry_of(id);
-	struct conn_tag *t, spill = { .spilled = 1 };
+	struct conn_tag *t, empty = {};
+	__u32 zero = 0;
+	__s64 *spilled;
 
 	if (e && __sync_val_compare_and_swap(&e->cookie, 0, id) == 0)
 		return;
-	t = bpf_sk_storage_get(&conn_owner, sk, &spill, BPF_SK_STORAGE_GET_F_CREATE);
-	if (t) {
+	t = bpf_sk_storage_get(&conn_owner, sk, &empty, BPF_SK_STORAGE_GET_F_CREATE);
+	if (t && (spilled = bpf_map_lookup_elem(&tags_in_storage, &zero))) {
 		t->spilled = 1;
-		__sync_fetch_and_add(&tags_in_storage, 1);
+		__sync_fetch_and_add(spilled, 1);
 	}
 }
 
@@ -409,6 +417,8 @@ static __always_inline void release_entry(struct sock *sk)
 	__u64 id = cookie_of(sk);
 	struct conn_entry *e = id ? entry_of(id) : NULL;
 	struct conn_tag *t;
+	__u32 zero = 0;
+	__s64 *spilled;
 
 	if (e && *(volatile __u64 *)&e->cookie == id) {
 		__sync_lock_test_and_set(&e->word, 0);
@@ -416,8 +426,8 @@ static __always_inline void release_entry(struct sock *sk)
 		return;
 	}
 	t = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
-	if (t && t->spilled)
-		__sync_fetch_and_add(&tags_in_storage, -1);
+	if (t && t->spilled && (spilled = bpf_map_lookup_elem(&tags_in_storage, &zero)))
+		__sync_fetch_and_add(spilled, -1);
 }
 
 static __always_inline struct load_slot *slot_of(__u64 word)

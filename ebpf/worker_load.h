@@ -109,7 +109,7 @@ struct load_slot {
 struct conn_tag {
 	__u64 word;
 	__u32 listener; /* 1: a per-worker listener's tag, cloned to each child it accepts */
-	__u32 spilled;  /* 1: its conn_tags entry was taken (counted in tags_in_storage) */
+	__u32 spilled;  /* 1: its conn_tags entry was taken (counted in the tags_in_storage map) */
 };
 
 /* An entry of conn_tags: the cookie of the socket that holds it (0: free)

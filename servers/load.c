@@ -132,7 +132,9 @@ again:
 	skel->rodata->targ_tag_on_read = on_read;
 	if (!on_read) {
 		bpf_program__set_autoload(skel->progs.tag_on_read, false);
-		bpf_map__set_autocreate(skel->maps.conn_tags, false); /* socket storage holds the tags */
+		/* socket storage holds the tags */
+		bpf_map__set_autocreate(skel->maps.conn_tags, false);
+		bpf_map__set_autocreate(skel->maps.tags_in_storage, false);
 	} else if (getenv(TEST_MAX_TAGS_ENV)) {
 		/* Fewer entries: more connections find theirs taken, and keep
 		 * their tags in socket storage (the test). */

@@ -1055,14 +1055,14 @@ def connection_tags_of(pid):
     """Where server pid's load accounting keeps its connections' tags: how
     many conn_tags entries a connection holds (a nonzero cookie), and how
     many connections keep theirs in socket storage because their entry was
-    taken (the tags_in_storage count in the object's .bss)."""
+    taken (the tags_in_storage map's count)."""
     ids = held_map_ids(pid)
-    tags = ids.get("conn_tags", [])
-    bss = [i for name, found in ids.items() if name and name.endswith(".bss") for i in found]
-    assert len(tags) == 1 and len(bss) == 1, "expected one conn_tags and one .bss map held by %d: %r" % (pid, ids)
+    tags, spilled = ids.get("conn_tags", []), ids.get("tags_in_storage", [])
+    assert len(tags) == 1 and len(spilled) == 1, ("expected one conn_tags and one tags_in_storage map held by %d: %r"
+                                                  % (pid, ids))
     entries = sum(1 for e in bpftool_dump(tags[0]) if e["formatted"]["value"]["cookie"])
-    (counts,) = bpftool_dump(bss[0])[0]["formatted"]["value"][".bss"]
-    return entries, counts["tags_in_storage"]
+    (count,) = bpftool_dump(spilled[0])
+    return entries, count["formatted"]["value"]
 
 
 def test_connection_tags_go_with_their_connections(start_server):
