@@ -366,9 +366,9 @@ static __always_inline __u64 cookie_of(const struct sock *sk)
 	return (__u64)sk->__sk_common.skc_cookie.counter;
 }
 
-/* Where sk's tag word is: its conn_tags entry if it holds sk, else its
- * socket storage, made empty if create and missing; or NULL. A word of 0
- * is no tag. */
+/* Where sk's tag word is: its conn_tags entry if that holds sk's cookie,
+ * else its socket storage, made empty if create and missing; or NULL. A
+ * word of 0 is no tag. */
 static __always_inline __u64 *tag_place(struct sock *sk, int create)
 {
 	struct conn_tag *t, empty = {};
