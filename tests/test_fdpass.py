@@ -1047,6 +1047,7 @@ def held_map_ids(pid):
 
 
 def bpftool_dump(map_id):
+    """Map map_id's entries, as bpftool's JSON dump gives them."""
     return json.loads(subprocess.run(["bpftool", "-j", "map", "dump", "id", str(map_id)], capture_output=True,
                                      text=True, check=True).stdout)
 
