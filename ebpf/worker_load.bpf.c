@@ -366,25 +366,35 @@ static __always_inline __u64 cookie_of(const struct sock *sk)
 	return (__u64)sk->__sk_common.skc_cookie.counter;
 }
 
-/* Where sk's tag word is: its conn_tags entry if that holds sk's cookie,
- * else its socket storage, made empty if create and missing; or NULL. A
- * word of 0 is no tag. */
-static __always_inline __u64 *tag_place(struct sock *sk, int create)
+/* sk's conn_tags entry if it holds sk's cookie, else NULL. */
+static __always_inline struct conn_entry *held_entry(const struct sock *sk)
+{
+	__u64 id = cookie_of(sk);
+	struct conn_entry *e = id ? entry_of(id) : NULL;
+
+	return e && *(volatile __u64 *)&e->cookie == id ? e : NULL;
+}
+
+/* sk's tag word in its socket storage, made empty if create and missing;
+ * or NULL. */
+static __always_inline __u64 *stored_tag(struct sock *sk, int create)
 {
 	struct conn_tag *t, empty = {};
 
-	if (targ_tag_on_read) {
-		__u64 id = cookie_of(sk);
-		struct conn_entry *e = id ? entry_of(id) : NULL;
-
-		if (e && *(volatile __u64 *)&e->cookie == id)
-			return &e->word;
-	}
 	if (create)
 		t = bpf_sk_storage_get(&conn_owner, sk, &empty, BPF_SK_STORAGE_GET_F_CREATE);
 	else
 		t = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
 	return t ? &t->word : NULL;
+}
+
+/* Where sk's tag word is: its conn_tags entry if that holds sk's cookie,
+ * else its socket storage (stored_tag); or NULL. A word of 0 is no tag. */
+static __always_inline __u64 *tag_place(struct sock *sk, int create)
+{
+	struct conn_entry *e = targ_tag_on_read ? held_entry(sk) : NULL;
+
+	return e ? &e->word : stored_tag(sk, create);
 }
 
 /* A connection of ours in a worker process is established: it claims its
@@ -414,13 +424,12 @@ static __always_inline void claim_entry(struct sock *sk)
  * the next socket to claim it finds no tag), or it leaves tags_in_storage. */
 static __always_inline void release_entry(struct sock *sk)
 {
-	__u64 id = cookie_of(sk);
-	struct conn_entry *e = id ? entry_of(id) : NULL;
+	struct conn_entry *e = held_entry(sk);
 	struct conn_tag *t;
 	__u32 zero = 0;
 	__s64 *spilled;
 
-	if (e && *(volatile __u64 *)&e->cookie == id) {
+	if (e) {
 		__sync_lock_test_and_set(&e->word, 0);
 		__sync_lock_test_and_set(&e->cookie, 0);
 		return;
@@ -656,7 +665,7 @@ int BPF_PROG(tag_on_read, struct sock *sk, int ret, int flags)
 	s = slot_index_of_task(bpf_get_current_pid_tgid() >> 32, &slot);
 	if (!s)
 		return 0; /* not a worker's read */
-	if (!w && !(w = tag_place(sk, 1)))
+	if (!w && !(w = stored_tag(sk, 1))) /* no entry holds it: tag_place looked */
 		return 0;
 	owned = TAG_WORD(slot, s->gen, 0);
 	for (int i = 0; i < CAS_TRIES; i++) {
