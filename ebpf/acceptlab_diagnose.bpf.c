@@ -77,6 +77,23 @@ struct {
 	__type(value, struct diag_thread);
 } threads SEC(".maps");
 
+/* The followed connections. Each takes the entry of conn_slots at its
+ * socket's hash (skc_hash: the 4-tuple's, which every program reads the
+ * same, from the accept to the destruction), claimed by one
+ * compare-and-swap of the entry's sk and freed at the destruction: no lock
+ * and no allocation, where a hash's insert and delete each take a bucket's
+ * lock. A connection whose entry another open connection holds goes to the
+ * LRU hash `conns` (totals.spilled counts them). targ_conn_slots is the
+ * array's size (the loader's, which a test may shrink). */
+const volatile __u32 targ_conn_slots = DIAG_CONN_SLOTS;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DIAG_CONN_SLOTS);
+	__type(key, __u32);
+	__type(value, struct diag_conn_slot);
+} conn_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, DIAG_MAX_CONNS);
@@ -112,10 +129,37 @@ static __always_inline struct diag_totals *the_totals(void)
 	return bpf_map_lookup_elem(&totals, &zero);
 }
 
-/* A socket of the port, in its namespace. */
-static __always_inline int ours(const struct sock *sk)
+/* The struct net of the port's namespace, once an accepted socket of it
+ * has been seen (0 before): a later one's namespace is then one read, its
+ * address, not two. */
+__u64 net_seen = 0;
+
+/* Whether the socket an accept returned is one of the port's, in its
+ * namespace; *hash is its skc_hash. Each probe read is a helper call, so
+ * the hash and the ports are read together (skc_portpair follows skc_hash
+ * in sock_common), and the namespace's inode only until its struct net is
+ * known. */
+static __always_inline int accepted_ours(const struct sock *sk, __u32 *hash)
 {
-	return sk && sk_local_port(sk) == targ_port && sk_netns(sk) == targ_netns;
+	struct {
+		__u32 hash;
+		__u16 dport;
+		__u16 num;
+	} hp;
+	__u64 net;
+
+	if (!sk || bpf_core_read(&hp, sizeof(hp), &sk->__sk_common.skc_hash) || hp.num != targ_port)
+		return 0;
+	net = (__u64)BPF_CORE_READ(sk, __sk_common.skc_net.net);
+	if (!net)
+		return 0;
+	if (net != net_seen) {
+		if (BPF_CORE_READ((struct net *)net, ns.inum) != targ_netns)
+			return 0;
+		net_seen = net;
+	}
+	*hash = hp.hash;
+	return 1;
 }
 
 /* Thread tid's record (made on first sight, for process tgid), or NULL. */
@@ -132,17 +176,62 @@ static __always_inline struct diag_thread *thread_of(__u32 tid, __u32 tgid)
 	return t;
 }
 
-/* Moves conn c's held count from its owner to tid (0: to nobody). */
-static __always_inline void own(struct diag_conn *c, __u32 tid, __u32 tgid)
+/* The entry of conn_slots at a socket's hash (skc_hash), or NULL. */
+static __always_inline struct diag_conn_slot *slot_at(__u32 hash)
 {
-	struct diag_thread *t;
+	__u32 i = targ_conn_slots ? hash % targ_conn_slots : 0;
+
+	return bpf_map_lookup_elem(&conn_slots, &i);
+}
+
+/* The followed connection key (its struct sock *, whose skc_hash is
+ * hash): its entry of conn_slots if it holds it, else the hash's, else
+ * NULL; *slot is the entry it holds, or NULL. */
+static __always_inline struct diag_conn *conn_of(__u64 key, __u32 hash, struct diag_conn_slot **slot)
+{
+	struct diag_conn_slot *s = slot_at(hash);
+
+	if (s && s->sk == key) {
+		*slot = s;
+		return &s->c;
+	}
+	*slot = NULL;
+	return bpf_map_lookup_elem(&conns, &key);
+}
+
+/* Follows the connection key from its accept: the entry at its hash,
+ * claimed (free, or still named by a socket of the same address whose
+ * end was not seen), else the hash. Its record starts empty. */
+static __always_inline struct diag_conn *follow(__u64 key, __u32 hash, struct diag_totals *tot)
+{
+	struct diag_conn_slot *s = slot_at(hash);
+	struct diag_conn fresh = {};
+	__u64 held;
+
+	if (s) {
+		held = __sync_val_compare_and_swap(&s->sk, 0, key);
+		if (held == 0 || held == key) {
+			s->c = fresh;
+			return &s->c;
+		}
+	}
+	__sync_fetch_and_add(&tot->spilled, 1);
+	bpf_map_update_elem(&conns, &key, &fresh, BPF_ANY);
+	return bpf_map_lookup_elem(&conns, &key);
+}
+
+/* Moves conn c's held count from its owner to tid, whose record is t (0
+ * and NULL: to nobody). */
+static __always_inline void own(struct diag_conn *c, __u32 tid, struct diag_thread *t)
+{
+	struct diag_thread *was;
 
 	if (c->owner == tid)
 		return;
-	if (c->owner && (t = bpf_map_lookup_elem(&threads, &c->owner)))
-		__sync_fetch_and_add(&t->held, -1);
+	if (c->owner && (was = bpf_map_lookup_elem(&threads, &c->owner)))
+		__sync_fetch_and_add(&was->held, -1);
 	c->owner = tid;
-	if (tid && (t = thread_of(tid, tgid))) {
+	if (t) {
 		__s64 now = __sync_fetch_and_add(&t->held, 1) + 1;
 		/* Not atomic with the add: a racing pair may record one less. */
 		if (now > t->held_peak)
@@ -155,6 +244,7 @@ static __always_inline void own(struct diag_conn *c, __u32 tid, __u32 tgid)
 SEC("tp_btf/tcp_destroy_sock")
 int BPF_PROG(on_destroy, struct sock *sk)
 {
+	struct diag_conn_slot *slot;
 	struct diag_totals *tot;
 	struct diag_conn *c;
 	__u64 key = (__u64)sk;
@@ -162,12 +252,15 @@ int BPF_PROG(on_destroy, struct sock *sk)
 	/* Every TCP socket's end comes here: the port first (one read; its
 	 * bound port is released by now, so inet_sport's), then the followed
 	 * connections (made at accept, in the namespace). */
-	if (sk_local_port(sk) != targ_port || !(c = bpf_map_lookup_elem(&conns, &key)))
+	if (sk_local_port(sk) != targ_port || !(c = conn_of(key, sk->__sk_common.skc_hash, &slot)))
 		return 0;
-	own(c, 0, 0);
+	own(c, 0, NULL);
 	if ((tot = the_totals()))
 		__sync_fetch_and_add(&tot->closed, 1);
-	bpf_map_delete_elem(&conns, &key);
+	if (slot)
+		__sync_val_compare_and_swap(&slot->sk, key, 0);
+	else
+		bpf_map_delete_elem(&conns, &key);
 	return 0;
 }
 
@@ -177,10 +270,10 @@ static __always_inline int accept_exit(long ret)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
-	struct diag_conn *c, fresh = {};
+	struct diag_conn *c;
 	struct diag_thread *t;
 	struct diag_totals *tot;
-	struct sock *sk;
+	__u32 hash;
 	__u64 key;
 
 	/* The holders' accepts only (a hash lookup), then the port (a walk
@@ -191,25 +284,25 @@ static __always_inline int accept_exit(long ret)
 			t->lost = 1;
 		return 0;
 	}
-	if (!bpf_map_lookup_elem(&targets, &tgid) || !(t = thread_of(tid, tgid)))
-		return 0;
+	if (!(t = bpf_map_lookup_elem(&threads, &tid)) || t->tgid != tgid) {
+		/* Not seen yet (or a tid another process had): a holder's? */
+		if (!bpf_map_lookup_elem(&targets, &tgid) || !(t = thread_of(tid, tgid)))
+			return 0;
+	}
 	t->won = 1;
-	key = sock_of_fd(ret);
-	sk = (struct sock *)key;
-	if (!ours(sk))
+	key = sock_of_accepted(ret);
+	if (!accepted_ours((struct sock *)key, &hash))
 		return 0;
 	if (!(tot = the_totals()))
 		return 0;
 	__sync_fetch_and_add(&t->accepted, 1);
 	__sync_fetch_and_add(&tot->accepted, 1);
 	/* Followed from here to its destruction. */
-	bpf_map_update_elem(&conns, &key, &fresh, BPF_ANY);
-	c = bpf_map_lookup_elem(&conns, &key);
-	if (!c)
+	if (!(c = follow(key, hash, tot)))
 		return 0;
 	c->acceptor = tid;
 	c->acceptor_tgid = tgid;
-	own(c, tid, tgid);
+	own(c, tid, t);
 	return 0;
 }
 
@@ -236,6 +329,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 {
 	__u64 id, key = (__u64)sk;
 	__u32 tgid, tid;
+	struct diag_conn_slot *slot;
 	struct diag_conn *c;
 	struct diag_thread *t, *acc;
 	struct diag_totals *tot;
@@ -244,7 +338,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 		return 0;
 	if (bpf_sk_storage_get(&first_read_seen, sk, 0, 0))
 		return 0; /* a later read: its first was attributed */
-	c = bpf_map_lookup_elem(&conns, &key);
+	c = conn_of(key, sk->__sk_common.skc_hash, &slot);
 	if (!c || c->server) {
 		/* Marked, so that its later reads cost a pointer chase. */
 		bpf_sk_storage_get(&first_read_seen, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -278,7 +372,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 		if ((acc = bpf_map_lookup_elem(&threads, &c->acceptor)))
 			__sync_fetch_and_add(&acc->handed_off, 1);
 	}
-	own(c, tid, tgid);
+	own(c, tid, t);
 	return 0;
 }
 

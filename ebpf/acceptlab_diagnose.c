@@ -63,6 +63,10 @@
  * a test can have the probe read the worker id our server answers and
  * compare it with the kernel's attribution. Unset in normal use. */
 #define PROBE_WORKER_FROM_ENV "ACCEPTLAB_TEST_PROBE_WORKER_FROM"
+/* Test switch: the entries of the followed connections' array (default
+ * DIAG_CONN_SLOTS), so a test can make connections share an entry and
+ * follow the ones that find it taken in the hash beside it. */
+#define CONN_SLOTS_ENV "ACCEPTLAB_TEST_DIAG_SLOTS"
 
 static struct env {
 	int port;
@@ -433,6 +437,15 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 	if (!tracefs_has_event("sock", "sock_recv_length")) {
 		bpf_program__set_autoload(tr->diag->progs.on_recv, false);
 		*no_recv = 1;
+	}
+	{
+		const char *v = getenv(CONN_SLOTS_ENV);
+		long n = v ? strtol(v, NULL, 10) : 0;
+
+		if (n > 0 && n <= DIAG_CONN_SLOTS) {
+			bpf_map__set_max_entries(tr->diag->maps.conn_slots, (__u32)n);
+			tr->diag->rodata->targ_conn_slots = (__u32)n;
+		}
 	}
 	tr->diag->rodata->targ_port = (__u16)d->port;
 	if (stat("/proc/self/ns/net", &st) == 0)
@@ -817,6 +830,7 @@ int main(int argc, char **argv)
 			g.handoffs = t.handoffs;
 			g.closed = t.closed;
 			g.unaccepted_reads = t.unaccepted_reads;
+			g.spilled = t.spilled;
 		}
 		if (g.partial)
 			rc = 1;

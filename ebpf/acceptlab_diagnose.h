@@ -4,7 +4,8 @@
 #define ACCEPTLAB_DIAGNOSE_H
 
 #define DIAG_MAX_THREADS 8192  /* threads the per-thread map holds */
-#define DIAG_MAX_CONNS 262144  /* connections followed at once (LRU beyond) */
+#define DIAG_CONN_SLOTS 65536  /* entries of the followed connections' array (conn_slots) */
+#define DIAG_MAX_CONNS 262144  /* connections followed at once in the hash beside it (LRU beyond) */
 #define DIAG_MAX_TARGETS 1024  /* processes traced (the holders and their forks) */
 
 /* Per thread (keyed by tid): what it did with the port's connections. */
@@ -31,13 +32,19 @@ struct diag_thread {
  * trace's end) was a wasted wakeup. */
 #define cycle_wasted(t) ((t)->woken && (t)->lost && !(t)->won)
 
-/* Per connection (keyed by struct sock *), from its accept to its
- * destruction. */
+/* Per connection, from its accept to its destruction. */
 struct diag_conn {
 	__u32 acceptor;      /* tid whose accept returned it */
 	__u32 acceptor_tgid; /* its process */
 	__u32 server;        /* tid that read its bytes first, 0 not yet */
 	__u32 owner;         /* tid whose `held` counts it, 0 none */
+};
+
+/* An entry of conn_slots: the connection it follows (its struct sock *,
+ * 0 free) and its record. */
+struct diag_conn_slot {
+	__u64 sk;
+	struct diag_conn c;
 };
 
 /* Totals over the whole trace (one slot of an array map). */
@@ -48,6 +55,7 @@ struct diag_totals {
 	__u64 handoffs;      /* first reads by a thread other than the acceptor */
 	__u64 closed;        /* of them, destroyed (both ends closed, or a reset) */
 	__u64 unaccepted_reads; /* first reads, by a process not traced, of connections no traced accept returned */
+	__u64 spilled;       /* accepted connections followed in the hash: another open one held their entry */
 };
 
 #endif

@@ -226,8 +226,9 @@ void diag_print_json(const struct diagnosis *g, const char *cannot, const struct
 	printf(",\"totals\":");
 	if (g->traced)
 		printf("{\"established\":%llu,\"accepted\":%llu,\"served\":%llu,\"handoffs\":%llu,\"closed\":%llu,"
-		       "\"unaccepted_reads\":%llu}",
-		       g->established, g->accepted, g->served, g->handoffs, g->closed, g->unaccepted_reads);
+		       "\"unaccepted_reads\":%llu,\"spilled\":%llu}",
+		       g->established, g->accepted, g->served, g->handoffs, g->closed, g->unaccepted_reads,
+		       g->spilled);
 	else
 		printf("null");
 	printf(",\"traced\":%s,\"cannot\":", tf(g->traced));

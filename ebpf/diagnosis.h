@@ -57,7 +57,7 @@ struct diagnosis {
 	int partial;                    /* the watch ended early */
 	char partial_why[160];
 	/* The trace's totals. */
-	unsigned long long established, accepted, served, handoffs, closed, unaccepted_reads;
+	unsigned long long established, accepted, served, handoffs, closed, unaccepted_reads, spilled;
 	/* The mechanism. */
 	const char *listener;           /* "shared" | "reuseport" */
 	int listeners;

@@ -48,6 +48,19 @@ static __always_inline __u64 sock_of_fd(long fd)
 	return (__u64)BPF_CORE_READ(sock, sk);
 }
 
+/* The socket behind the descriptor the calling task's accept has just
+ * returned (an accept returns sockets only, so its inode is not asked), or
+ * 0. */
+static __always_inline __u64 sock_of_accepted(long fd)
+{
+	struct file *file = file_of_fd(fd);
+	struct socket *sock;
+
+	if (!file || !(sock = BPF_CORE_READ(file, private_data)))
+		return 0;
+	return (__u64)BPF_CORE_READ(sock, sk);
+}
+
 /* A socket's local port, host order. Read from inet_sport, not skc_num: a
  * move to CLOSE releases the bound port (inet_put_port zeroes skc_num)
  * before inet_sock_set_state fires, so a connection reset, or closed with
