@@ -5,7 +5,9 @@ ratios all come from here.
 
 A verdict keeps its interval: a target is met only when the interval's
 bound clears it, missed only when the other bound does, otherwise not
-resolved (judge).
+resolved (judge). Where an A/A pair ran (the same server measured twice),
+the bound must clear the target by more than the pair's reach from 1, its
+bias and its noise together (judge_on_floor).
 """
 
 import math
@@ -76,30 +78,42 @@ def floor_of(values: list):
     return m, half, len(values)
 
 
+def floor_reach(floor) -> float:
+    """How far from 1 an A/A pair's 95 % interval (floor_of's) reaches:
+    |mean - 1| + half-width. The pair is the same server twice, so a ratio
+    between two different arms may be off by this much from the method
+    alone: its bias (the mean's distance from 1) and its noise (the
+    half-width) together."""
+    m, half, _ = floor
+    return abs(m - 1) + half
+
+
 def floor_objection(floor, target: float, clears=None):
     """Why a verdict against target cannot stand on a method whose A/A floor
-    is floor (floor_of's), or None when it can: the A/A pair itself differed
-    (its interval does not hold 1: the method is biased here), or, for a
-    target other than 1, the floor is no finer than the distance the verdict
-    rests on: clears, how far the ratio's interval clears the target (its
-    bound nearest the target), else the goal's margin |target - 1| (the
-    distance from no effect). No floor measured: None (the ratio's own
-    interval decides)."""
+    is floor (floor_of's), or None when it can. A verdict rests on how far
+    the ratio's interval clears the target (clears: its bound nearest the
+    target); it stands only when that is more than the A/A pair's reach
+    from 1 (floor_reach), for any target, 1 included. A pair that itself
+    differed (its interval does not hold 1) reaches further by its bias, so
+    it resolves less, not nothing. Without clears (no verdict to carry),
+    the objection says why a goal other than 1 cannot be resolved at all:
+    the reach is no finer than the goal's margin |target - 1| (the distance
+    from no effect). No floor measured: None (the ratio's own interval
+    decides)."""
     if floor is None:
         return None
     m, half, _ = floor
-    if not m - half <= 1 <= m + half:
-        return "the A/A pair itself differed (%.3f ± %.3f), so the method does not resolve here" % (m, half)
-    margin = abs(target - 1)
-    if not margin:
-        return None
+    reach = floor_reach(floor)
+    differed = "" if m - half <= 1 <= m + half else "; the pair itself differed"
     if clears is not None:
-        if half >= clears:
-            return ("the interval clears the goal by %.3f, no more than the A/A floor (± %.3f)"
-                    % (clears, half))
+        if reach >= clears:
+            return ("the interval clears the goal by %.3f, no more than the A/A pair's reach from 1 (%.3f ± %.3f: "
+                    "%.3f%s)" % (clears, m, half, reach, differed))
         return None
-    if half >= margin:
-        return "the A/A floor (± %.3f) is no finer than the goal's margin (%.3f)" % (half, margin)
+    margin = abs(target - 1)
+    if margin and reach >= margin:
+        return ("the A/A pair's reach from 1 (%.3f ± %.3f: %.3f%s) is no finer than the goal's margin (%.3f)"
+                % (m, half, reach, differed, margin))
     return None
 
 
@@ -117,9 +131,9 @@ def clearance(m, half, target: float, want: str, verdict: str):
 def judge_on_floor(values: list, target: float, want: str, floor) -> tuple:
     """judge_values, then NOT_RESOLVED where floor_objection objects, given
     how far the interval clears the target: a verdict stands only when it
-    clears the target by more than the A/A floor (a miss by far more than
-    the floor is a miss, whatever the goal's margin): (verdict, mean,
-    half-width, the objection or None)."""
+    clears the target by more than the A/A pair's reach from 1 (a miss by
+    far more than that is a miss, whatever the goal's margin): (verdict,
+    mean, half-width, the objection or None)."""
     verdict, m, half = judge_values(values, target, want)
     why = floor_objection(floor, target, clearance(m, half, target, want, verdict))
     if why and verdict != NOT_RESOLVED:

@@ -6,7 +6,7 @@ import re
 import statistics
 from typing import Optional
 
-from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_objection, floor_of
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_of
 from report.common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered,
                            placement_text, plural, row_reader)
 from report.sections.cost_why import render_why
@@ -216,8 +216,8 @@ def render_floor(floors: dict, p: Optional[BenchParams]) -> list:
     out = ["### The A/A floor", "",
            "The same server measured twice, as two arms measured like the others: the ratio of their CPU per "
            "request is 1 but for the method's own noise, so its 95 % interval is what this run resolves. A "
-           "verdict below stands only where the A/A pair's interval holds 1 and, for a goal other than 1, "
-           "where the ratio's interval clears the goal by more than the floor's half-width. "
+           "verdict below stands only where the ratio's interval clears its goal (1 included) by more than the "
+           "A/A pair's reach from 1: its distance from 1 plus its half-width, the method's bias and noise together. "
            f"{which.capitalize()} goal for the floor: "
            f"within ±{number(goal * 100)} %.", ""]
     for (mode, w), (arm, of, floor) in sorted(floors.items(), key=lambda kv: (kv[0][1], kv[0][0] != "keepalive")):
@@ -352,8 +352,8 @@ def cpu_findings(measured: list, arms: list, workers: list, floors: dict) -> lis
                 if not mine or arm == "bare":
                     continue
                 floor = floor_at(floors, mode, w)
-                text, verdict = ratio_against_one([r.cpu_ratios[0] for r in mine], floor)
-                if verdict == NOT_RESOLVED and floor_objection(floor, 1):
+                text, verdict, why = ratio_against_one([r.cpu_ratios[0] for r in mine], floor)
+                if verdict == NOT_RESOLVED and why:
                     verdict = "floor"
                 if text != "-":
                     by_verdict.setdefault(verdict, []).append(f"{arm} {text}")
@@ -374,8 +374,8 @@ def cpu_findings(measured: list, arms: list, workers: list, floors: dict) -> lis
     if not lines:
         return []
     return ["**What this shows.** CPU per request against bare's, by each ratio's 95 % interval: less or more "
-            "only when the whole interval is below or above 1 (and, where an A/A pair ran, its own interval "
-            "holds 1), otherwise a tie at this run's resolution:", ""] \
+            "only when the whole interval is below or above 1 (and, where an A/A pair ran, clears 1 by more "
+            "than the pair's reach from 1), otherwise a tie at this run's resolution:", ""] \
         + lines + [""]
 
 
@@ -424,7 +424,7 @@ def goals_text(measured: list, floors: dict) -> list:
         return []
     return [f"**{COST_GOALS[0][0]}'s goals**, at {plural(GOAL_WORKERS, 'worker')}: at most "
             f"{number(COST_GOALS[0][3])} of its partner's CPU per request, met only where the whole 95 % "
-            "interval is below it (by more than the A/A floor's half-width):", ""] + lines + [""]
+            "interval is below it (by more than the A/A pair's reach from 1):", ""] + lines + [""]
 
 
 def rps_against_cpu(measured: list) -> str:

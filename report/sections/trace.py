@@ -332,7 +332,7 @@ def render_alternated_overhead(meta: Meta, runs: list, failed: list) -> list:
            f"request at most {number(ALTERNATED_GOALS['traced'])} of untraced with the tracer, at most "
            f"{number(ALTERNATED_GOALS['passive'])} with the passive watch, on keep-alive and on close, met only "
            "when the interval's upper bound clears the goal, missed only when its lower bound does, each by more "
-           "than the A/A floor's half-width.",
+           "than the A/A pair's reach from 1 (its distance from 1 plus its half-width).",
            "", "| mode | server | CPU µs per request | CPU ratio over untraced | req/s ratio over untraced |",
            "|---|---|---|---|---|"]
     lines = []

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from acceptlab.results_io import InputError, RowError
-from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_objection, judge_on_floor, partner_at, place_of
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED, judge_on_floor, partner_at, place_of
 from report.common import (BenchParams, Failed, failed_notes, get, get_counter, get_failure, get_int, get_number,
                            get_split, get_str, is_int, number, plural)
 
@@ -320,37 +320,39 @@ def rotation_text(rounds: int, cell: str, per: str) -> str:
 TIE = "a tie at this run's resolution (the interval holds 1)"
 
 
-FLOOR_TIE = "not resolved: the A/A pair itself differed, so the method does not resolve here"
+FLOOR_TIE = "not resolved: the interval clears 1 by no more than the A/A pair's reach from 1"
 
 
 def ratio_against_one(values: list, floor=None) -> tuple:
     """(the ratio's mean ± the half-width of its 95 % interval over the
     rounds, and how many; judge()'s verdict on it staying at or below 1:
     MET wholly at or below, MISSED wholly above, NOT_RESOLVED holding 1, or
-    None from one round, which has no interval). With floor (an A/A pair's
-    floor_of), NOT_RESOLVED as well where the A/A pair itself differed.
-    ("-", None) for no value."""
+    None from one round, which has no interval; and with floor (an A/A
+    pair's floor_of), why the floor turned a verdict into NOT_RESOLVED: the
+    interval clears 1 by no more than the pair's reach from 1, else None).
+    ("-", None, None) for no value."""
     values = [v for v in values if v is not None]
     if not values:
-        return "-", None
-    verdict, m, half, _ = judge_on_floor(values, 1, "at most", floor)
+        return "-", None, None
+    verdict, m, half, why = judge_on_floor(values, 1, "at most", floor)
     if half is None:
-        return f"{m:.3f} from 1 round", None
-    return f"{m:.3f} ± {half:.3f} over {plural(len(values), 'round')}", verdict
+        return f"{m:.3f} from 1 round", None, None
+    return f"{m:.3f} ± {half:.3f} over {plural(len(values), 'round')}", verdict, why
 
 
 def against_one(values: list, above: str, below: str, floor=None) -> str:
     """A ratio (ratio_against_one) and what its interval resolves against 1:
     `above` only when the whole interval is above 1, `below` only when it is
-    wholly at or below 1, otherwise a tie at this run's resolution (or not
-    resolved, where floor says the A/A pair itself differed)."""
-    text, verdict = ratio_against_one(values, floor)
+    wholly at or below 1 (by more than floor's reach from 1, where an A/A
+    pair ran), otherwise a tie at this run's resolution, or not resolved
+    saying why the floor does not carry it."""
+    text, verdict, why = ratio_against_one(values, floor)
     if text == "-":
         return text
     if verdict is None:
         return text + ": no interval, so no verdict"
-    if verdict == NOT_RESOLVED and floor_objection(floor, 1):
-        return f"{text}: {FLOOR_TIE}"
+    if verdict == NOT_RESOLVED and why:
+        return f"{text}: not resolved ({why})"
     return f"{text}: " + {MISSED: above, MET: below}.get(verdict, TIE)
 
 
