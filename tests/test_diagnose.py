@@ -419,26 +419,23 @@ def test_registration_churn_is_read_from_proc(start_server, diagnose, spec, chur
         assert churn["add"] == churn["del"] == 0 and churn["threads"] == 0, (churn, per_worker)
 
 
-@root_only
-def test_totals_follow_each_connection_to_its_end(start_server, diagnose):
-    """Watched passively, 6 keep-alive connections each ask /pid and are
-    held open together, then closed. The kernel side follows no TCP state
-    change: each connection is followed from its accept to its destruction
-    (tcp_destroy_sock), and the connections established while watched are
-    the loader's (accepts, plus what the accept queue gained). So each of
-    the 6 is established, accepted, served and closed once; each worker held
-    at once every connection it served; and what each worker served is
-    what /pid answered on its connections."""
+def held_together(start_server, diagnose, n, env=None):
+    """bare at 2 workers, watched passively (diagnose with env): n
+    keep-alive connections each ask /pid and are held open together, then
+    closed. Asserts that each was established, accepted, served and closed
+    once, that each worker held at once every connection it served, and that
+    what each worker served is what /pid answered on its connections.
+    Returns the trace's totals."""
     s = start_server("bare", workers=2)
-    d = diagnose("--port", str(s.port), "--duration", "3")
+    d = diagnose("--port", str(s.port), "--duration", "3", env=env)
     d.wait_for("attached")
-    socks = [socket.create_connection(("127.0.0.1", s.port), timeout=5) for _ in range(6)]
+    socks = [socket.create_connection(("127.0.0.1", s.port), timeout=5) for _ in range(n)]
     try:
         answered = {}
         for c in socks:
             who = int(get(s.port, "/pid", sock=c)[2])
             answered[who] = answered.get(who, 0) + 1
-        time.sleep(0.6)  # the held counts are sampled every 200 ms: some samples with all six open
+        time.sleep(0.6)  # the held counts are sampled every 200 ms: some samples with all of them open
     finally:
         for c in socks:
             c.close()
@@ -446,14 +443,26 @@ def test_totals_follow_each_connection_to_its_end(start_server, diagnose):
     assert rc == 0, err
     diag = diagnosis_of(lines)
     totals = dict(diag["totals"])
-    # followed in the hash because another open connection held the array's
-    # entry at their hash: any count is right here (the next test makes it many)
-    assert isinstance(totals.pop("spilled"), int), diag["totals"]
-    assert totals == {"established": 6, "accepted": 6, "served": 6, "handoffs": 0, "closed": 6,
+    spilled = totals.pop("spilled")
+    assert totals == {"established": n, "accepted": n, "served": n, "handoffs": 0, "closed": n,
                       "unaccepted_reads": 0}, diag["totals"]
     workers = [w for w in diag["workers"] if w["served"]]
     assert {w["pid"]: w["served"] for w in workers} == answered, (workers, answered)
     assert all(w["held_max"] == w["served"] for w in workers), workers
+    return dict(totals, spilled=spilled)
+
+
+@root_only
+def test_totals_follow_each_connection_to_its_end(start_server, diagnose):
+    """6 connections held together (held_together). The kernel side follows
+    no TCP state change: each connection is followed from its accept to its
+    destruction (tcp_destroy_sock), and the connections established while
+    watched are the loader's (accepts, plus what the accept queue gained).
+    So each of the 6 is established, accepted, served and closed once."""
+    totals = held_together(start_server, diagnose, 6)
+    # followed in the hash because another open connection held the array's
+    # entry at their hash: any count is right here (the next test makes it many)
+    assert isinstance(totals["spilled"], int), totals
 
 
 @root_only
@@ -461,32 +470,11 @@ def test_connections_whose_entry_is_taken_are_followed_in_the_hash(start_server,
     """The kernel side follows each connection in the entry of an array at
     its socket's hash, and one whose entry another open connection holds in
     a hash beside it. With a 2-entry array (ACCEPTLAB_TEST_DIAG_SLOTS=2), 8
-    keep-alive connections held open together: at least 6 of them find
+    connections held together (held_together): at least 6 of them find
     their entry taken. Each must still be accepted, served, held and closed
-    once, by the worker /pid names, as the first test has it for 6."""
-    s = start_server("bare", workers=2)
-    d = diagnose("--port", str(s.port), "--duration", "3", env={"ACCEPTLAB_TEST_DIAG_SLOTS": "2"})
-    d.wait_for("attached")
-    socks = [socket.create_connection(("127.0.0.1", s.port), timeout=5) for _ in range(8)]
-    try:
-        answered = {}
-        for c in socks:
-            who = int(get(s.port, "/pid", sock=c)[2])
-            answered[who] = answered.get(who, 0) + 1
-        time.sleep(0.6)  # held samples with all eight open
-    finally:
-        for c in socks:
-            c.close()
-    rc, lines, err = d.finish()
-    assert rc == 0, err
-    diag = diagnosis_of(lines)
-    totals = dict(diag["totals"])
-    assert totals.pop("spilled") >= 6, diag["totals"]
-    assert totals == {"established": 8, "accepted": 8, "served": 8, "handoffs": 0, "closed": 8,
-                      "unaccepted_reads": 0}, diag["totals"]
-    workers = [w for w in diag["workers"] if w["served"]]
-    assert {w["pid"]: w["served"] for w in workers} == answered, (workers, answered)
-    assert all(w["held_max"] == w["served"] for w in workers), workers
+    once, by the worker /pid names."""
+    totals = held_together(start_server, diagnose, 8, env={"ACCEPTLAB_TEST_DIAG_SLOTS": "2"})
+    assert totals["spilled"] >= 6, totals
 
 
 @root_only
