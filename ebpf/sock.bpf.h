@@ -28,13 +28,20 @@ static __always_inline struct file *file_of_fd(long fd)
 	return file;
 }
 
+/* The socket of a socket's file, or 0. */
+static __always_inline __u64 sock_of_file(struct file *file)
+{
+	struct socket *sock = BPF_CORE_READ(file, private_data);
+
+	return sock ? (__u64)BPF_CORE_READ(sock, sk) : 0;
+}
+
 /* The socket behind the calling task's descriptor fd, or 0 when fd is not
  * a socket (its inode's mode says so: private_data means something else
  * for every other kind of file). */
 static __always_inline __u64 sock_of_fd(long fd)
 {
 	struct file *file = file_of_fd(fd);
-	struct socket *sock;
 	umode_t mode;
 
 	if (!file)
@@ -42,10 +49,7 @@ static __always_inline __u64 sock_of_fd(long fd)
 	mode = BPF_CORE_READ(file, f_inode, i_mode);
 	if ((mode & SOCK_S_IFMT) != SOCK_S_IFSOCK)
 		return 0;
-	sock = BPF_CORE_READ(file, private_data);
-	if (!sock)
-		return 0;
-	return (__u64)BPF_CORE_READ(sock, sk);
+	return sock_of_file(file);
 }
 
 /* The socket behind the descriptor the calling task's accept has just
@@ -54,11 +58,8 @@ static __always_inline __u64 sock_of_fd(long fd)
 static __always_inline __u64 sock_of_accepted(long fd)
 {
 	struct file *file = file_of_fd(fd);
-	struct socket *sock;
 
-	if (!file || !(sock = BPF_CORE_READ(file, private_data)))
-		return 0;
-	return (__u64)BPF_CORE_READ(sock, sk);
+	return file ? sock_of_file(file) : 0;
 }
 
 /* A socket's local port, host order. Read from inet_sport, not skc_num: a
