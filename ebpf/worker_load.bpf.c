@@ -397,6 +397,14 @@ static __always_inline __u64 *tag_place(struct sock *sk, int create)
 	return e ? &e->word : stored_tag(sk, create);
 }
 
+/* tags_in_storage's count, or NULL. */
+static __always_inline __s64 *storage_count(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&tags_in_storage, &zero);
+}
+
 /* A connection of ours in a worker process is established: it claims its
  * conn_tags entry. Its socket lock is held, and no worker can read it
  * before the lock is released, so the claim comes before any other event
@@ -408,13 +416,12 @@ static __always_inline void claim_entry(struct sock *sk)
 	__u64 id = bpf_get_socket_cookie(sk);
 	struct conn_entry *e = entry_of(id);
 	struct conn_tag *t, empty = {};
-	__u32 zero = 0;
 	__s64 *spilled;
 
 	if (e && __sync_val_compare_and_swap(&e->cookie, 0, id) == 0)
 		return;
 	t = bpf_sk_storage_get(&conn_owner, sk, &empty, BPF_SK_STORAGE_GET_F_CREATE);
-	if (t && (spilled = bpf_map_lookup_elem(&tags_in_storage, &zero))) {
+	if (t && (spilled = storage_count())) {
 		t->spilled = 1;
 		__sync_fetch_and_add(spilled, 1);
 	}
@@ -426,7 +433,6 @@ static __always_inline void release_entry(struct sock *sk)
 {
 	struct conn_entry *e = held_entry(sk);
 	struct conn_tag *t;
-	__u32 zero = 0;
 	__s64 *spilled;
 
 	if (e) {
@@ -435,7 +441,7 @@ static __always_inline void release_entry(struct sock *sk)
 		return;
 	}
 	t = bpf_sk_storage_get(&conn_owner, sk, 0, 0);
-	if (t && t->spilled && (spilled = bpf_map_lookup_elem(&tags_in_storage, &zero)))
+	if (t && t->spilled && (spilled = storage_count()))
 		__sync_fetch_and_add(spilled, -1);
 }
 
