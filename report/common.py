@@ -611,6 +611,7 @@ class ThroughputParams:
     workers: int
     cpu_quota: float  # the share of one CPU each server was held to
     quota: str        # how it was held
+    method: str       # "alternated" (each run alone, between two of bare's) or "paired" (beside one of bare's)
 
 
 def parse_throughput_params(params: dict, where: tuple) -> Optional[ThroughputParams]:
@@ -623,9 +624,12 @@ def parse_throughput_params(params: dict, where: tuple) -> Optional[ThroughputPa
     quota = meta_number(obj, "cpu_quota", at, 0)
     if not 0 < quota <= 64:
         raise RowError(f'"cpu_quota" must be a share of a CPU above 0, got {quota}', at + ("cpu_quota",))
+    method = get_str(obj, "method", at)
+    if method not in ("alternated", "paired"):
+        raise RowError(f'"method" must be "alternated" or "paired", got {method!r}', at + ("method",))
     return ThroughputParams(get_str(obj, "path", at), get_int(obj, "connections", 1, at),
                             meta_number(obj, "duration_s", at, 0), get_int(obj, "workers", 1, at), quota,
-                            get_str(obj, "quota", at))
+                            get_str(obj, "quota", at), method)
 
 
 # ---------------------------------------------------------------- meta.json: the arms' facts

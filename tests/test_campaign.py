@@ -4,6 +4,7 @@ reads, and leaves no server running."""
 
 import json
 import os
+import pathlib
 import subprocess
 
 from acceptlab.paths import module_cmd
@@ -293,19 +294,46 @@ def test_cost_anchor_runs_nginx_beside_our_arms(tmp_path):
     assert len(dirs) == 2 and not _running_in(dirs), "nginx outlived its block"
 
 
+def test_a_quota_group_holds_its_share_in_every_period_it_is_given(tmp_path):
+    """CpuQuota(share, name, period_us) writes the group's period and its
+    share of it (the throughput study's 5 ms: a 1 s run is two hundred
+    periods, not ten), and the kernel's least quota, 1 ms, where the share
+    of the period is less; the group is gone after the block. Read back
+    from the cgroup's own files, as the kernel holds them."""
+    import pytest
+    from probes.harness.cpu_quota import CpuQuota, hierarchy
+    if os.geteuid() != 0 or hierarchy() is None:
+        pytest.skip("a quota group needs root and a cgroup cpu controller")
+
+    def held(q):
+        if q.kind == "v2":
+            quota, period = (pathlib.Path(q.path) / "cpu.max").read_text().split()
+            return int(quota), int(period)
+        return (int((pathlib.Path(q.path) / "cpu.cfs_quota_us").read_text()),
+                int((pathlib.Path(q.path) / "cpu.cfs_period_us").read_text()))
+    for share, period, want in ((0.25, 5000, (1250, 5000)), (0.5, 100000, (50000, 100000)),
+                                (0.1, 5000, (1000, 5000))):
+        with CpuQuota(share, "test-period", period) as q:
+            assert held(q) == want, (share, period, held(q))
+        assert not os.path.exists(q.path), "the group %s was left" % q.path
+
+
 def test_throughput_holds_each_server_to_its_quota(tmp_path):
     """The throughput study (--quick: 2 rounds) runs bare, bare-aa,
-    exclusive-reorder and nginx alternated (cost's alternated method), each server's
-    processes in a cgroup held to THROUGHPUT_QUOTA of one CPU: every run
-    answered, without errors, its ratio to bare at the run's moment; the
+    exclusive-reorder and nginx paired (cost's paired method: each other
+    run beside one of bare's), each server's processes in a cgroup held to
+    THROUGHPUT_QUOTA of one CPU in every THROUGHPUT_PERIOD_US: every run
+    answered, without errors, its ratio to bare over the bare run it was
+    paired with (the round's, the run just before it in the block); the
     server's CPU time over the run stays near its quota (a server the group
-    did not hold would use the whole CPU wrk leaves it, about twice the
-    quota); the groups are removed after the block, nginx is stopped, and
-    the report says what the goal against nginx came to."""
+    did not hold would use half the CPU, twice the quota, beside its
+    partner); the groups are removed after the block, nginx is stopped, and
+    the report says what the goal against nginx came to, by the paired
+    method."""
     import shutil
     import pytest
     from probes.harness.cpu_quota import hierarchy
-    from probes.studies.throughput import THROUGHPUT_ARMS, THROUGHPUT_QUOTA
+    from probes.studies.throughput import THROUGHPUT_ARMS, THROUGHPUT_PERIOD_US, THROUGHPUT_QUOTA
     if os.geteuid() != 0 or hierarchy() is None:
         pytest.skip("the study needs root and a cgroup cpu controller")
     if not _nginx() or not shutil.which("wrk"):
@@ -322,8 +350,16 @@ def test_throughput_holds_each_server_to_its_quota(tmp_path):
     for r in rows:
         assert r["requests_per_s"] > 0 and sum(r["errors"].values()) == 0, r
         assert r["cpu_quota"] == THROUGHPUT_QUOTA and r["cgroup"] in ("v1", "v2"), r
+        assert r["quota_period_us"] == THROUGHPUT_PERIOD_US, r
         assert r["server_cpu_share"] < 1.3, "the server used more than its quota: %r" % r
         assert (r["ratio_to_bare"] is None) == (r["arm"] == "bare"), r
+    by_seq = {r["seq"]: r for r in rows}
+    others = [r for r in rows if r["arm"] != "bare"]
+    assert len(others) == 2 * (len(THROUGHPUT_ARMS) - 1), rows
+    for r in others:  # each beside one bare run of its own round: a pair, not a run between two
+        partner = by_seq[r["paired_seq"]]
+        assert partner["arm"] == "bare" and partner["round"] == r["round"] and r["seq"] == r["paired_seq"] + 1, r
+    assert len({r["paired_seq"] for r in others}) == len(others), "a bare run was paired twice: %r" % rows
     kind, root = hierarchy()
     assert not [d for d in os.listdir(root) if d.startswith("acceptlab-throughput")], "a quota group was left"
     dirs = _peer_dirs(run / "raw")
@@ -333,6 +369,7 @@ def test_throughput_holds_each_server_to_its_quota(tmp_path):
     assert rep.returncode == 0, rep.stderr
     text = (tmp_path / "linux.md").read_text()
     assert "## Throughput with the server as the limit" in text
+    assert "as the cost study's paired method runs them" in text, text
     assert "bare's req/s at or above nginx's), with the server as the limit: bare / nginx " in text
 
 

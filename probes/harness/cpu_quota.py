@@ -14,7 +14,7 @@ from probes.harness.lifecycle import StepFailed
 
 V2_ROOT = "/sys/fs/cgroup"
 V1_ROOT = "/sys/fs/cgroup/cpu"
-PERIOD_US = 100000  # the quota's period: the kernel's default
+PERIOD_US = 100000  # the quota's period unless a caller names one: the kernel's default
 
 
 def hierarchy():
@@ -32,16 +32,17 @@ def hierarchy():
 
 
 class CpuQuota:
-    """with CpuQuota(share, name) as q: q.add(pid) puts pid's process tree
-    in a group held to share of one CPU (its forks follow it there)."""
+    """with CpuQuota(share, name, period_us) as q: q.add(pid) puts pid's
+    process tree in a group held to share of one CPU in every period of
+    period_us (its forks follow it there)."""
 
-    def __init__(self, share, name):
+    def __init__(self, share, name, period_us=PERIOD_US):
         found = hierarchy()
         if found is None:
             raise StepFailed("skipped: no cgroup cpu controller (neither cgroup v2's cpu.max nor v1's cpu "
                              "hierarchy at %s)" % V1_ROOT)
         self.kind, self.root = found
-        self.share = share
+        self.share, self.period_us = share, period_us
         self.path = os.path.join(self.root, "acceptlab-%s-%d" % (name, os.getpid()))
 
     def _write(self, name, text, where=None):
@@ -54,11 +55,11 @@ class CpuQuota:
                 if "cpu" not in f.read().split():
                     self._write("cgroup.subtree_control", "+cpu", self.root)
         os.makedirs(self.path, exist_ok=True)
-        quota = max(1000, int(self.share * PERIOD_US))
+        quota = max(1000, int(self.share * self.period_us))  # the kernel's least quota: 1 ms
         if self.kind == "v2":
-            self._write("cpu.max", "%d %d" % (quota, PERIOD_US))
+            self._write("cpu.max", "%d %d" % (quota, self.period_us))
         else:
-            self._write("cpu.cfs_period_us", str(PERIOD_US))
+            self._write("cpu.cfs_period_us", str(self.period_us))
             self._write("cpu.cfs_quota_us", str(quota))
         return self
 

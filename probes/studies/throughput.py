@@ -2,17 +2,31 @@
 cost study's keep-alive runs leave wrk busy nearly all the time on this
 machine's one client CPU, so their req/s is the client's limit and cannot
 say which server is faster. Here each server's processes are held to
-THROUGHPUT_QUOTA of one CPU (probes/harness/cpu_quota.py: a cgroup of its
-own), below what the client can drive, so the server is saturated and its
-req/s is its own. Otherwise as cost runs it (its path, connections,
-placement and method: one block, probes/harness/alternation.py, every run
-between two of bare's, each ratio over bare at the run's moment): bare,
-its A/A twin bare-aa (the method's resolution), exclusive-reorder (nginx's
-accept policy) and the anchor nginx (cost's ANCHOR_ARMS, its peer
-configuration), at 2 workers, keep-alive -> throughput.jsonl (cost's row
-fields, and "cpu_quota" and "server_cpu_share": the server's CPU time over
-the run's wall time and its quota, near 1 when the quota was the limit;
-ratio_to_bare and cpu_ratio_to_bare filled once all are in). Root only."""
+THROUGHPUT_QUOTA of one CPU in every THROUGHPUT_PERIOD_US
+(probes/harness/cpu_quota.py: a cgroup of its own), below what the client
+can drive, so the server is saturated and its req/s is its own. Otherwise
+as cost runs it with its paired method (its path, connections, placement,
+and one block, probes/harness/alternation.py's run_block with paired=True):
+bare, its A/A twin bare-aa (the method's resolution), exclusive-reorder
+(nginx's accept policy) and the anchor nginx (cost's ANCHOR_ARMS, its peer
+configuration), at 2 workers, keep-alive, each other run at the same time
+as one of bare's, both servers on the server CPU and both wrk on theirs.
+
+Why paired, and why these numbers: alternated (each run alone, its ratio
+over bare's runs around it) a server's req/s followed the host's speed,
+which moves by more over seconds than the differences looked for; two
+servers at the same moment share it, so it cancels in their ratio. Their
+quotas together (2 x THROUGHPUT_QUOTA) leave the CPU room for both, so
+neither takes CPU from the other and each gets its whole quota; a short
+period makes the CPU a 1 s run gets a whole number of quotas, give or take
+one period's, where with the kernel's 100 ms one period is a tenth of a
+run.
+
+-> throughput.jsonl (cost's row fields, and "cpu_quota", "quota_period_us"
+and "server_cpu_share": the server's CPU time over the run's wall time and
+its quota, near 1 when the quota was the limit; ratio_to_bare and
+cpu_ratio_to_bare filled once all are in: a paired run's over the bare run
+beside it). Root only."""
 
 import contextlib
 
@@ -29,21 +43,24 @@ NAME = "throughput"
 THROUGHPUT_ARMS = ["bare", "bare-aa", "exclusive-reorder", "nginx"]
 THROUGHPUT_WORKERS = 2
 THROUGHPUT_MODE = "keepalive"
-# The server's share of one CPU: half, so that wrk, with a CPU of its own,
-# is not what limits the req/s (with the whole CPU the server's req/s
-# reached the client's limit first).
-THROUGHPUT_QUOTA = 0.5
-THROUGHPUT_ROUNDS = 6  # --bench-rounds overrides; 2 with --quick (fewer than cost: the campaign's minutes)
+# Each server's share of one CPU: a quarter, so that each wrk, with half a
+# CPU (two share the client CPU), is not what limits the req/s (at half the
+# CPU each, both wrk were busy all along: the client's limit).
+THROUGHPUT_QUOTA = 0.25
+# The quota's period, in microseconds: short, so a 1 s run is many periods
+# (the kernel takes at least 1 ms of quota: 1.25 ms here).
+THROUGHPUT_PERIOD_US = 5000
+THROUGHPUT_ROUNDS = 12  # --bench-rounds overrides; 2 with --quick
 
 
 def meta(plan):
     return {"throughput": {"arms": THROUGHPUT_ARMS, "anchor": ANCHOR_ARMS, "workers": THROUGHPUT_WORKERS,
                            "mode": THROUGHPUT_MODE, "path": COST_PATH,
                            "connections": COST_CONNECTIONS[THROUGHPUT_MODE],
-                           "duration_s": cost_seconds(plan, THROUGHPUT_MODE), "method": "alternated",
-                           "cpu_quota": THROUGHPUT_QUOTA,
+                           "duration_s": cost_seconds(plan, THROUGHPUT_MODE), "method": "paired",
+                           "cpu_quota": THROUGHPUT_QUOTA, "quota_period_us": THROUGHPUT_PERIOD_US,
                            "quota": "a cgroup of its own: cgroup v2's cpu.max, else v1's cpu.cfs_quota_us, "
-                                    "period 100 ms",
+                                    "period %g ms" % (THROUGHPUT_PERIOD_US / 1000),
                            "placement": placement_meta(), "rounds": cost_rounds(plan, THROUGHPUT_ROUNDS),
                            "netns": "the block in a network namespace of its own (root)",
                            "stopping": stopping_rule(plan)}}
@@ -53,7 +70,7 @@ def capped(e, quotas):
     """e with its server's processes put in a quota group of their own as it starts."""
     @contextlib.contextmanager
     def open_():
-        with CpuQuota(THROUGHPUT_QUOTA, "%s-%s" % (NAME, e.name)) as quota:
+        with CpuQuota(THROUGHPUT_QUOTA, "%s-%s" % (NAME, e.name), THROUGHPUT_PERIOD_US) as quota:
             with e.open() as live:
                 quota.add(live.pid)
                 quotas.append(quota.kind)
@@ -85,13 +102,14 @@ def block(plan, raw_dir):
     def run_one(e, live, rnd, seq):
         row = cost_run(plan, e.name, THROUGHPUT_MODE, live, "r%d-s%d" % (rnd, seq))
         cpu_s = row["server_cpu_us"] / 1e6 if row.get("server_cpu_us") is not None else None
-        row.update({"cpu_quota": THROUGHPUT_QUOTA, "server_cpu_share": round(
-            cpu_s / row["duration_s"] / THROUGHPUT_QUOTA, 3) if cpu_s and row.get("duration_s") else None})
+        share = round(cpu_s / row["duration_s"] / THROUGHPUT_QUOTA, 3) if cpu_s and row.get("duration_s") else None
+        row.update({"cpu_quota": THROUGHPUT_QUOTA, "quota_period_us": THROUGHPUT_PERIOD_US,
+                    "server_cpu_share": share})
         return row
 
     rows = run_block(entrants[0], entrants[1:], warm_entrant(THROUGHPUT_MODE), run_one,
                      block_rule(plan, NAME, THROUGHPUT_MODE, series, ratios_text, THROUGHPUT_ROUNDS),
-                     print_progress)
+                     print_progress, paired=True)
     for r in rows:
         r["cgroup"] = quotas[0] if quotas else None
     return rows, joined("%d runs in %d rounds" % (len(rows), max(r["round"] for r in rows)), ratios_text(rows))

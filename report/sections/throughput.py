@@ -24,6 +24,18 @@ def server_share(r: WrkRun, quota: Optional[float]):
     return r.cpu[0] * r.rps / 1e6 / quota
 
 
+# How each method runs the block, for the section's first paragraph.
+METHOD_TEXT = {
+    "alternated": "as the cost study's alternated method runs them (one block, every run between two of bare's, "
+                  "each ratio over bare at the run's moment)",
+    "paired": "as the cost study's paired method runs them (one block, every other run at the same time as one of "
+              "bare's, both servers pinned to the same CPU and both wrk to theirs, each ratio over the bare run "
+              "beside it: the host's speed, which moves over seconds by more than the differences looked for, "
+              "is shared by the two and cancels in their ratio; their quotas together leave that CPU room for "
+              "both, so each gets its whole quota)",
+}
+
+
 def median_of(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -36,13 +48,10 @@ def render_throughput(meta: Meta, rows: list) -> list:
     out = ["## Throughput with the server as the limit", "",
            (f"What was measured: wrk keep-alive on `{p.path}` ({p.connections} connections, {number(p.duration_s)} s "
             f"runs) against bare, its A/A twin bare-aa, exclusive-reorder and nginx at "
-            f"{plural(p.workers, 'worker')}, as the cost study's alternated method runs them (one block, every "
-            f"run between two of bare's, each ratio over bare at the run's moment), with each server's processes "
-            f"held to "
+            f"{plural(p.workers, 'worker')}, {METHOD_TEXT[p.method]}, with each server's processes held to "
             f"{number(p.cpu_quota)} of one CPU ({p.quota}). " if p else
-            "What was measured: as the cost study's alternated method runs them, each server's processes held to "
-            "a share of one CPU "
-            "(the run's meta.json does not say how). ") + "The cost study's "
+            "What was measured: each server's processes held to a share of one CPU "
+            "(the run's meta.json does not say how, nor by which method). ") + "The cost study's "
            "keep-alive runs leave the client busy nearly all the time, so their req/s is the client's limit; held "
            "below it, the server is saturated and its req/s is its own. Server at its quota: the server's CPU "
            "time over the run's wall time and the quota (near 1: the quota was the limit); client busy: wrk's "
