@@ -40,8 +40,8 @@ studies, in the order they run:
                  tests/test_emfile.py, -k fault) -> faults.jsonl
   cost           wrk on GET %(cost_path)s, keep-alive and Connection: close, the
                  cost arms at 2 workers (bare's A/A twin bare-aa among
-                 them), one block per mode: every arm's server kept for it,
-                 rounds in a shuffled order, every run at the same time as
+                 them), one block per mode: rounds, each on new servers,
+                 in a shuffled order, every run at the same time as
                  one of bare's (--cost-method);
                  the server's CPU time per request, req/s, p50/p99, ratios
                  to bare at the run's moment, to the knob-off, the reference

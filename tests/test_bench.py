@@ -306,6 +306,62 @@ def test_paired_block_runs_each_run_beside_one_of_the_reference():
     assert all("paired_seq" not in r for r in rows if r["arm"] == "bare"), rows
 
 
+class CountingEntrant(alternation.Entrant):
+    """A FakeEntrant that counts its server's starts, warm-ups and stops, and
+    whose life fields name the start they are read from."""
+
+    def __init__(self, name, log):
+        self.starts = 0
+
+        @contextlib.contextmanager
+        def open_():
+            self.starts += 1
+            start = self.starts
+            log.append(("start", name, start))
+            try:
+                yield alternation.Live(os.getpid(), start)
+            finally:
+                log.append(("stop", name, start))
+        super().__init__(name, open_, lambda live: {"life_of": live.port})
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_a_fresh_block_starts_new_servers_for_each_round(paired):
+    """fresh=True: each round runs on servers started (and warmed up) for it
+    and stopped after it, before the next round's start, so what one start
+    drew is one round's; each row carries its round's server_set and the
+    life fields of the server that ran it, read after that server stopped;
+    alternated, every round opens with a run of the reference, so each
+    other run sits between two reference runs of its own servers. Kept
+    (fresh=False), one start serves the whole block."""
+    for fresh in (True, False):
+        log = []
+        ref, others = CountingEntrant("bare", log), [CountingEntrant("lt", log), CountingEntrant("fdpass", log)]
+
+        def run_one(e, live, rnd, seq):
+            assert ("stop", e.name, live.port) not in log, "a run on a stopped server"
+            return {"arm": e.name, "out": alternation.metered(live.pid, lambda: 1)[0]}
+
+        rows = alternation.run_block(ref, others, lambda e, live: log.append(("warm", e.name, live.port)), run_one,
+                                     lambda rows, rnd: (rnd < 3, ""), lambda rnd, text: None, paired=paired,
+                                     fresh=fresh)
+        sets = 3 if fresh else 1
+        assert [e.starts for e in [ref] + others] == [sets] * 3, log
+        for n in range(1, sets + 1):  # each start warmed once, and stopped before the next start
+            assert sum(1 for x in log if x[0] == "warm" and x[2] == n) == 3, log
+            if n < sets:
+                last_stop = max(i for i, x in enumerate(log) if x == ("stop", "bare", n))
+                assert last_stop < log.index(("start", "bare", n + 1)), log
+        for r in rows:
+            assert r["server_set"] == (r["round"] if fresh else 1) and r["life_of"] == r["server_set"], r
+        if not paired:
+            for rnd in (1, 2, 3):
+                arms_in_order = [r["arm"] for r in sorted((r for r in rows if r["round"] == rnd),
+                                                          key=lambda r: r["seq"])]
+                opens = fresh or rnd == 1
+                assert (arms_in_order[0] == "bare") == opens, (rnd, arms_in_order)
+
+
 def test_paired_block_raises_the_failed_run_and_stops_its_partner():
     """A run of a pair that fails before its start does not leave the other
     waiting at the barrier: the block ends with the failure itself."""
@@ -561,7 +617,9 @@ def test_trace_overhead_fills_its_ratios():
 def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     """A quick trace_overhead (keep-alive, two rounds, 1 s wrk runs): one
     block of four servers, untraced, untraced again (the A/A pair), traced
-    and passive, every other run between two untraced runs; each watcher
+    and passive, new ones for each round (each state's port differs from
+    round to round), every other run between two untraced runs of its own
+    round's servers; each watcher
     attached for its own runs only (a tracer's and a diagnosis's output
     per traced or passive run in raw/, none for any other run); the passive
     rows carry the diagnosis's own account of their run (traced, the
@@ -578,9 +636,15 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     assert "0 of 1 steps failed or skipped" in res.stdout, res.stdout
     run = run_dir_of(results)
     rows = sorted(read_rows(run / "trace_overhead.jsonl"), key=lambda r: r["seq"])
-    states = [r["state"] for r in rows]
-    assert states[0::2] == ["untraced"] * 7 and sorted(states[1::2]) == sorted(
-        ["untraced-aa", "traced", "passive"] * 2), states
+    for rnd in (1, 2):  # every round on new servers, opening with an untraced run of its own
+        mine = [r for r in rows if r["round"] == rnd]
+        states = [r["state"] for r in mine]
+        assert states[0::2] == ["untraced"] * 4 and sorted(states[1::2]) == sorted(
+            ["untraced-aa", "traced", "passive"]), states
+        assert {r["server_set"] for r in mine} == {rnd}, mine
+        assert len({r["port"] for r in mine if r["state"] == "untraced"}) == 1, mine
+    ports = {(r["state"], r["round"]): r["port"] for r in rows}
+    assert all(ports[(state, 1)] != ports[(state, 2)] for state, _ in ports), "a server kept across rounds: %r" % ports
     passive = [r for r in rows if r["state"] == "passive"]
     for r in passive:
         assert r["traced"] is False and r["netns"] is True

@@ -1375,3 +1375,32 @@ def test_knob_off_text_gives_deferrals_beside_hand_offs():
     assert "(350 hand-offs/s and 4500 deferrals/s, median)" in text, text
     old = knob_off_text([run(1.04, 300.0, None), run(1.05, 400.0, None)], "fdpass", [2])
     assert "(350 hand-offs/s, median)" in old, old
+
+
+def test_a_cell_on_new_servers_every_round_sums_its_servers_life_counts():
+    """With new servers for each round (the rows' server_set), a cost cell's
+    life counts are its servers' summed: the connections served per worker
+    place by place (each server's largest first), and requests per
+    epoll_wait return worker by worker and over all; each server counted
+    once, however many of the block's runs it made. Kept for the block (one
+    server_set), a cell's counts are its one server's, as they were."""
+    import dataclasses
+    from report.sections.cost_why import per_server
+    from report.sections.wrk import WrkRun, fresh_servers, served_over
+
+    def run(rnd, seq, server_set, served, loops, cpu):
+        return WrkRun(seq, "bare", 2, "keepalive", rnd, 1000.0, 1.0, 2.0, (), served=served, cpu=(cpu, None),
+                      per_wakeup=sum(q for _, q, _ in loops) / sum(t for _, _, t in loops), worker_loops=loops,
+                      seq=seq, server_set=server_set)
+    first = ((0, 100, 50), (1, 40, 40))
+    fresh = [run(1, 0, 1, "30/10", first, 10.0), run(1, 2, 1, "30/10", first, 12.0),
+             run(2, 4, 2, "25/20", ((0, 60, 30), (1, 80, 20)), 11.0)]
+    assert fresh_servers(fresh)
+    assert served_over(fresh) == "55/30"  # 30+25, 10+20: the first server once, not once per run
+    (cell,) = per_server(fresh)
+    assert cell.served == "55/30" and cell.cpu[0] == 11.0, cell
+    assert cell.worker_loops == ((0, 160, 80), (1, 120, 60)) and cell.per_wakeup == 280 / 140, cell
+    kept = [dataclasses.replace(r, server_set=1) for r in fresh[:2]]
+    assert not fresh_servers(kept) and served_over(kept) == "30/10"
+    (cell,) = per_server(kept)
+    assert cell.served == "30/10" and cell.worker_loops == first and cell.per_wakeup == 140 / 90, cell

@@ -1,8 +1,9 @@
 """alternation: several servers measured side by side in one block, the
 cost and trace_overhead studies' method.
 
-Every entrant's server is started once for the block and kept; each is
-warmed up once (unrecorded); then rounds of one short wrk run per entrant,
+Every entrant's server is started for the block and kept (or, fresh,
+started anew for each round); each is warmed up once after its start
+(unrecorded); then rounds of one short wrk run per entrant,
 in an order shuffled from round to round (seeded, so a rerun repeats it),
 every run between two runs of the reference entrant (bare), each after a
 short settle and each run's CPU time read the same way (CpuMeter over the
@@ -117,17 +118,19 @@ def shuffled(entrants, rnd):
     return order
 
 
-def round_order(reference, others, rnd):
+def round_order(reference, others, rnd, opening=None):
     """Round rnd's runs: the others shuffled (shuffled), each followed by a
-    run of the reference, and round 1 opening with one, so every other run
-    sits between two reference runs (the one before it, and the one after)."""
-    order = [reference] if rnd == 1 else []
+    run of the reference, and the first round of its servers (opening;
+    round 1 unless said) opening with one, so every other run sits between
+    two reference runs of the same servers (the one before it, and the one
+    after)."""
+    order = [reference] if (rnd == 1 if opening is None else opening) else []
     for e in shuffled(others, rnd):
         order += [e, reference]
     return order
 
 
-def run_block(reference, others, warm, run_one, go_on, progress, paired=False):
+def run_block(reference, others, warm, run_one, go_on, progress, paired=False, fresh=False):
     """Starts the reference and every other entrant, warms each up
     (warm(entrant, live)), then runs rounds (round_order: every other run
     between two runs of the reference; paired: the others shuffled, each
@@ -135,44 +138,58 @@ def run_block(reference, others, warm, run_one, go_on, progress, paired=False):
     pair SETTLE_S after the one before (run_one(entrant, live, round, seq)
     -> its row, seq its place in the block); after each round
     go_on(rows, round) -> (again?, progress text), and progress(round,
-    text). Returns the rows, each with "round", "order" (its place in the
-    round), "seq" (its place in the block; a paired run's "paired_seq" is
-    its reference run's), the entrant's tags, its port and its life fields
-    (read once every server has stopped)."""
+    text). fresh: every server is stopped after each round and the next
+    round starts (and warms up) new ones, so what one server's start drew
+    (which worker holds what, where its memory lies) is one round's, not
+    the whole block's: it varies from round to round as the rounds' noise
+    does, and the rounds' interval covers it, where a server kept for the
+    block puts the same draw into every round. Returns the rows, each with
+    "round", "order" (its place in the round), "seq" (its place in the
+    block; a paired run's "paired_seq" is its reference run's),
+    "server_set" (which start of the servers ran it: 1 for a block that
+    keeps them, the round with fresh), the entrant's tags, its port and
+    its life fields (read once its servers have stopped)."""
     entrants = [reference] + list(others)
-    made, live = [], {}
+    made = []
+    rnd, server_set, again = 0, 0, True
+    while again:
+        server_set += 1
+        ran, live = [], {}
 
-    def record(e, row, rnd, order, seq, **extra):
-        row.update(dict({"round": rnd, "order": order, "seq": seq}, **extra), **e.tags)
-        made.append((e, row))
+        def record(e, row, rnd, order, seq, **extra):
+            row.update(dict({"round": rnd, "order": order, "seq": seq, "server_set": server_set}, **extra),
+                       **e.tags)
+            made.append((e, row))
+            ran.append((e, row))
 
-    with contextlib.ExitStack() as stack:
-        for e in entrants:
-            live[id(e)] = stack.enter_context(e.open())
-        for e in entrants:
-            warm(e, live[id(e)])
-        rnd = 0
-        while True:
-            rnd += 1
-            if paired:
-                for order, e in enumerate(shuffled(others, rnd), 1):
-                    time.sleep(SETTLE_S)
-                    seq = len(made)
-                    ref_row, row = run_pair(run_one, (reference, live[id(reference)]), (e, live[id(e)]), rnd, seq)
-                    record(reference, ref_row, rnd, order, seq)
-                    record(e, row, rnd, order, seq + 1, paired_seq=seq)
-            else:
-                for order, e in enumerate(round_order(reference, others, rnd), 1):
-                    time.sleep(SETTLE_S)
-                    row = run_one(e, live[id(e)], rnd, len(made))
-                    record(e, row, rnd, order, len(made))
-            again, text = go_on([r for _, r in made], rnd)
-            progress(rnd, text)
-            if not again:
-                break
-    life = {id(e): dict(e.life(live[id(e)]), port=live[id(e)].port) for e in entrants}
-    for e, row in made:
-        row.update(life[id(e)])
+        with contextlib.ExitStack() as stack:
+            for e in entrants:
+                live[id(e)] = stack.enter_context(e.open())
+            for e in entrants:
+                warm(e, live[id(e)])
+            first = rnd + 1
+            while again:
+                rnd += 1
+                if paired:
+                    for order, e in enumerate(shuffled(others, rnd), 1):
+                        time.sleep(SETTLE_S)
+                        seq = len(made)
+                        ref_row, row = run_pair(run_one, (reference, live[id(reference)]), (e, live[id(e)]), rnd,
+                                                seq)
+                        record(reference, ref_row, rnd, order, seq)
+                        record(e, row, rnd, order, seq + 1, paired_seq=seq)
+                else:
+                    for order, e in enumerate(round_order(reference, others, rnd, opening=rnd == first), 1):
+                        time.sleep(SETTLE_S)
+                        row = run_one(e, live[id(e)], rnd, len(made))
+                        record(e, row, rnd, order, len(made))
+                again, text = go_on([r for _, r in made], rnd)
+                progress(rnd, text)
+                if fresh:
+                    break
+        life = {id(e): dict(e.life(live[id(e)]), port=live[id(e)].port) for e in entrants}
+        for e, row in ran:
+            row.update(life[id(e)])
     return [r for _, r in made]
 
 

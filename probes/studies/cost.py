@@ -1,14 +1,15 @@
 """cost: wrk on GET / (keep-alive and Connection: close), the cost arms at 2
 workers, measured side by side (probes/harness/alternation.py): per mode,
-one block in a network namespace of its own with every arm's server started
-once and kept, each warmed up, then rounds of one short run per arm in an
-order shuffled per round, every run at the same time as one of bare's,
+one block in a network namespace of its own, rounds of one short run per
+arm, each round on servers started for it (every arm's, each warmed up
+first) and stopped after it (FRESH_SERVERS), in an order shuffled per round, every run at the same time as one of bare's,
 both servers on the same CPU (--cost-method paired, the default), or
 between two of bare's (--cost-method alternated). Per run: the server's CPU time per request (its
 process tree's scheduler counts over the run), req/s, p50/p99, its context
 switches per request and, for fdpass, the hand-offs it caused; per server,
-over the block: the connections each worker served, requests per
-epoll_wait return and the sockets it left in TIME_WAIT. Each run's ratio to
+over its life (its round and its warm-up): the connections each worker
+served, requests per epoll_wait return and the sockets it left in
+TIME_WAIT. Each run's ratio to
 bare is taken against bare at the same moment (the bare run beside it;
 alternated: bare's runs just before and after, on a line), so what the
 host does to the machine's speed cancels; its ratio to its knob-off arm, its reference arm and its
@@ -64,6 +65,13 @@ COST_SECONDS = {"keepalive": 1, "close": 1}
 COST_ROUNDS = 8               # rounds in the campaign (--bench-rounds overrides; 2 with --quick)
 GOAL_WITHIN = 0.02            # the resolution the goals need: a ratio's 95 % interval within +-2 %
 COST_MODES = ["keepalive", "close"]
+# New servers for every round (alternation.run_block's fresh), in this study,
+# throughput and trace_overhead: a server kept for the block put whatever
+# its start drew (which worker holds what, where its memory lies) into every
+# round alike, so the rounds' interval left it out, and blocks of one build
+# differed by more than their intervals said; started afresh, it varies from
+# round to round and the interval covers it.
+FRESH_SERVERS = True
 METHODS = ("paired", "alternated")  # --cost-method: alternation.run_block with and without paired=True
 ORDER = {"alternated": "each run followed by one of bare at 2 workers; ratios against bare's runs just before "
                        "and after, on a line",
@@ -165,11 +173,32 @@ def meta(plan):
                      "arms": arms_of(plan), "rounds": cost_rounds(plan), "close_gap_s": None,
                      "aa": {a: of for a, of in arms.aa_of().items() if a in arms_of(plan)},
                      "stopping": stopping_rule(plan),
-                     "order": "per mode, one block: every arm x workers' server started once and "
-                              "warmed up, then rounds: the other cells in an order shuffled per round "
+                     "order": "per mode, one block of rounds, each on every arm x workers' server "
+                              + servers_text() + ": the other cells in an order shuffled per round "
                               "(seeded by the round), " + ORDER[plan.cost_method],
+                     "servers": SERVERS_FIELD[FRESH_SERVERS],
                      "sysctls": {name: read_sysctl(name) for name in SYSCTLS},
                      "anchor": anchor_meta(plan)}}
+
+
+# The rows' and meta.json's "servers": how long each server ran.
+SERVERS_FIELD = {True: "started afresh for each round", False: "kept for the block"}
+
+
+# The most one server's start, warm-up aside, and stop may take (nginx's included), for a block's timeout.
+SERVER_START_S = 3
+
+
+def fresh_s(servers, rounds):
+    """What starting, warming up and stopping servers for each of rounds
+    adds to a block's length (nothing when they are kept for it)."""
+    return servers * rounds * (WARM_UP_S + SERVER_START_S) if FRESH_SERVERS else 0
+
+
+def servers_text():
+    """How the block's servers ran, for meta.json's "order"."""
+    return ("started for it and warmed up (new servers for every round)" if FRESH_SERVERS else
+            "started once for the block and warmed up")
 
 
 def anchor_meta(plan):
@@ -197,8 +226,8 @@ def headers_of(mode):
 
 def entrant(plan, raw_dir, arm, workers, mode, study="cost"):
     """The block's entrant for one cell: our server for the arm (or the
-    anchor's peer configuration, its access log off), started once and
-    pinned; its life fields (the connections each worker served, requests
+    anchor's peer configuration, its access log off), started (for each
+    round: FRESH_SERVERS) and pinned; its life fields (the connections each worker served, requests
     per epoll_wait return, hand-offs) read once it has stopped. Its raw
     files are named after the study."""
     prefix = os.path.join(raw_dir, "%s-%s-w%d-%s" % (study, arm, workers, mode))
@@ -246,7 +275,7 @@ def cost_run(plan, arm, mode, live, rnd_label):
             out.update({"deferrals": left, "deferrals_per_s": round(left / out["duration_s"], 1)
                         if out["duration_s"] else None})
     return dict({"arm": arm, "ratio_to_bare": None, "connections": COST_CONNECTIONS[mode],
-                 "servers": "kept for the block"}, **out)
+                 "servers": SERVERS_FIELD[FRESH_SERVERS]}, **out)
 
 
 def cells(plan):
@@ -323,13 +352,14 @@ def block(plan, raw_dir, mode):
 
     rows = run_block(reference, [e for e in entrants if e is not reference], warm_entrant(mode), run_one,
                      block_rule(plan, NAME, mode, cpu_series, aa_text), print_progress,
-                     paired=plan.cost_method == "paired")
-    for key in {(r["arm"], r["workers"]) for r in rows if r.get("handoffs_life") is not None}:
+                     paired=plan.cost_method == "paired", fresh=FRESH_SERVERS)
+    for key in {(r["arm"], r["workers"], r["server_set"]) for r in rows if r.get("handoffs_life") is not None}:
         # handoff counts its hand-offs over its life only: per second over its runs and warm-up
-        mine = [r for r in rows if (r["arm"], r["workers"]) == key]
+        mine = [r for r in rows if (r["arm"], r["workers"], r["server_set"]) == key]
         seconds = sum(r["duration_s"] for r in mine) + WARM_UP_S
         for r in mine:
-            r.update({"handoffs_per_s": round(r["handoffs_life"] / seconds, 1), "handoffs_per_s_over": "block"})
+            r.update({"handoffs_per_s": round(r["handoffs_life"] / seconds, 1),
+                      "handoffs_per_s_over": "round" if FRESH_SERVERS else "block"})
     for r in rows:
         r["time_wait_cap"] = tw_cap
     for port in sorted({r["port"] for r in rows}):  # after the block: its sockets left in TIME_WAIT
@@ -346,7 +376,7 @@ def steps(plan, raw_dir):
         def step(mode=mode):
             n = len(cells(plan))
             cap = plan.bench_max_rounds if plan.bench_within else cost_rounds(plan)
-            timeout = n * (WARM_UP_S + cap * (cost_seconds(plan, mode) + 3)) + 120
+            timeout = n * (WARM_UP_S + cap * (cost_seconds(plan, mode) + 3)) + fresh_s(n, cap) + 120
             return in_own_netns(lambda: block(plan, raw_dir, mode), timeout, "cost's %s block" % mode)
         yield "%-9s %d cells x %d rounds" % (mode, len(cells(plan)), cost_rounds(plan)), step, {"mode": mode}
 

@@ -35,9 +35,9 @@ from probes.harness.cpu_quota import CpuQuota
 from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.wrk import need_wrk
 from probes.studies.common import in_own_netns, rewrite_rows, stopping_rule
-from probes.studies.cost import (ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, WARM_UP_S, block_rule, cost_rounds,
-                                 cost_run, cost_seconds, entrant, fill_ratios, joined, placement_meta,
-                                 print_progress, series_text, warm_entrant)
+from probes.studies.cost import (ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, FRESH_SERVERS, SERVERS_FIELD, WARM_UP_S,
+                                 block_rule, fresh_s, cost_rounds, cost_run, cost_seconds, entrant, fill_ratios, joined,
+                                 placement_meta, print_progress, series_text, warm_entrant)
 
 NAME = "throughput"
 THROUGHPUT_ARMS = ["bare", "bare-aa", "exclusive-reorder", "nginx"]
@@ -63,6 +63,7 @@ def meta(plan):
                                     "period %g ms" % (THROUGHPUT_PERIOD_US / 1000),
                            "placement": placement_meta(), "rounds": cost_rounds(plan, THROUGHPUT_ROUNDS),
                            "netns": "the block in a network namespace of its own (root)",
+                           "servers": SERVERS_FIELD[FRESH_SERVERS],
                            "stopping": stopping_rule(plan)}}
 
 
@@ -109,7 +110,7 @@ def block(plan, raw_dir):
 
     rows = run_block(entrants[0], entrants[1:], warm_entrant(THROUGHPUT_MODE), run_one,
                      block_rule(plan, NAME, THROUGHPUT_MODE, series, ratios_text, THROUGHPUT_ROUNDS),
-                     print_progress, paired=True)
+                     print_progress, paired=True, fresh=FRESH_SERVERS)
     for r in rows:
         r["cgroup"] = quotas[0] if quotas else None
     return rows, joined("%d runs in %d rounds" % (len(rows), max(r["round"] for r in rows)), ratios_text(rows))
@@ -120,7 +121,8 @@ def steps(plan, raw_dir):
         if not is_root():
             raise StepFailed("skipped: needs root (a cgroup holds each server to its CPU quota)")
         cap = plan.bench_max_rounds if plan.bench_within else cost_rounds(plan, THROUGHPUT_ROUNDS)
-        timeout = len(THROUGHPUT_ARMS) * (WARM_UP_S + cap * (cost_seconds(plan, THROUGHPUT_MODE) + 3)) + 180
+        timeout = (len(THROUGHPUT_ARMS) * (WARM_UP_S + cap * (cost_seconds(plan, THROUGHPUT_MODE) + 3))
+                   + fresh_s(len(THROUGHPUT_ARMS), cap) + 180)
         return in_own_netns(lambda: block(plan, raw_dir), timeout, "throughput's block")
     yield ("%s at %g CPU, %d arms x %d rounds" % (THROUGHPUT_MODE, THROUGHPUT_QUOTA, len(THROUGHPUT_ARMS),
                                                   cost_rounds(plan, THROUGHPUT_ROUNDS)), step,

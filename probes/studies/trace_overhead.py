@@ -32,9 +32,9 @@ from probes.harness.servers import ServerRun, loop_fields
 from probes.harness.tracer import PassiveDiagnosis, Tracer
 from probes.harness.wrk import need_wrk, run_wrk
 from probes.studies.common import final_state, in_own_netns, rewrite_rows, served_split, stopping_record, stopping_rule
-from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, WARM_UP_S, block_rule, cost_rounds,
-                                 cost_seconds, headers_of, joined, max_rounds, pinned, placement_meta, print_progress,
-                                 series_text, warm_entrant, within)
+from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, FRESH_SERVERS, SERVERS_FIELD, WARM_UP_S,
+                                 block_rule, fresh_s, cost_rounds, cost_seconds, headers_of, joined, max_rounds, pinned,
+                                 placement_meta, print_progress, series_text, warm_entrant, within)
 
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
@@ -77,7 +77,7 @@ def meta(plan):
                                "duration_s": cost_seconds(plan, "keepalive"),
                                "close_duration_s": cost_seconds(plan, "close"), "placement": placement_meta(),
                                "netns": "each mode's block in a network namespace of its own (root)",
-                               "states": list(STATES),
+                               "states": list(STATES), "servers": SERVERS_FIELD[FRESH_SERVERS],
                                "passive": "bin/acceptlab-diagnose --port P --duration D --json, started "
                                           "just before each passive run (after its attach, a settle) and "
                                           "stopped (SIGINT to its group) after it, in the block's network "
@@ -161,7 +161,8 @@ def block(plan, raw_dir, mode, states):
         return dict({"arm": TRACE_OVERHEAD_ARM}, **out)
 
     rows = run_block(entrants[0], entrants[1:], warm_entrant(mode), run_one,
-                     block_rule(plan, NAME, mode, cpu_series, ratios_text, TRACE_ROUNDS), print_progress)
+                     block_rule(plan, NAME, mode, cpu_series, ratios_text, TRACE_ROUNDS), print_progress,
+                     fresh=FRESH_SERVERS)
     for r in rows:
         r["time_wait_cap"] = tw_cap
     return rows, joined("%d runs in %d rounds" % (len(rows), max(r["round"] for r in rows)), ratios_text(rows))
@@ -182,7 +183,7 @@ def steps(plan, raw_dir):
                 raise StepFailed("skipped: needs root (%s and %s load BPF programs)"
                                  % (ATTACHED[TRACED], ATTACHED[PASSIVE]))
             cap = plan.bench_max_rounds if plan.bench_within else trace_rounds(plan)
-            timeout = len(states) * (WARM_UP_S + cap * (cost_seconds(plan, mode) + 3)) + 180
+            timeout = len(states) * (WARM_UP_S + cap * (cost_seconds(plan, mode) + 3)) + fresh_s(len(states), cap) + 180
             return in_own_netns(lambda: block(plan, raw_dir, mode, states), timeout,
                                 "trace_overhead's %s block" % mode)
         yield ("%s %-9s %d states x %d rounds" % (TRACE_OVERHEAD_ARM, mode, len(states), trace_rounds(plan)), step,

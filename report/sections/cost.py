@@ -10,8 +10,9 @@ from acceptlab.stats import MET, MISSED, NOT_RESOLVED, floor_of
 from report.common import (BenchParams, Failed, Meta, Study, cell_text, interval_text, is_int, number, ordered,
                            placement_text, plural, row_reader)
 from report.sections.cost_why import render_why
-from report.sections.wrk import (COST_MODES, FLOOR_TIE, TIE, WrkRun, against_one, check_wrk_rows, ratio_against_one,
-                                 reconnected_text, rotation_text, verdict_text, wrk_cmd, wrk_failed, wrk_notes, wrk_row_parser)
+from report.sections.wrk import (COST_MODES, FLOOR_TIE, TIE, WrkRun, against_one, check_wrk_rows, fresh_servers,
+                                 ratio_against_one, reconnected_text, rotation_text, served_over, verdict_text, wrk_cmd,
+                                 wrk_failed, wrk_notes, wrk_row_parser)
 
 
 def sysctl_value(p: BenchParams, name: str):
@@ -59,8 +60,19 @@ def method_text(p: BenchParams) -> str:
             "ratio to another partner is the two arms' ratios to bare in the same round. ")
 
 
-def alternated_intro(p: BenchParams) -> str:
-    """How the alternated or paired method ran (one block per mode)."""
+def servers_text(fresh: bool) -> str:
+    """How long each server of a side-by-side block ran, and its warm-up."""
+    if fresh:
+        return ("every round ran on new servers, every arm's started for it and stopped after it (so what a "
+                "server's start draws, which worker holds what and where its memory lies, varies from round to "
+                "round and the rounds' interval covers it), each warmed up by an unrecorded wrk run after its "
+                "start; the rounds: ")
+    return "every arm's server was started once and kept for the block, each was warmed up by an unrecorded wrk run, then "
+
+
+def alternated_intro(p: BenchParams, fresh: bool = False) -> str:
+    """How the alternated or paired method ran (one block per mode); fresh:
+    new servers for each round (wrk.fresh_servers)."""
     conns = dict(p.connections_by_mode) or {"keepalive": p.connections[0], "close": p.connections[0]}
     aa = ", ".join(f"{a} ({of} again, as an arm of its own)" for a, of in p.aa)
     return ("What was measured: the server's CPU time per request, and requests per second, when answering "
@@ -69,14 +81,30 @@ def alternated_intro(p: BenchParams) -> str:
             f"{conns['keepalive']} connections once, so only they need an accept) and `-H \"Connection: close\"` "
             f"({wrk_cmd(p, conns['close'], duration_s=p.close_duration_s)}: every request a new connection, so "
             "every request is an accept). " + placement_text(p) +
-            "The method: per mode, one block in a network namespace of its own; every arm's server was started "
-            "once and kept for the block, each was warmed up by an unrecorded wrk run, then "
+            "The method: per mode, one block in a network namespace of its own; " + servers_text(fresh)
             + method_text(p)
             + (f"The A/A arm {aa}: its ratio to bare is what the method resolves, the floor every cost verdict "
                "below is judged against. " if aa else "")
             + f"Ports: {ports_text(p)}; how many sockets each server left in TIME_WAIT is measured at the end "
             "of the block (`ss -tanH state time-wait`). Each cell: the median req/s over the rounds, the lowest "
             "to the highest, and in brackets the mean ratio to bare's req/s.")
+
+
+def anchor_runs_text(mine: list) -> str:
+    """How an anchor's server ran beside the arms: kept for its mode's block
+    or started for each round, and paired, alternated or fresh per run."""
+    if fresh_servers(mine):
+        life = "started for each round on a free port and stopped after it, as the arms above were, "
+    else:
+        life = "started once for its mode's block on a free port, kept for the block and stopped after it, "
+    if any(r.paired_seq is not None for r in mine):
+        return (life + "and run like the arms above in the same rounds, each run at the same time as one of "
+                "bare's; a ratio below is each over bare at its own moment.")
+    if any(r.seq is not None for r in mine):
+        return (life + "and alternated with the arms above in the same rounds, each run between two of bare's; a "
+                "ratio below is each over bare at its own moment.")
+    return ("started fresh for each run on a free port and stopped after it, and alternated with the arms above "
+            "in the same rounds.")
 
 
 def render_cost(meta: Meta, rows: list) -> list:
@@ -92,7 +120,7 @@ def render_cost(meta: Meta, rows: list) -> list:
         close_cmd = ("" if p.close_duration_s in (None, p.duration_s) else
                      f" (with `-d{number(p.close_duration_s)}s` for the close runs)")
         if p.method in SIDE_BY_SIDE:
-            out += [alternated_intro(p), ""]
+            out += [alternated_intro(p, fresh_servers(runs)), ""]
         else:
             out += [f"What was measured: requests per second when answering costs next to nothing (`GET {p.path}`, "
                     "the hello endpoint), so what the accept path costs shows. Each run starts a fresh server and "
@@ -283,8 +311,8 @@ def render_cpu(runs: list, arms: list, workers: list, p: Optional[BenchParams] =
            "or the anchor's master and workers; each thread's count from the scheduler) over the wrk run, "
            "divided by the requests wrk completed; per accepted connection where the server reports its "
            "accepts. " + ("Each CPU µs per request cell: the median over the rounds, the lowest to the highest; "
-                          "per connection is not known run by run (a server kept for the block counts its "
-                          "accepts over its life). The ratios are to bare's CPU µs per request at the same workers "
+                          "per connection is not known run by run (a server counts its accepts over its life, "
+                          "its warm-up included). The ratios are to bare's CPU µs per request at the same workers "
                           "and mode, at the run's moment (below 1: less CPU per request than bare), and to"
                           if p is not None and p.method in SIDE_BY_SIDE else
                           "Each cell of the per-round columns holds one entry per round, in round order. The "
@@ -414,10 +442,13 @@ def goals_text(measured: list, floors: dict) -> list:
         line = (f"- {title}: {arm} / {name}, {partner} ({what}): "
                 + verdict_text(values, goal, "at most", floor_at(floors, mode, GOAL_WORKERS)) + ".")
         if mode == "keepalive":
-            split = {a: next((r.served for r in measured if (r.arm, r.workers, r.setting) == (a, GOAL_WORKERS, mode)
-                              and r.served), None) for a in (arm, name)}
+            cells = {a: [r for r in measured if (r.arm, r.workers, r.setting) == (a, GOAL_WORKERS, mode)]
+                     for a in (arm, name)}
+            split = {a: served_over(mine) for a, mine in cells.items()}
             if all(split.values()):
-                line += (f" Connections served per worker over the block: {arm} {split[arm]}, "
+                over = ("the block's servers (new ones for every round), each largest first, summed"
+                        if fresh_servers(cells[arm] + cells[name]) else "the block")
+                line += (f" Connections served per worker over {over}: {arm} {split[arm]}, "
                          f"{name} {split[name]}.")
         lines.append(line)
     if not lines:
@@ -507,16 +538,7 @@ def render_anchor(anchors: dict, rows: list, ours: list, floors: Optional[dict] 
         out += [f"### Anchor: {arm}", "",
                 f"What was measured: the same wrk runs against {arm} ({software}: the peers' `{peer}` "
                 "configuration from `probes/peers/peers.py`, the worker count of the cell, "
-                f"{log}), " + ("started once for its mode's block on a free port, kept for the block and stopped "
-                              "after it, and run like the arms above in the same rounds, each run at the same time "
-                              "as one of bare's; a ratio below is each over bare at its own moment."
-                              if any(r.paired_seq is not None for r in mine) else
-                              "started once for its mode's block on a free port, kept for the block and stopped "
-                              "after it, and alternated with the arms above in the same rounds, each run between "
-                              "two of bare's; a ratio below is each over bare at its own moment."
-                              if any(r.seq is not None for r in mine) else
-                              "started fresh for each run on a free port and stopped after it, and alternated "
-                              "with the arms above in the same rounds.")
+                f"{log}), " + anchor_runs_text(mine)
                 + " Per request, nginx parses it, matches `location /` and "
                 f"answers {answer} (headers Server, Date, Content-Type, Content-Length and Connection, the "
                 "worker's pid as the body) and logs nothing; our server parses it and answers `GET /` with its "
@@ -769,7 +791,7 @@ def time_wait_summary(p: Optional[BenchParams], runs: list) -> list:
                     "(this kernel charges softirq time to the task it interrupts), in the middle of other "
                     "arms' runs. Every arm closed its connections alike.", ""]
         counts = sorted({c for c in counts})
-        sides = list({(r.arm, r.workers): r.tw_sides for r in runs if r.tw_sides is not None}.values())
+        sides = list({(r.arm, r.workers, r.server_set): r.tw_sides for r in runs if r.tw_sides is not None}.values())
         where = ("in the block's own network namespace at its end (every server of the block: one count per "
                  "server, read after the last run)")
     elif own and all(own):

@@ -12,7 +12,7 @@ from typing import Optional
 
 from acceptlab.stats import MET, MISSED, Z975, judge
 from report.common import cell_text, plural
-from report.sections.wrk import COST_MODES
+from report.sections.wrk import COST_MODES, fresh_servers, one_per_server, served_over
 
 # Spearman's rank correlation's Fisher-z variance is about 1.06 / (n - 3)
 # (Fieller, Hartley and Pearson, 1957); Z975 (acceptlab.stats): a two-sided 95 % interval.
@@ -147,18 +147,42 @@ def loops_cell(runs: list) -> str:
     return " ".join(parts)
 
 
+def loops_over(runs: list) -> tuple:
+    """(requests per epoll_wait return over all workers, per worker
+    ((index, requests, returns), ...)) over the servers the runs came from:
+    one server's as it is; several servers' (new ones for each round)
+    summed, worker by worker (by index), and over all. (None, None) when
+    any server's are not known."""
+    servers = one_per_server(runs)
+    if len(servers) < 2:
+        return (servers[0].per_wakeup, servers[0].worker_loops) if servers else (None, None)
+    if any(r.per_wakeup is None or not r.worker_loops for r in servers):
+        return None, None
+    summed = {}
+    for r in servers:
+        for index, req, ret in r.worker_loops:
+            was = summed.get(index, (0, 0))
+            summed[index] = (was[0] + req, was[1] + ret)
+    loops = tuple((index, req, ret) for index, (req, ret) in sorted(summed.items()))
+    returns = sum(ret for _, _, ret in loops)
+    return (sum(req for _, req, _ in loops) / returns if returns else None), loops
+
+
 def per_server(measured: list) -> list:
-    """The alternated method's runs as one entry per server (arm, workers,
-    mode): the medians of its runs' CPU per request and context switches,
-    and its life counts (connections served, requests per epoll_wait
-    return), as round 1."""
+    """The side-by-side methods' runs as one entry per arm, workers and mode:
+    the medians of its runs' CPU per request and context switches, and its
+    servers' life counts (connections served, requests per epoll_wait
+    return: one server's where it was kept for the block, its servers'
+    summed where each round had new ones), as round 1."""
     out = []
     for key in sorted({(r.arm, r.workers, r.setting) for r in measured}):
         mine = [r for r in measured if (r.arm, r.workers, r.setting) == key]
         switched = [r.switches for r in mine if r.switches]
+        per_wakeup, loops = loops_over(mine)
         out.append(replace(mine[0], round=1, cpu=(statistics.median(r.cpu[0] for r in mine), None),
                            switches=(statistics.median(v for v, _ in switched),
-                                     statistics.median(i for _, i in switched)) if switched else None))
+                                     statistics.median(i for _, i in switched)) if switched else None,
+                           served=served_over(mine), per_wakeup=per_wakeup, worker_loops=loops))
     return out
 
 
@@ -171,6 +195,7 @@ def render_why(measured: list, arms: list, server_cpus: Optional[int]) -> list:
     if not measured:
         return []
     alternated = any(r.seq is not None for r in measured)
+    fresh = fresh_servers(measured)
     if alternated:
         measured = per_server(measured)
     out = ["### What went with the CPU per request", "",
@@ -181,7 +206,11 @@ def render_why(measured: list, arms: list, server_cpus: Optional[int]) -> list:
            "`epoll_wait` returns that delivered events, from its `worker_exit` line, so over the server's life, "
            "the study's unrecorded warm-up included on its first run; all workers, then each worker's in "
            "brackets by index); and the connections each worker served. "
-           + ("One entry per server (each arm's server was kept for its mode's block): the medians over its "
+           + ("One entry per arm, workers and mode, over its servers (new ones for every round): the medians "
+              "over its runs of the CPU per request and the switches, and its servers' counts over their lives "
+              "summed (each warm-up included; the connections served per worker place by place, each server's "
+              "largest first); " if alternated and fresh else
+              "One entry per server (each arm's server was kept for its mode's block): the medians over its "
               "runs of the CPU per request and the switches, and its counts over its life (the warm-up "
               "included); " if alternated else "One entry per round, in round order; ")
            + "`-`: not recorded (runs from before these were recorded; the anchor reports no `epoll_wait` "
@@ -222,7 +251,8 @@ def render_why(measured: list, arms: list, server_cpus: Optional[int]) -> list:
             lines.append(text)
             said[name] = every
         out += [f"**What went with it: {title}, {plural(w, 'worker')}.** Across our {plural(n_arms, 'arm')}, "
-                + ("server by server (its medians: round 1 below is the block), " if alternated else
+                + ("arm by arm (its medians over its servers: round 1 below is the block), " if alternated and fresh
+                   else "server by server (its medians: round 1 below is the block), " if alternated else
                    "round by round, ") + "Spearman's rank correlation ρ of the CPU per request with each figure, with its 95 % "
                 "interval (Fisher's z, variance 1.06 / (arms − 3)); a relationship is said only where that "
                 "interval excludes 0:", ""] + lines + [""]

@@ -9,7 +9,8 @@ from typing import Optional
 from acceptlab.stats import floor_of
 from report.common import Meta, Study, number, plural, row_reader
 from report.sections.cost import anchor_ratios
-from report.sections.wrk import WrkRun, against_one, check_wrk_rows, verdict_text, wrk_failed, wrk_row_parser
+from report.sections.wrk import (WrkRun, against_one, check_wrk_rows, fresh_servers, verdict_text, wrk_failed,
+                                 wrk_row_parser)
 
 GOAL_ARM, ANCHOR, AA = "bare", "nginx", "bare-aa"
 # The server's CPU over its quota at or above this in the median run: the
@@ -48,7 +49,11 @@ def render_throughput(meta: Meta, rows: list) -> list:
     out = ["## Throughput with the server as the limit", "",
            (f"What was measured: wrk keep-alive on `{p.path}` ({p.connections} connections, {number(p.duration_s)} s "
             f"runs) against bare, its A/A twin bare-aa, exclusive-reorder and nginx at "
-            f"{plural(p.workers, 'worker')}, {METHOD_TEXT[p.method]}, with each server's processes held to "
+            f"{plural(p.workers, 'worker')}, {METHOD_TEXT[p.method]}"
+            + (", every round on new servers (each arm's started and warmed up for it, stopped after it, so what "
+               "a server's start draws varies from round to round and the interval covers it)"
+               if fresh_servers(runs) else "")
+            + f", with each server's processes held to "
             f"{number(p.cpu_quota)} of one CPU ({p.quota}). " if p else
             "What was measured: each server's processes held to a share of one CPU "
             "(the run's meta.json does not say how, nor by which method). ") + "The cost study's "

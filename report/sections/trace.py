@@ -13,7 +13,7 @@ from acceptlab.results_io import RowError, json_kind
 from acceptlab.stats import NOT_RESOLVED, Z975, floor_of, judge
 from report.common import (Failed, Meta, Study, cell_text, get, get_arm, get_bool, get_int, get_number, get_str,
                            interval_text, is_int, number, ordered, placement_text, plural, row_reader)
-from report.sections.wrk import COST_MODES, verdict_text
+from report.sections.wrk import COST_MODES, fresh_servers, verdict_text
 
 
 @dataclass(frozen=True)
@@ -248,6 +248,9 @@ class OverheadRun:
     # a traced or passive run: its watcher attached for this run alone (True), or
     # for the whole block (None: runs from before "watched" was recorded)
     per_run: Optional[bool] = None
+    # which start of the block's servers ran it (the round, where each round had new ones); None in rows
+    # from before it was recorded
+    server_set: Optional[int] = None
 
     @property
     def which(self) -> str:
@@ -279,7 +282,8 @@ def parse_overhead_row(obj: dict, line: int):
     if watched not in (None, "run"):
         raise RowError(f'"watched" must be "run" or absent, got {json.dumps(watched)}')
     return OverheadRun(line, traced, mode, get_int(obj, "round", 1), get_number(obj, "requests_per_s"), ratio,
-                       cpu, cpu_ratio, converged, state, watched == "run" or None)
+                       cpu, cpu_ratio, converged, state, watched == "run" or None,
+                       get_int(obj, "server_set", 1) if "server_set" in obj else None)
 
 
 # The tracer's budget: traced req/s at least this share of untraced; the same
@@ -316,7 +320,10 @@ def render_alternated_overhead(meta: Meta, runs: list, failed: list) -> list:
     out = ["What was measured: wrk as the cost study runs it (`GET /`"
            + (f", {conns['keepalive']} connections on keep-alive and {conns['close']} on Connection: close"
               if conns else "") + ") against four servers of bare at 2 workers side by side, one block per mode "
-           "in a network namespace of its own: untraced, untraced again (the A/A pair: what the method "
+           "in a network namespace of its own"
+           + (" (every round on four new servers, started and warmed up for it and stopped after it, so what a "
+              "server's start draws varies from round to round and the interval covers it)"
+              if fresh_servers(runs) else "") + ": untraced, untraced again (the A/A pair: what the method "
            "resolves), with the tracer attached (`acceptlab-trace --pgid`) and with the diagnosis's passive "
            "watch attached (`acceptlab-diagnose --port P --duration D --json`), "
            + ("each attached just before each of its server's runs and detached after it, so no other run met "

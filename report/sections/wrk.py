@@ -59,6 +59,9 @@ class WrkRun:
     client_share: Optional[float] = None
     paired_seq: Optional[int] = None  # cost, the paired method: the place of the bare run it ran beside
     deferrals_per_s: Optional[float] = None  # cost, fdpass: accepts left to the pick's sibling per second
+    # cost, throughput: which start of the block's servers ran it (the round, where each round had new
+    # ones; 1 where they were kept for the block); None in rows from before it was recorded
+    server_set: Optional[int] = None
 
     @property
     def key(self) -> tuple:
@@ -139,8 +142,35 @@ def wrk_row_parser(setting_key: str):
                       get_int(obj, "seq", 0) if "seq" in obj else None,
                       get_number(obj, "client_cpu_share", nullable=True) if "client_cpu_share" in obj else None,
                       get_int_or_null(obj, "paired_seq"),
-                      get_number(obj, "deferrals_per_s", nullable=True) if "deferrals_per_s" in obj else None)
+                      get_number(obj, "deferrals_per_s", nullable=True) if "deferrals_per_s" in obj else None,
+                      get_int(obj, "server_set", 1) if "server_set" in obj else None)
     return parse
+
+
+def fresh_servers(runs: list) -> bool:
+    """Whether the runs' block started new servers for each round (a row's
+    server_set beyond 1), not one server per arm for the whole block."""
+    return any((getattr(r, "server_set", None) or 1) > 1 for r in runs)
+
+
+def one_per_server(runs: list) -> list:
+    """One run per server the runs came from (a server's life fields are the
+    same on each of its runs), in the runs' order."""
+    seen = {}
+    for r in runs:
+        seen.setdefault(r.server_set, r)
+    return list(seen.values())
+
+
+def served_over(runs: list) -> Optional[str]:
+    """The connections each worker served over the servers the runs came
+    from: one server's split as it is; several servers' (new ones for each
+    round) summed place by place, each server's largest first."""
+    splits = [[int(n) for n in r.served.split("/")] for r in one_per_server([r for r in runs if r.served])]
+    if len(splits) < 2:
+        return next((r.served for r in runs if r.served), None)
+    width = max(len(s) for s in splits)
+    return "/".join(str(sum(s[i] for s in splits if i < len(s))) for i in range(width))
 
 
 def get_loops(obj: dict) -> tuple:
