@@ -2,9 +2,10 @@
 workers, measured side by side (probes/harness/alternation.py): per mode,
 one block in a network namespace of its own, rounds of one short run per
 arm, each round on servers started for it (every arm's, each warmed up
-first) and stopped after it (FRESH_SERVERS), in an order shuffled per round, every run at the same time as one of bare's,
-both servers on the same CPU (--cost-method paired, the default), or
-between two of bare's (--cost-method alternated). Per run: the server's CPU time per request (its
+first) and stopped after it (FRESH_SERVERS), in an order shuffled per
+round, every run at the same time as one of bare's, both servers on the
+same CPU (--cost-method paired, the default), or between two of bare's
+(--cost-method alternated). Per run: the server's CPU time per request (its
 process tree's scheduler counts over the run), req/s, p50/p99, its context
 switches per request and, for fdpass, the hand-offs it caused; per server,
 over its life (its round and its warm-up): the connections each worker
@@ -227,9 +228,9 @@ def headers_of(mode):
 def entrant(plan, raw_dir, arm, workers, mode, study="cost"):
     """The block's entrant for one cell: our server for the arm (or the
     anchor's peer configuration, its access log off), started (for each
-    round: FRESH_SERVERS) and pinned; its life fields (the connections each worker served, requests
-    per epoll_wait return, hand-offs) read once it has stopped. Its raw
-    files are named after the study."""
+    round: FRESH_SERVERS) and pinned; its life fields (the connections each
+    worker served, requests per epoll_wait return, hand-offs) read once it
+    has stopped. Its raw files are named after the study."""
     prefix = os.path.join(raw_dir, "%s-%s-w%d-%s" % (study, arm, workers, mode))
 
     @contextlib.contextmanager

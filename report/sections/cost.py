@@ -67,7 +67,8 @@ def servers_text(fresh: bool) -> str:
                 "server's start draws, which worker holds what and where its memory lies, varies from round to "
                 "round and the rounds' interval covers it), each warmed up by an unrecorded wrk run after its "
                 "start; the rounds: ")
-    return "every arm's server was started once and kept for the block, each was warmed up by an unrecorded wrk run, then "
+    return ("every arm's server was started once and kept for the block, each was warmed up by an unrecorded wrk "
+            "run, then ")
 
 
 def alternated_intro(p: BenchParams, fresh: bool = False) -> str:
