@@ -1,5 +1,5 @@
 """alternation: several servers measured side by side in one block, the
-cost and trace_overhead studies' method.
+cost, throughput and trace_overhead studies' method.
 
 Every entrant's server is started for the block and kept (or, fresh,
 started anew for each round); each is warmed up once after its start
