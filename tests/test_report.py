@@ -1404,3 +1404,15 @@ def test_a_cell_on_new_servers_every_round_sums_its_servers_life_counts():
     assert not fresh_servers(kept) and served_over(kept) == "30/10"
     (cell,) = per_server(kept)
     assert cell.served == "30/10" and cell.worker_loops == first and cell.per_wakeup == 140 / 90, cell
+
+
+def test_the_alternated_method_on_new_servers_says_every_round_opens_with_bare():
+    """Alternated with new servers for each round, every round opens with a
+    run of bare on its own servers (run_block's round_order), and the text
+    says so; with servers kept for the block only round 1 does."""
+    from report.common import BenchParams
+    from report.sections.cost import method_text
+    p = BenchParams("/", 2, (64,), 1, None, 8, method="alternated")
+    assert "(every round opening with one, on its own servers)" in method_text(p, True), method_text(p, True)
+    kept = method_text(p)
+    assert "(round 1 opening with one)" in kept and "every round opening" not in kept, kept

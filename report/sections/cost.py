@@ -43,8 +43,9 @@ def ports_text(p: BenchParams) -> str:
 SIDE_BY_SIDE = ("alternated", "paired")
 
 
-def method_text(p: BenchParams) -> str:
-    """The rounds of a block, and what a ratio to bare is over, by method."""
+def method_text(p: BenchParams, fresh: bool = False) -> str:
+    """The rounds of a block, and what a ratio to bare is over, by method
+    (fresh: new servers for each round)."""
     rounds = f"{plural(p.rounds, 'round')} (planned) ran: the other arms in an order shuffled from round to round, "
     if p.method == "paired":
         return (rounds + "each run at the same time as one of bare's, both servers pinned to the same CPU and both "
@@ -54,7 +55,9 @@ def method_text(p: BenchParams) -> str:
                 "moment share it, so it cancels in their ratio. Each server has about half the CPU, as beside any "
                 "other busy process. A ratio to another partner is the two arms' ratios to bare in the same "
                 "round. ")
-    return (rounds + "each run followed by one of bare (round 1 opening with one), so every run sits between two of "
+    return (rounds + "each run followed by one of bare ("
+            + ("every round opening with one, on its own servers" if fresh else "round 1 opening with one")
+            + "), so every run sits between two of "
             "bare's, each after a short settle. A run's ratio to bare is over bare's value at the same moment: "
             "its runs just before and just after, on a line, so the machine's drift over minutes cancels; a "
             "ratio to another partner is the two arms' ratios to bare in the same round. ")
@@ -83,7 +86,7 @@ def alternated_intro(p: BenchParams, fresh: bool = False) -> str:
             f"({wrk_cmd(p, conns['close'], duration_s=p.close_duration_s)}: every request a new connection, so "
             "every request is an accept). " + placement_text(p) +
             "The method: per mode, one block in a network namespace of its own; " + servers_text(fresh)
-            + method_text(p)
+            + method_text(p, fresh)
             + (f"The A/A arm {aa}: its ratio to bare is what the method resolves, the floor every cost verdict "
                "below is judged against. " if aa else "")
             + f"Ports: {ports_text(p)}; how many sockets each server left in TIME_WAIT is measured at the end "
