@@ -150,18 +150,17 @@ def run_block(reference, others, warm, run_one, go_on, progress, paired=False, f
     keeps them, the round with fresh), the entrant's tags, its port and
     its life fields (read once its servers have stopped)."""
     entrants = [reference] + list(others)
-    made = []
+    made, ran = [], []  # every row, and the rows of the servers now running
     rnd, server_set, again = 0, 0, True
+
+    def record(e, row, rnd, order, seq, **extra):
+        row.update(dict({"round": rnd, "order": order, "seq": seq, "server_set": server_set}, **extra), **e.tags)
+        made.append((e, row))
+        ran.append((e, row))
+
     while again:
         server_set += 1
         ran, live = [], {}
-
-        def record(e, row, rnd, order, seq, **extra):
-            row.update(dict({"round": rnd, "order": order, "seq": seq, "server_set": server_set}, **extra),
-                       **e.tags)
-            made.append((e, row))
-            ran.append((e, row))
-
         with contextlib.ExitStack() as stack:
             for e in entrants:
                 live[id(e)] = stack.enter_context(e.open())

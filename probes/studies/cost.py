@@ -190,10 +190,13 @@ SERVERS_FIELD = {True: "started afresh for each round", False: "kept for the blo
 SERVER_START_S = 3
 
 
-def fresh_s(servers, rounds):
-    """What starting, warming up and stopping servers for each of rounds
-    adds to a block's length (nothing when they are kept for it)."""
-    return servers * rounds * (WARM_UP_S + SERVER_START_S) if FRESH_SERVERS else 0
+def block_timeout(servers, rounds, seconds, margin):
+    """The longest a block of servers x rounds runs of seconds may take (the
+    cost, throughput and trace_overhead studies'): each server's warm-up,
+    each run with 3 s to spare, with new servers for each round
+    (FRESH_SERVERS) their starts, warm-ups and stops too, and margin."""
+    fresh = servers * rounds * (WARM_UP_S + SERVER_START_S) if FRESH_SERVERS else 0
+    return servers * (WARM_UP_S + rounds * (seconds + 3)) + fresh + margin
 
 
 def servers_text():
@@ -377,7 +380,7 @@ def steps(plan, raw_dir):
         def step(mode=mode):
             n = len(cells(plan))
             cap = plan.bench_max_rounds if plan.bench_within else cost_rounds(plan)
-            timeout = n * (WARM_UP_S + cap * (cost_seconds(plan, mode) + 3)) + fresh_s(n, cap) + 120
+            timeout = block_timeout(n, cap, cost_seconds(plan, mode), 120)
             return in_own_netns(lambda: block(plan, raw_dir, mode), timeout, "cost's %s block" % mode)
         yield "%-9s %d cells x %d rounds" % (mode, len(cells(plan)), cost_rounds(plan)), step, {"mode": mode}
 

@@ -35,8 +35,8 @@ from probes.harness.cpu_quota import CpuQuota
 from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.wrk import need_wrk
 from probes.studies.common import in_own_netns, rewrite_rows, stopping_rule
-from probes.studies.cost import (ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, FRESH_SERVERS, SERVERS_FIELD, WARM_UP_S,
-                                 block_rule, fresh_s, cost_rounds, cost_run, cost_seconds, entrant, fill_ratios, joined,
+from probes.studies.cost import (ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, FRESH_SERVERS, SERVERS_FIELD, block_rule,
+                                 block_timeout, cost_rounds, cost_run, cost_seconds, entrant, fill_ratios, joined,
                                  placement_meta, print_progress, series_text, warm_entrant)
 
 NAME = "throughput"
@@ -121,8 +121,7 @@ def steps(plan, raw_dir):
         if not is_root():
             raise StepFailed("skipped: needs root (a cgroup holds each server to its CPU quota)")
         cap = plan.bench_max_rounds if plan.bench_within else cost_rounds(plan, THROUGHPUT_ROUNDS)
-        timeout = (len(THROUGHPUT_ARMS) * (WARM_UP_S + cap * (cost_seconds(plan, THROUGHPUT_MODE) + 3))
-                   + fresh_s(len(THROUGHPUT_ARMS), cap) + 180)
+        timeout = block_timeout(len(THROUGHPUT_ARMS), cap, cost_seconds(plan, THROUGHPUT_MODE), 180)
         return in_own_netns(lambda: block(plan, raw_dir), timeout, "throughput's block")
     yield ("%s at %g CPU, %d arms x %d rounds" % (THROUGHPUT_MODE, THROUGHPUT_QUOTA, len(THROUGHPUT_ARMS),
                                                   cost_rounds(plan, THROUGHPUT_ROUNDS)), step,

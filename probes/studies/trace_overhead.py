@@ -32,8 +32,8 @@ from probes.harness.servers import ServerRun, loop_fields
 from probes.harness.tracer import PassiveDiagnosis, Tracer
 from probes.harness.wrk import need_wrk, run_wrk
 from probes.studies.common import final_state, in_own_netns, rewrite_rows, served_split, stopping_record, stopping_rule
-from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, FRESH_SERVERS, SERVERS_FIELD, WARM_UP_S,
-                                 block_rule, fresh_s, cost_rounds, cost_seconds, headers_of, joined, max_rounds, pinned,
+from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, FRESH_SERVERS, SERVERS_FIELD, block_rule,
+                                 block_timeout, cost_rounds, cost_seconds, headers_of, joined, max_rounds, pinned,
                                  placement_meta, print_progress, series_text, warm_entrant, within)
 
 NAME = "trace_overhead"
@@ -183,7 +183,7 @@ def steps(plan, raw_dir):
                 raise StepFailed("skipped: needs root (%s and %s load BPF programs)"
                                  % (ATTACHED[TRACED], ATTACHED[PASSIVE]))
             cap = plan.bench_max_rounds if plan.bench_within else trace_rounds(plan)
-            timeout = len(states) * (WARM_UP_S + cap * (cost_seconds(plan, mode) + 3)) + fresh_s(len(states), cap) + 180
+            timeout = block_timeout(len(states), cap, cost_seconds(plan, mode), 180)
             return in_own_netns(lambda: block(plan, raw_dir, mode, states), timeout,
                                 "trace_overhead's %s block" % mode)
         yield ("%s %-9s %d states x %d rounds" % (TRACE_OVERHEAD_ARM, mode, len(states), trace_rounds(plan)), step,

@@ -150,7 +150,7 @@ def wrk_row_parser(setting_key: str):
 def fresh_servers(runs: list) -> bool:
     """Whether the runs' block started new servers for each round (a row's
     server_set beyond 1), not one server per arm for the whole block."""
-    return any((getattr(r, "server_set", None) or 1) > 1 for r in runs)
+    return any((r.server_set or 1) > 1 for r in runs)
 
 
 def one_per_server(runs: list) -> list:
