@@ -135,30 +135,22 @@ static __always_inline struct diag_totals *the_totals(void)
 __u64 net_seen = 0;
 
 /* Whether the socket an accept returned is one of the port's, in its
- * namespace; *hash is its skc_hash. Each probe read is a helper call, so
- * the hash and the ports are read together (skc_portpair follows skc_hash
- * in sock_common), and the namespace's inode only until its struct net is
+ * namespace. The namespace's inode is read only until its struct net is
  * known. */
-static __always_inline int accepted_ours(const struct sock *sk, __u32 *hash)
+static __always_inline int accepted_ours(const struct sock *sk)
 {
-	struct {
-		__u32 hash;
-		__u16 dport;
-		__u16 num;
-	} hp;
 	__u64 net;
 
-	if (!sk || bpf_core_read(&hp, sizeof(hp), &sk->__sk_common.skc_hash) || hp.num != targ_port)
+	if (!sk || sk->__sk_common.skc_num != targ_port)
 		return 0;
-	net = (__u64)BPF_CORE_READ(sk, __sk_common.skc_net.net);
+	net = (__u64)sk->__sk_common.skc_net.net;
 	if (!net)
 		return 0;
 	if (net != net_seen) {
-		if (BPF_CORE_READ((struct net *)net, ns.inum) != targ_netns)
+		if (sk->__sk_common.skc_net.net->ns.inum != targ_netns)
 			return 0;
 		net_seen = net;
 	}
-	*hash = hp.hash;
 	return 1;
 }
 
@@ -273,7 +265,7 @@ static __always_inline int accept_exit(long ret)
 	struct diag_conn *c;
 	struct diag_thread *t;
 	struct diag_totals *tot;
-	__u32 hash;
+	struct sock *sk;
 	__u64 key;
 
 	/* The holders' accepts only (a hash lookup), then the port (a walk
@@ -290,15 +282,16 @@ static __always_inline int accept_exit(long ret)
 			return 0;
 	}
 	t->won = 1;
-	key = sock_of_accepted(ret);
-	if (!accepted_ours((struct sock *)key, &hash))
+	sk = sock_of_accepted(ret);
+	if (!accepted_ours(sk))
 		return 0;
+	key = (__u64)sk;
 	if (!(tot = the_totals()))
 		return 0;
 	__sync_fetch_and_add(&t->accepted, 1);
 	__sync_fetch_and_add(&tot->accepted, 1);
 	/* Followed from here to its destruction. */
-	if (!(c = follow(key, hash, tot)))
+	if (!(c = follow(key, sk->__sk_common.skc_hash, tot)))
 		return 0;
 	c->acceptor = tid;
 	c->acceptor_tgid = tgid;
@@ -317,9 +310,9 @@ int exit_accept(struct trace_event_raw_sys_exit *ctx) { return accept_exit(ctx->
  * been read of it (what arrived, less what waits to be read) is ret. */
 static __always_inline bool first_bytes_read(struct sock *sk, int ret)
 {
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	__u64 arrived = BPF_CORE_READ(tp, bytes_received);
-	__u32 waiting = BPF_CORE_READ(tp, rcv_nxt) - BPF_CORE_READ(tp, copied_seq);
+	struct tcp_sock *tp = SOCK_AS(struct tcp_sock, sk);
+	__u64 arrived = tp->bytes_received;
+	__u32 waiting = tp->rcv_nxt - tp->copied_seq;
 
 	return arrived - waiting == (__u64)ret;
 }

@@ -27,7 +27,7 @@ static __always_inline int waking_in_wait(struct task_struct *p, const volatile 
 	if (!regs)
 		return 0;
 #if defined(__TARGET_ARCH_x86)
-	sys = BPF_CORE_READ(regs, orig_ax);
+	sys = regs->orig_ax;
 #else
 #error "waits.bpf.h: the syscall number's register is known for x86 only"
 #endif
