@@ -51,6 +51,7 @@
 
 #include "acceptlab_diagnose.h"
 #include "sock.bpf.h"
+#include "sock_btf.bpf.h"
 #include "waits.bpf.h"
 
 #define MSG_PEEK 2
@@ -244,7 +245,7 @@ int BPF_PROG(on_destroy, struct sock *sk)
 	/* Every TCP socket's end comes here: the port first (one read; its
 	 * bound port is released by now, so inet_sport's), then the followed
 	 * connections (made at accept, in the namespace). */
-	if (sk_local_port(sk) != targ_port || !(c = conn_of(key, sk->__sk_common.skc_hash, &slot)))
+	if (btf_sk_local_port(sk) != targ_port || !(c = conn_of(key, sk->__sk_common.skc_hash, &slot)))
 		return 0;
 	own(c, 0, NULL);
 	if ((tot = the_totals()))
@@ -282,7 +283,7 @@ static __always_inline int accept_exit(long ret)
 			return 0;
 	}
 	t->won = 1;
-	sk = sock_of_accepted(ret);
+	sk = btf_sock_of_accepted(ret);
 	if (!accepted_ours(sk))
 		return 0;
 	key = (__u64)sk;
@@ -335,7 +336,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 	if (!c || c->server) {
 		/* Marked, so that its later reads cost a pointer chase. */
 		bpf_sk_storage_get(&first_read_seen, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-		if (c || sk_netns(sk) != targ_netns)
+		if (c || btf_sk_netns(sk) != targ_netns)
 			return 0;
 		/* Not followed: accepted before the trace began, or by a
 		 * process not traced (another server's, or --pid left its
@@ -347,7 +348,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 			__sync_fetch_and_add(&tot->unaccepted_reads, 1);
 		return 0;
 	}
-	if (sk_netns(sk) != targ_netns || !(tot = the_totals()))
+	if (btf_sk_netns(sk) != targ_netns || !(tot = the_totals()))
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	tgid = id >> 32;

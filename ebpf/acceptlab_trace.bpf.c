@@ -216,7 +216,7 @@ static __always_inline int accept_exit(long ret)
 			__sync_fetch_and_add(&st->accept_cpu[cpu], 1);
 		if (!targ_timeline)
 			return 0; /* no ESTABLISHED to pair it with, no event */
-		sk = (__u64)sock_of_fd(ret);
+		sk = sock_of_fd(ret);
 		seen = sk ? bpf_map_lookup_elem(&conns, &sk) : NULL;
 		if (seen) {
 			__u32 ecpu = seen->est_cpu;

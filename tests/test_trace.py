@@ -267,3 +267,28 @@ def test_unknown_targets_exit_2():
     assert res.returncode == 2 and "--port %d" % port in res.stderr, res
     res = subprocess.run([TRACER, "--pgid", "999999999"], capture_output=True, text=True, timeout=10)
     assert res.returncode == 2 and "--pgid 999999999" in res.stderr, res
+
+
+# The BPF objects and the kfuncs each may call. The tracer's and the
+# servers' programs load on kernels older than the diagnosis needs, so they
+# call none: a kfunc the running kernel lacks fails the whole object's load.
+# The diagnosis, which needs tp_btf/sock_recv_length anyway, reads sockets
+# through bpf_rdonly_cast (Linux 6.2), ebpf/sock_btf.bpf.h.
+KFUNCS_ALLOWED = {"acceptlab_trace.bpf.o": set(), "worker_load.bpf.o": set(), "listener_iter.bpf.o": set(),
+                  "acceptlab_diagnose.bpf.o": {"bpf_rdonly_cast"}}
+
+
+def kfuncs_of(obj):
+    """The kernel functions obj calls: its BTF's extern FUNCs (bpftool)."""
+    out = subprocess.run(["bpftool", "btf", "dump", "file", obj], capture_output=True, text=True, check=True).stdout
+    return {line.split("'")[1] for line in out.splitlines()
+            if "] FUNC '" in line and line.rstrip().endswith("linkage=extern")}
+
+
+@pytest.mark.parametrize("obj", sorted(KFUNCS_ALLOWED))
+def test_only_the_diagnosis_calls_kfuncs(obj):
+    """Each object's kfuncs are within its allowance (and the diagnosis's
+    BTF reads are really there: it calls bpf_rdonly_cast)."""
+    found = kfuncs_of(os.path.join(ROOT, "build", obj))
+    assert found <= KFUNCS_ALLOWED[obj], (obj, found - KFUNCS_ALLOWED[obj])
+    assert found == KFUNCS_ALLOWED[obj], (obj, found)
