@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* sock.bpf.h: the socket helpers the BPF programs share (the tracer, the
- * diagnosis, the load accounting): the socket behind a descriptor of the
- * calling task, and a socket's local port and network namespace. Include
+ * load accounting; the diagnosis reads through sock_btf.bpf.h): the socket
+ * behind a descriptor of the calling task, and a socket's local port. Include
  * after vmlinux.h and libbpf's bpf_helpers.h, bpf_core_read.h and
  * bpf_endian.h. */
 #ifndef ACCEPTLAB_SOCK_BPF_H
@@ -52,16 +52,6 @@ static __always_inline __u64 sock_of_fd(long fd)
 	return sock_of_file(file);
 }
 
-/* The socket behind the descriptor the calling task's accept has just
- * returned (an accept returns sockets only, so its inode is not asked), or
- * 0. */
-static __always_inline __u64 sock_of_accepted(long fd)
-{
-	struct file *file = file_of_fd(fd);
-
-	return file ? sock_of_file(file) : 0;
-}
-
 /* A socket's local port, host order. Read from inet_sport, not skc_num: a
  * move to CLOSE releases the bound port (inet_put_port zeroes skc_num)
  * before inet_sock_set_state fires, so a connection reset, or closed with
@@ -69,12 +59,6 @@ static __always_inline __u64 sock_of_accepted(long fd)
 static __always_inline __u16 sk_local_port(const struct sock *sk)
 {
 	return bpf_ntohs(BPF_CORE_READ((const struct inet_sock *)sk, inet_sport));
-}
-
-/* The inode of a socket's network namespace (as /proc/PID/ns/net's). */
-static __always_inline __u32 sk_netns(const struct sock *sk)
-{
-	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
 }
 
 #endif

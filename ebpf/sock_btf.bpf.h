@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* sock_btf.bpf.h: sock.bpf.h's reads for the diagnosis, which needs Linux
- * 6.3 or later (tp_btf/sock_recv_length) and so may use bpf_rdonly_cast
- * (6.2): kernel memory read as the kernel's own types (BTF), each field a
+/* sock_btf.bpf.h: the diagnosis's socket reads. It needs a kernel with
+ * tp_btf/sock_recv_length, which came after bpf_rdonly_cast (Linux 6.2), so
+ * it reads kernel memory as the kernel's own types (BTF), each field a
  * plain load the verifier guards, where each bpf_probe_read_kernel is a
  * helper call of its own. At an accept's exit the walk from the task to the
  * socket's ports is one helper call (the descriptor's slot of the file
@@ -35,13 +35,14 @@ static __always_inline struct sock *btf_sock_of_accepted(long fd)
 	return sock ? sock->sk : NULL;
 }
 
-/* sk_local_port, read as the kernel's types. */
+/* A socket's local port, host order, from inet_sport (as sock.bpf.h's
+ * sk_local_port: still there after a move to CLOSE has released skc_num). */
 static __always_inline __u16 btf_sk_local_port(const struct sock *sk)
 {
 	return bpf_ntohs(SOCK_AS(struct inet_sock, sk)->inet_sport);
 }
 
-/* sk_netns, read as the kernel's types. */
+/* The inode of a socket's network namespace (as /proc/PID/ns/net's). */
 static __always_inline __u32 btf_sk_netns(const struct sock *sk)
 {
 	return sk->__sk_common.skc_net.net->ns.inum;
