@@ -292,3 +292,11 @@ def test_only_the_diagnosis_calls_kfuncs(obj):
     found = kfuncs_of(os.path.join(ROOT, "build", obj))
     assert found <= KFUNCS_ALLOWED[obj], (obj, found - KFUNCS_ALLOWED[obj])
     assert found == KFUNCS_ALLOWED[obj], (obj, found)
+
+
+def test_every_bpf_object_has_a_kfunc_allowance():
+    """A new BPF program is held to the rule above too: the object of each
+    ebpf/*.bpf.c must be named in KFUNCS_ALLOWED."""
+    sources = {f[:-len(".c")] + ".o" for f in os.listdir(os.path.join(ROOT, "ebpf")) if f.endswith(".bpf.c")}
+    assert sources == set(KFUNCS_ALLOWED), (sorted(sources - set(KFUNCS_ALLOWED)),
+                                            sorted(set(KFUNCS_ALLOWED) - sources))
