@@ -126,6 +126,10 @@ static void usage(FILE *f)
 		"  --verbose       libbpf's debug output\n"
 		"  --help          this text\n"
 		"\n"
+		"Passive, SIGUSR1 pauses the watch (the trace's programs detached, nothing\n"
+		"read) and SIGUSR2 resumes it; with --json each is acknowledged by a \"paused\"\n"
+		"or \"resumed\" line, and the diagnosis's paused_s says how long it was paused.\n"
+		"\n"
 		"Without root it says what it cannot do (the trace, the BPF selector's\n"
 		"iterator) and reports the listeners, holders and epoll registrations it can\n"
 		"read. Exit: 0 done; 1 the watch ended early (the server exited: a partial\n"
@@ -151,6 +155,15 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	exiting = 1;
+}
+
+/* Passive: SIGUSR1 pauses the watch (the trace's programs detached, the
+ * holders' epolls and the threads' counts not read), SIGUSR2 resumes it. */
+static volatile sig_atomic_t want_paused;
+
+static void on_pause(int sig)
+{
+	want_paused = sig == SIGUSR1;
 }
 
 static double now_s(void)
@@ -472,6 +485,26 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 	return 0;
 }
 
+/* Takes the trace's programs off (paused) or puts them back; with --json
+ * says so once done ("paused" or "resumed" with the loader's clock), so a
+ * caller can time what it measures. 0, or -1 when it could not attach
+ * again. */
+static int trace_pause(struct tracing *tr, int paused)
+{
+	struct bpf_object_skeleton *skels[] = { tr->diag->skeleton };
+	int rc = 0;
+
+	if (paused)
+		links_destroy_together(skels, 1);
+	else if ((rc = acceptlab_diagnose_bpf__attach(tr->diag)))
+		fprintf(stderr, PROG ": attaching again: %s\n", strerror(-rc));
+	if (env.json && !rc) {
+		printf("{\"kind\":\"%s\",\"t\":%.6f}\n", paused ? "paused" : "resumed", now_s());
+		fflush(stdout);
+	}
+	return rc ? -1 : 0;
+}
+
 static void trace_stop(struct tracing *tr)
 {
 	struct bpf_object_skeleton *skels[] = { tr->diag ? tr->diag->skeleton : NULL };
@@ -673,8 +706,9 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 {
 	double start = now_s(), next_sample = start, next_alive = start + ALIVE_CHECK_S;
 	double next_progress = start + PROGRESS_S, deadline = env.load ? 0 : start + env.duration_s;
-	double settle_until = 0;
+	double settle_until = 0, paused_at = 0;
 	struct diag_totals last = { 0 }, t;
+	int paused = 0;
 
 	for (int i = 0; i < d->nep; i++)
 		g->epolls[i] = (struct diag_epoll){ .pid = d->ep[i].pid, .fd = d->ep[i].epfd, .present = -1 };
@@ -688,11 +722,25 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 			snprintf(g->partial_why, sizeof(g->partial_why), "stopped by a signal after %.1f s", now - start);
 			break;
 		}
-		if (now >= next_sample) {
+		if (!env.load && want_paused != paused) {
+			paused = want_paused;
+			if (trace_pause(tr, paused) < 0) {
+				g->partial = 1;
+				snprintf(g->partial_why, sizeof(g->partial_why),
+					 "could not attach again after a pause, %.1f s into the watch", now - start);
+				break;
+			}
+			if (paused)
+				paused_at = now;
+			else
+				g->paused_s += now - paused_at;
+		}
+		if (!paused && now >= next_sample) {
 			read_threads(tr, d, g, 1);
 			next_sample = now + SAMPLE_MS / 1000.0;
 		}
-		sample_registrations(d, g, 0);
+		if (!paused)
+			sample_registrations(d, g, 0);
 		if (now >= next_alive) {
 			next_alive = now + ALIVE_CHECK_S;
 			if (!detect_holders_alive(d) || !detect_listening(d)) {
@@ -734,6 +782,8 @@ static void watch(struct tracing *tr, struct detection *d, struct diagnosis *g, 
 			usleep(50000);
 		}
 	}
+	if (paused)
+		g->paused_s += now_s() - paused_at;
 	sample_registrations(d, g, 1);
 	g->duration_s = now_s() - start;
 }
@@ -803,6 +853,8 @@ int main(int argc, char **argv)
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_pause);
+	signal(SIGUSR2, on_pause);
 	if (env.json) {
 		printf("{\"kind\":\"attached\",\"traced\":%s,\"pids\":[", g.traced ? "true" : "false");
 		for (int i = 0; i < d.nh; i++)

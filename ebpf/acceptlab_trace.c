@@ -81,6 +81,10 @@ static void usage(FILE *f)
 		"  --verbose       libbpf's debug output\n"
 		"  --help          this text\n"
 		"\n"
+		"SIGUSR1 pauses the trace (its programs detached: nothing counted, nothing\n"
+		"added to any syscall), SIGUSR2 resumes it; with --json each is acknowledged\n"
+		"by a \"paused\" or \"resumed\" line once done.\n"
+		"\n"
 		"Needs root (CAP_BPF, CAP_PERFMON) and tracefs (mounted at /sys/kernel/tracing\n"
 		"if it is not). Exit: 0 done, 1 runtime failure, 2 usage error or cannot trace.\n"
 		"\n"
@@ -105,6 +109,7 @@ static void on_signal(int sig)
 	(void)sig;
 	exiting = 1;
 }
+
 
 /* The processes to trace and the ports they listen on, from --pids (already
  * in t), --pgid or --port; a target that is not there is exit 2. */
@@ -170,6 +175,33 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* SIGUSR1 pauses the trace (every program detached: nothing is counted,
+ * nothing runs on the machine's syscalls), SIGUSR2 resumes it. */
+static volatile sig_atomic_t want_paused;
+
+static void on_pause(int sig)
+{
+	want_paused = sig == SIGUSR1;
+}
+
+/* Takes the trace's programs off (paused) or puts them back; says so on
+ * stdout with --json once done, so a caller can time what it measures. */
+static int set_paused(struct acceptlab_trace_bpf *skel, int paused)
+{
+	struct bpf_object_skeleton *skels[] = { skel->skeleton };
+	int err = 0;
+
+	if (paused)
+		links_destroy_together(skels, 1);
+	else if ((err = acceptlab_trace_bpf__attach(skel)))
+		fprintf(stderr, PROG ": attaching again: %s\n", strerror(-err));
+	if (env.json && !err) {
+		printf("{\"type\":\"%s\",\"t\":%.6f}\n", paused ? "paused" : "resumed", now_s());
+		fflush(stdout);
+	}
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -186,7 +218,7 @@ int main(int argc, char **argv)
 	static struct targets targets;
 	struct acceptlab_trace_bpf *skel = NULL;
 	struct ring_buffer *rb = NULL;
-	int c, err = 0, ntargets = 0;
+	int c, err = 0, ntargets = 0, paused = 0;
 	double start, deadline;
 	const char *pids_arg = NULL;
 
@@ -277,6 +309,8 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_pause);
+	signal(SIGUSR2, on_pause);
 
 	if (env.json) {
 		printf("{\"type\":\"attached\",\"pids\":[");
@@ -301,6 +335,13 @@ int main(int argc, char **argv)
 	start = now_s();
 	deadline = env.duration_s > 0 ? start + env.duration_s : 0;
 	while (!exiting && (!deadline || now_s() < deadline)) {
+		if (want_paused != paused) {
+			paused = want_paused;
+			if (set_paused(skel, paused)) {
+				err = 1;
+				break;
+			}
+		}
 		if (rb) {
 			int n = ring_buffer__poll(rb, 100);
 			if (n < 0 && n != -EINTR) {

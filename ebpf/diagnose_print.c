@@ -237,7 +237,8 @@ void diag_print_json(const struct diagnosis *g, const char *cannot, const struct
 	json_string(stdout, g->mode);
 	printf(",\"load\":");
 	json_string(stdout, g->load);
-	printf(",\"duration_s\":%.3f,\"partial\":%s,\"partial_why\":", g->duration_s, tf(g->partial));
+	printf(",\"duration_s\":%.3f,\"paused_s\":%.3f,\"partial\":%s,\"partial_why\":", g->duration_s, g->paused_s,
+	       tf(g->partial));
 	json_string(stdout, g->partial ? g->partial_why : NULL);
 	printf(",\"verdict\":");
 	json_string(stdout, g->verdict);
@@ -343,6 +344,9 @@ void diag_print_text(const struct diagnosis *g, const struct detection *d, const
 	}
 	if (!g->nrows)
 		printf("(no worker thread seen waiting on the port%s)\n", g->traced ? " or handling its connections" : "");
+	if (g->paused_s > 0)
+		printf("(the watch was paused for %.1f of its %.1f s: nothing was counted then)\n", g->paused_s,
+		       g->duration_s);
 	if (g->nrounds) {
 		int within = 0;
 

@@ -53,6 +53,7 @@ struct diagnosis {
 	const char *mode;               /* "passive" or "active" */
 	const char *load;               /* active: the probe's shape */
 	double duration_s;              /* how long it watched */
+	double paused_s;                /* of that, paused (SIGUSR1 to SIGUSR2): nothing traced */
 	int samples;                    /* held samples taken */
 	int partial;                    /* the watch ended early */
 	char partial_why[160];

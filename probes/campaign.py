@@ -62,11 +62,11 @@ studies, in the order they run:
                  per K on one fresh server per arm x N: each burst's completion
                  time, every request's latency and who served it -> burst.jsonl
                  (the anchor arm "nginx" runs the peers' nginx-work configuration)
-  trace_overhead wrk against bare as cost runs it: untraced, untraced again
-                 (the A/A pair), with the tracer attached and with the
-                 diagnosis's passive watch attached, alternated as cost's
-                 block: what each costs the server
-                 -> trace_overhead.jsonl
+  trace_overhead wrk against bare as cost runs it, one continuous load per
+                 run on a new server, the tracer or the diagnosis's passive
+                 watch loaded and switched off and on every %(toggle_window)s s, or
+                 nothing switched (the A/A pair): what each costs the server,
+                 on windows over off ones -> trace_overhead.jsonl
   profile        where the CPU goes on keep-alive GET %(cost_path)s: bare and nginx at
                  %(profile_workers)d workers, perf record (cpu-clock, %(profile_hz)d Hz) over one
                  wrk run (%(profile_seconds)d s) and perf stat of the syscall tracepoints
@@ -86,8 +86,9 @@ studies, in the order they run:
 
 Payoff's wrk runs last half of --bench-seconds (default %(bench_seconds)ds, %(bench_quick_seconds)ds with --quick; at
 least 1 s), for --bench-rounds rounds (default %(bench_rounds)d, 1 with --quick).
-Cost and trace_overhead run wrk for %(cost_seconds)s (--cost-seconds sets
-both), the server's threads and wrk pinned to separate CPUs; %(cost_rounds)d rounds for cost, %(trace_rounds)d for
+Cost runs wrk for %(cost_seconds)s (--cost-seconds), trace_overhead for
+%(toggle_pairs)d on windows a run (%(toggle_quick_pairs)d with --quick), the server's threads and wrk pinned to
+separate CPUs; %(cost_rounds)d rounds for cost, %(trace_rounds)d for
 trace_overhead (--bench-rounds overrides, 2 with --quick). make bench (--bench-within, --bench-max-rounds) repeats cost's and trace_overhead's rounds
 until every CPU ratio's 95 %% interval is within the bound, or the cap.
 
@@ -120,6 +121,7 @@ from acceptlab import arms
 from acceptlab.paths import ROOT
 from probes.harness.lifecycle import StepFailed, die, handle_signals, is_root, stop_all
 from probes.harness.probe import PROBE
+from probes.harness import toggling
 from probes.harness.servers import SERVER
 from probes.harness.tracer import TRACER
 from probes.harness.wrk import WRK, WRK_THREADS
@@ -174,6 +176,8 @@ __doc__ = (__doc__ or "") % {
     "bench_rounds": BENCH_ROUNDS,
     "cost_seconds": "%(keepalive)d s keep-alive and %(close)d s Connection: close" % STUDY["cost"].COST_SECONDS, "cost_rounds": STUDY["cost"].COST_ROUNDS,
     "trace_rounds": STUDY["trace_overhead"].TRACE_ROUNDS,
+    "toggle_window": "%g" % toggling.WINDOW_S, "toggle_pairs": toggling.PAIRS,
+    "toggle_quick_pairs": toggling.QUICK_PAIRS,
     "throughput_quota": STUDY["throughput"].THROUGHPUT_QUOTA,
 }
 
@@ -430,7 +434,7 @@ def parse_args():
                     help="wrk duration per payoff run (default %d, %d with --quick; make bench: 6)"
                     % (BENCH_SECONDS, BENCH_QUICK_SECONDS))
     ap.add_argument("--cost-seconds", type=int, metavar="S",
-                    help="wrk duration per cost and trace_overhead run (default %d s keep-alive and %d s "
+                    help="wrk duration per cost run (default %d s keep-alive and %d s "
                          "Connection: close: short runs, many of them)"
                          % (cost.COST_SECONDS["keepalive"], cost.COST_SECONDS["close"]))
     ap.add_argument("--cost-method", choices=cost.METHODS, default="paired",

@@ -27,6 +27,7 @@ from probes.harness.cpu import CpuMeter, cpu_fields, pin_tree, process_tree
 from probes.harness.servers import ServerRun
 from probes.plan import Plan
 from probes.harness import alternation
+from probes.harness import toggling
 from probes.studies import common, cost as cost_study, trace_overhead  # the wrk studies' order, ratios, rule
 from report.sections import cost as cost_section
 from report.sections import cost_why
@@ -612,56 +613,115 @@ def test_trace_overhead_fills_its_ratios():
     assert (rows[5]["ratio_passive"], rows[5]["cpu_ratio_passive"]) == (None, None)
 
 
+def toggled_windows(per_byte):
+    """Windows off and on alternately (off first) with these CPU ns per byte,
+    1000 bytes each."""
+    return [{"on": i % 2 == 1, "cpu_ns": round(v * 1000), "bytes": 1000, "s": 0.5} for i, v in enumerate(per_byte)]
+
+
+def test_toggled_pairs_are_on_over_the_off_windows_around_them():
+    """Each on window's CPU per byte over the mean of the off windows before
+    and after it (a drift over the three cancels: 10, 10.5 on, 11 gives 1.0);
+    the run's ratio is the median of its pairs, so one stalled window moves
+    one pair and not the run; a window that read nothing gives no ratio;
+    CPU per request is the windows' CPU over bytes / bytes per request."""
+    wins = toggled_windows([10.0, 10.5, 11.0, 11.55, 11.0, 22.0, 11.0])
+    assert toggling.pair_ratios(wins) == [1.0, 1.05, 2.0]
+    assert toggling.run_ratio(wins) == 1.05
+    wins[3]["bytes"] = 0
+    assert toggling.pair_ratios(wins) == [1.0, None, 2.0] and toggling.run_ratio(wins) == 1.5
+    assert toggling.run_ratio(toggled_windows([10.0])) is None
+    wins = toggled_windows([10.0, 12.0, 10.0])
+    assert toggling.per_request_us(wins, False, 100) == 1.0 and toggling.per_request_us(wins, True, 100) == 1.2
+    assert toggling.per_request_us(wins, True, None) is None
+
+
+def test_toggled_windows_switch_the_watcher_in_turn(monkeypatch):
+    """toggling.windows over this process: 2 pairs + 1 windows, off first and
+    last, the watcher resumed before each on window and paused before each
+    off one after the first (it starts paused, and ends paused with no
+    further switch), each window's CPU and bytes read as they grew."""
+    monkeypatch.setattr(toggling, "LEAD_S", 0)
+    monkeypatch.setattr(toggling, "GAP_S", 0)
+    monkeypatch.setattr(toggling, "WINDOW_S", 0.01)
+    calls = []
+    wins = toggling.windows(os.getpid(), calls.append, 3)
+    assert [w["on"] for w in wins] == [False, True, False, True, False, True, False]
+    assert calls == [True, False, True, False, True, False]
+    assert all(w["cpu_ns"] >= 0 and w["bytes"] >= 0 and w["s"] >= 0.01 for w in wins), wins
+
+
+def test_toggled_rows_keep_their_own_ratios():
+    """A toggled row carries its run's ratio (on over off, from its windows):
+    filling the alternated method's ratios leaves it as it is, and the
+    stopping rule's series are those ratios, per state and mode, in round
+    order."""
+    rows = [{"state": state, "traced": state == "traced", "mode": "close", "round": n, "seq": 3 * (n - 1) + k,
+             "method": "toggled", "requests_per_s": 1000.0, field: value}
+            for n, values in ((1, (1.001, 1.02, 1.01)), (2, (0.999, 1.03, 1.02)))
+            for k, ((state, field), value) in enumerate(zip((("untraced-aa", "cpu_ratio_aa"),
+                                                             ("traced", "cpu_ratio_traced"),
+                                                             ("passive", "cpu_ratio_passive")), values))]
+    before = [dict(r) for r in rows]
+    trace_overhead.fill_ratio_traced(rows)
+    assert rows == before
+    assert trace_overhead.cpu_series(rows) == {"untraced-aa / untraced, close": [1.001, 0.999],
+                                               "traced / untraced, close": [1.02, 1.03],
+                                               "passive / untraced, close": [1.01, 1.02]}
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="the tracer and the diagnosis load BPF programs: needs root")
 @needs_wrk
 def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
-    """A quick trace_overhead (keep-alive, two rounds, 1 s wrk runs): one
-    block of four servers, untraced, untraced again (the A/A pair), traced
-    and passive, new ones for each round (each state's port differs from
-    round to round), every other run between two untraced runs of its own
-    round's servers; each watcher
-    attached for its own runs only (a tracer's and a diagnosis's output
-    per traced or passive run in raw/, none for any other run); the passive
-    rows carry the diagnosis's own account of their run (traced, the
-    closest variant bare, every wrk connection accepted) and their ratios
-    to the untraced server; no tracer or diagnosis left running; the
-    report's table, the A/A floor and the passive verdict."""
+    """A quick trace_overhead (keep-alive, two rounds, QUICK_PAIRS on windows
+    a run): each round runs untraced-aa, traced and passive once, each on a
+    new server (every run's port its own); every run's windows alternate
+    off and on, off first and last, and read the server's CPU and requests
+    in each; each watcher loaded for its own run only (a tracer's and a
+    diagnosis's output per traced or passive run in raw/, none for any
+    other run), switched at every window and acknowledging each switch
+    (its paused and resumed lines, as many as the run's switches); the
+    passive rows carry the diagnosis's own account (traced, the closest
+    variant bare, every wrk connection accepted and served, since it was
+    attached before wrk started, and a pause shorter than its watch); no
+    tracer or diagnosis left running; the report's table, the A/A floor and the passive verdict."""
     results = tmp_path / "r"
     before = pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose"))
     before_trace = pids_running(os.path.join(ROOT, "bin", "acceptlab-trace"))
     res = subprocess.run([*CAMPAIGN, "--platform", "linux", "--studies", "trace_overhead", "--quick",
-                          "--cost-seconds", "1", "--results-dir", str(results), "--no-canonical"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=180)
+                          "--results-dir", str(results), "--no-canonical"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert "0 of 1 steps failed or skipped" in res.stdout, res.stdout
     run = run_dir_of(results)
     rows = sorted(read_rows(run / "trace_overhead.jsonl"), key=lambda r: r["seq"])
-    for rnd in (1, 2):  # every round on new servers, opening with an untraced run of its own
+    pairs = toggling.QUICK_PAIRS
+    for rnd in (1, 2):
         mine = [r for r in rows if r["round"] == rnd]
-        states = [r["state"] for r in mine]
-        assert states[0::2] == ["untraced"] * 4 and sorted(states[1::2]) == sorted(
-            ["untraced-aa", "traced", "passive"]), states
-        assert {r["server_set"] for r in mine} == {rnd}, mine
-        assert len({r["port"] for r in mine if r["state"] == "untraced"}) == 1, mine
-    ports = {(r["state"], r["round"]): r["port"] for r in rows}
-    assert all(ports[(state, 1)] != ports[(state, 2)] for state, _ in ports), "a server kept across rounds: %r" % ports
-    passive = [r for r in rows if r["state"] == "passive"]
-    for r in passive:
-        assert r["traced"] is False and r["netns"] is True
-        assert r["diagnosis"]["traced"] is True and r["diagnosis"]["closest_variant"] == "bare", r
-        assert r["diagnosis"]["accepted"] >= 64 and r["diagnosis"]["served"] >= 64, r
-        assert r["ratio_passive"] > 0 and r["cpu_ratio_passive"] > 0 and "cpu_converged" in r, r
-    assert all("cpu_ratio_traced" in r for r in rows if r["state"] == "traced")
-    assert all(r.get("watched") == ("run" if r["state"] in ("traced", "passive") else None) for r in rows), rows
-    assert all("cpu_ratio_aa" in r for r in rows if r["state"] == "untraced-aa")
+        assert sorted(r["state"] for r in mine) == ["passive", "traced", "untraced-aa"], mine
+    assert len({r["port"] for r in rows}) == len(rows), "a server kept from one run to another"
+    field = {"untraced-aa": "cpu_ratio_aa", "traced": "cpu_ratio_traced", "passive": "cpu_ratio_passive"}
     for r in rows:
-        # a watcher's output exists for a run exactly when the run is its state's
-        prefix = run / "raw" / ("trace-overhead-%s-keepalive-r%d-s%d" % (r["state"], r["round"], r["seq"]))
+        assert r["method"] == "toggled" and r["netns"] is True, r
+        assert [w["on"] for w in r["windows"]] == [i % 2 == 1 for i in range(2 * pairs + 1)], r["windows"]
+        assert all(w["bytes"] > 0 and w["cpu_ns"] > 0 for w in r["windows"]), r["windows"]
+        assert len(r["pair_ratios"]) == pairs and r[field[r["state"]]] > 0 and "cpu_converged" in r, r
+        assert r["bytes_per_request"] > 0 and r["cpu_us_per_request_off"] > 0 and r["cpu_us_per_request_on"] > 0
+        assert r.get("watched") == ("toggled" if r["state"] != "untraced-aa" else None), r
+        prefix = run / "raw" / ("trace-overhead-%s-keepalive-r%d" % (r["state"], r["round"]))
         assert Path(str(prefix) + ".diagnose.jsonl").exists() == (r["state"] == "passive"), r
         assert Path(str(prefix) + ".trace.jsonl").exists() == (r["state"] == "traced"), r
         if r["state"] == "passive":
-            raw = Path(str(prefix) + ".diagnose.jsonl").read_text().splitlines()
-            assert json.loads(raw[-1])["kind"] == "diagnosis" and json.loads(raw[-1])["partial"] is True
+            d = r["diagnosis"]
+            assert d["traced"] is True and d["closest_variant"] == "bare", r
+            # attached before wrk started: it followed every connection wrk made (64, and wrk's first)
+            assert d["accepted"] >= 64 and d["served"] >= 64 and 0 < d["paused_s"] < d["duration_s"], r
+        if r["state"] != "untraced-aa":
+            key = "kind" if r["state"] == "passive" else "type"
+            raw = Path(str(prefix) + (".diagnose.jsonl" if r["state"] == "passive" else ".trace.jsonl"))
+            said = [json.loads(line).get(key) for line in raw.read_text().splitlines() if line.startswith("{")]
+            # paused once after attaching, then one switch before each window after the first
+            assert said.count("paused") == pairs + 1 and said.count("resumed") == pairs, said
     assert pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose")) <= before, "a diagnosis was left running"
     assert pids_running(os.path.join(ROOT, "bin", "acceptlab-trace")) <= before_trace, "a tracer was left running"
     out = tmp_path / "linux.md"
@@ -670,8 +730,8 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     assert rep.returncode == 0, rep.stderr
     text = out.read_text()
     assert "| Keep-alive | passive | " in text and "| Keep-alive | untraced-aa | " in text, text
-    assert "Keep-alive: the A/A floor, untraced again over untraced, " in text
-    assert "Keep-alive: CPU per request passive/untraced (the diagnosis's passive watch attached" in text
+    assert "Keep-alive: the A/A floor, sham windows (nothing switched), " in text
+    assert "Keep-alive: CPU per request passive on/off (the diagnosis's passive watch attached" in text
 
 
 def test_bad_stopping_rule_options_exit_2(tmp_path):

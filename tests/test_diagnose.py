@@ -453,6 +453,38 @@ def held_together(start_server, diagnose, n, env=None):
 
 
 @root_only
+def test_a_paused_watch_counts_nothing_and_resumes(start_server, diagnose):
+    """Passive, SIGUSR1 pauses the watch and SIGUSR2 resumes it, each said
+    on a line of its own ("paused", "resumed"): the 10 connections made
+    while paused are in no count, the 6 after are each accepted and served
+    once, and the diagnosis says how long it was paused (paused_s, within
+    its duration). The toggled trace_overhead study measures the watch's
+    cost by switching it so."""
+    s = start_server("bare", workers=2)
+    d = diagnose("--port", str(s.port), "--duration", "60")
+    assert d.wait_for("attached")["traced"] is True
+    os.killpg(d.proc.pid, signal.SIGUSR1)
+    d.wait_for("paused")
+    for _ in range(10):
+        get(s.port, "/pid")
+    time.sleep(0.3)
+    os.killpg(d.proc.pid, signal.SIGUSR2)
+    d.wait_for("resumed")
+    answered = {}
+    for _ in range(6):
+        who = int(get(s.port, "/pid")[2])
+        answered[who] = answered.get(who, 0) + 1
+    os.killpg(d.proc.pid, signal.SIGINT)
+    rc, lines, err = d.finish()
+    assert rc == 1, err  # stopped by a signal: a partial watch, as the study ends it
+    diag = diagnosis_of(lines)
+    assert diag["totals"]["accepted"] == 6 and diag["totals"]["served"] == 6, diag["totals"]
+    served = {w["pid"]: w["served"] for w in diag["workers"] if w["served"]}
+    assert served == answered, (served, answered)
+    assert 0.3 <= diag["paused_s"] < diag["duration_s"], diag
+
+
+@root_only
 def test_totals_follow_each_connection_to_its_end(start_server, diagnose):
     """6 connections held together (held_together). The kernel side follows
     no TCP state change: each connection is followed from its accept to its

@@ -1324,6 +1324,46 @@ def test_passive_overhead_is_judged_on_its_interval():
     assert "passive/untraced" not in text
 
 
+def test_toggled_overhead_is_judged_against_its_sham_floor():
+    """Rows of the toggled method (each run's own ratio, on windows over off)
+    read through the row parser and render as their own table: per mode and
+    state the CPU µs per request over off and on windows and the ratio's
+    interval over the rounds; each goal judged against the sham runs' A/A
+    floor: keep-alive traced 1.02, 1.021, 1.019 (1.020 ± 0.002) against at
+    most 1.05 with a floor of 1.000 ± 0.002 is met; passive 1.04, 1.05,
+    1.045 is missed; with a floor as wide as the margin, passive 1.01,
+    1.012, 1.011 is not resolved, saying why. A row whose pair_ratios is
+    not a list is an error naming the field."""
+    from acceptlab.results_io import RowError
+    from report.sections import trace as trace_section
+
+    def row(state, n, ratio, field):
+        return {"state": state, "traced": state == "traced", "mode": "keepalive", "round": n, "method": "toggled",
+                "requests_per_s": 90000.0, "window_s": 0.5, "pair_ratios": [ratio] * 3, "watched": "toggled",
+                "cpu_us_per_request_off": 10.0, "cpu_us_per_request_on": round(10.0 * ratio, 4), field: ratio}
+
+    def text_of(aa, traced, passive):
+        rows = []
+        for n, (a, t, p) in enumerate(zip(aa, traced, passive), 1):
+            rows += [trace_section.parse_overhead_row(row("untraced-aa", n, a, "cpu_ratio_aa"), 3 * n),
+                     trace_section.parse_overhead_row(row("traced", n, t, "cpu_ratio_traced"), 3 * n + 1),
+                     trace_section.parse_overhead_row(row("passive", n, p, "cpu_ratio_passive"), 3 * n + 2)]
+        return " ".join("\n".join(trace_section.render_trace_overhead(NS(cost=None), rows)).split())
+    text = text_of((1.0, 1.001, 0.999), (1.02, 1.021, 1.019), (1.04, 1.05, 1.045))
+    assert "| Keep-alive | traced | 10.00 (10.00 to 10.00) | 10.20 (10.19 to 10.21) | 1.020 ± 0.002 |" in text, text
+    assert "Keep-alive: the A/A floor, sham windows (nothing switched), 1.000 ± 0.002 over 3 rounds" in text, text
+    assert "CPU per request traced on/off (the tracer attached (`acceptlab-trace --pgid`)) 1.020 ± 0.002 over 3 " \
+           "rounds, against at most 1.05: met" in text, text
+    assert "CPU per request passive on/off (the diagnosis's passive watch attached (`acceptlab-diagnose --port " \
+           "P`)) 1.045 ± 0.012 over 3 rounds, against at most 1.03: missed" in text, text
+    wide = text_of((1.0, 1.03, 0.97), (1.02, 1.021, 1.019), (1.01, 1.012, 1.011))
+    assert "1.011 ± 0.002 over 3 rounds, against at most 1.03: not resolved" in wide, wide
+    bad = row("traced", 1, 1.0, "cpu_ratio_traced")
+    bad["pair_ratios"] = 3
+    with pytest.raises(RowError, match="pair_ratios"):
+        trace_section.parse_overhead_row(bad, 1)
+
+
 def test_keep_alive_runs_of_a_server_that_closes_are_named():
     """A wrk keep-alive run whose server served about a connection per
     request (blocking answers each with Connection: close, and wrk

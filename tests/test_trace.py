@@ -38,6 +38,14 @@ class Trace:
         self.attached = json.loads(line)
         assert self.attached["type"] == "attached", line
 
+    def switch(self, sig, word):
+        """SIGUSR1 (pause) or SIGUSR2 (resume), and its acknowledgement: the
+        next line must be word ("paused", "resumed")."""
+        self.proc.send_signal(sig)
+        line = self.proc.stdout.readline()
+        assert line and json.loads(line)["type"] == word, line
+        return json.loads(line)
+
     def stop(self):
         self.proc.send_signal(signal.SIGINT)
         out, err = self.proc.communicate(timeout=20)
@@ -174,6 +182,29 @@ def test_timeline_tells_each_connection(start_server, tracer):
         assert c["winner"] in tids, c
         assert c["accept_after_us"] >= 0 and c["est_cpu"] < os.cpu_count()
         assert c["rport"] > 0
+
+
+@root_only
+def test_pause_detaches_and_resume_counts_again(start_server, tracer):
+    """SIGUSR1 pauses the trace: once it says "paused" it holds no
+    tracepoint (bpftool: nothing of its own attached) and counts nothing,
+    so 10 connections then are not in its counts; SIGUSR2 resumes it: once
+    it says "resumed" its hooks are back, and the 6 connections after are
+    counted, exactly. The toggled trace_overhead study relies on both: an
+    off window must cost the server nothing of the tracer's, an on window
+    all of it."""
+    s = start_server("bare")
+    t = tracer("--pgid", str(s.proc.pid))
+    hooks = bpf_attachments(t.proc.pid)
+    assert hooks, "the tracer attached nothing"
+    t.switch(signal.SIGUSR1, "paused")
+    assert bpf_attachments(t.proc.pid) == set(), "paused, yet still attached"
+    assert sum(answered_by(s.port, 10).values()) == 10
+    t.switch(signal.SIGUSR2, "resumed")
+    assert bpf_attachments(t.proc.pid) == hooks
+    assert sum(answered_by(s.port, 6).values()) == 6
+    ws = workers_of(t.stop())
+    assert sum(w["won"] for w in ws.values()) == 6, ws
 
 
 def bpf_attachments(pid):

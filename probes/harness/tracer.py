@@ -40,13 +40,35 @@ def end_and_keep(proc, raw, sig, read_s):
         f.write(proc.captured)
 
 
+def switch(proc, sig, key, word, stderr):
+    """Pauses (SIGUSR1) or resumes (SIGUSR2) a watcher started with --json in
+    a session of its own, and returns once it has said so: its line with
+    key set to word ("paused" or "resumed") one more time than before.
+    Raises StepFailed when it has not within SWITCH_TIMEOUT_S."""
+    mark = ('"%s":"%s"' % (key, word)).encode()
+    want = proc.captured.count(mark) + 1
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        raise StepFailed("the watcher is gone: " + tail(stderr))
+    deadline = time.monotonic() + SWITCH_TIMEOUT_S
+    while proc.captured.count(mark) < want:
+        left = deadline - time.monotonic()
+        if left <= 0 or not read_output(proc, left):
+            raise StepFailed("the watcher did not say %s within %d s: %s" % (word, SWITCH_TIMEOUT_S, tail(stderr)))
+
+
+SWITCH_TIMEOUT_S = 10
+
+
 class Tracer:
     """bin/acceptlab-trace --pgid PGID --json, started before the probe and
     stopped (SIGINT) after it; its output is kept at raw_prefix.trace.jsonl."""
 
     def __init__(self, pgid, raw_prefix, timeline=False):
         self.raw = raw_prefix + ".trace.jsonl"
-        err = open(raw_prefix + ".trace.stderr", "w")
+        self.stderr = raw_prefix + ".trace.stderr"
+        err = open(self.stderr, "w")
         with registering():
             self.proc = subprocess.Popen([TRACER, "--pgid", str(pgid), "--json"]
                                          + (["--timeline"] if timeline else []),
@@ -60,6 +82,14 @@ class Tracer:
             if left <= 0 or not read_output(self.proc, left):
                 self.stop()
                 raise StepFailed("tracer did not attach: " + tail(raw_prefix + ".trace.stderr"))
+
+    def pause(self):
+        """Its programs detached (SIGUSR1), once it says so."""
+        switch(self.proc, signal.SIGUSR1, "type", "paused", self.stderr)
+
+    def resume(self):
+        """Its programs attached again (SIGUSR2), once it says so."""
+        switch(self.proc, signal.SIGUSR2, "type", "resumed", self.stderr)
 
     def stop(self):
         """Returns the tracer's JSON objects (after its exit)."""
@@ -112,6 +142,14 @@ class PassiveDiagnosis:
                 except ValueError:
                     pass
         return out
+
+    def pause(self):
+        """The watch paused (SIGUSR1: its programs detached, nothing read), once it says so."""
+        switch(self.proc, signal.SIGUSR1, "kind", "paused", self.stderr)
+
+    def resume(self):
+        """The watch resumed (SIGUSR2), once it says so."""
+        switch(self.proc, signal.SIGUSR2, "kind", "resumed", self.stderr)
 
     def kill(self):
         """SIGKILL to its group (the clean-up registry's way), output kept."""

@@ -251,6 +251,13 @@ class OverheadRun:
     # which start of the block's servers ran it (the round, where each round had new ones); None in rows
     # from before it was recorded
     server_set: Optional[int] = None
+    # the toggled method (a row with "method": "toggled"): the run's CPU µs per request over its off and
+    # its on windows, its pairs (on windows between two off ones) and the window's length
+    toggled: bool = False
+    cpu_off: Optional[float] = None
+    cpu_on: Optional[float] = None
+    pairs: int = 0
+    window_s: Optional[float] = None
 
     @property
     def which(self) -> str:
@@ -279,11 +286,23 @@ def parse_overhead_row(obj: dict, line: int):
     cpu_ratio = get_number(obj, cpu_ratio_key, nullable=True) if cpu_ratio_key in obj else None
     converged = get_bool(obj, "cpu_converged") if "cpu_converged" in obj else None
     watched = get_str(obj, "watched") if "watched" in obj else None
-    if watched not in (None, "run"):
-        raise RowError(f'"watched" must be "run" or absent, got {json.dumps(watched)}')
+    if watched not in (None, "run", "toggled"):
+        raise RowError(f'"watched" must be "run", "toggled" or absent, got {json.dumps(watched)}')
+    method = get_str(obj, "method") if "method" in obj else None
+    if method not in (None, "toggled"):
+        raise RowError(f'"method" must be "toggled" or absent, got {json.dumps(method)}')
+    toggled = {}
+    if method == "toggled":
+        pairs = get(obj, "pair_ratios")
+        if not isinstance(pairs, list):
+            raise RowError(f'"pair_ratios" must be a list, got {json_kind(pairs)}')
+        toggled = dict(toggled=True, pairs=len(pairs),
+                       cpu_off=get_number(obj, "cpu_us_per_request_off", nullable=True),
+                       cpu_on=get_number(obj, "cpu_us_per_request_on", nullable=True),
+                       window_s=get_number(obj, "window_s"))
     return OverheadRun(line, traced, mode, get_int(obj, "round", 1), get_number(obj, "requests_per_s"), ratio,
                        cpu, cpu_ratio, converged, state, watched == "run" or None,
-                       get_int(obj, "server_set", 1) if "server_set" in obj else None)
+                       get_int(obj, "server_set", 1) if "server_set" in obj else None, **toggled)
 
 
 # The tracer's budget: traced req/s at least this share of untraced; the same
@@ -366,16 +385,88 @@ def render_alternated_overhead(meta: Meta, runs: list, failed: list) -> list:
             out.append(f"| {title} | {state} | {cell} | {interval_text(ratios)} | "
                        f"{interval_text([r.ratio for r in got if r.ratio is not None])} |")
             if state in ALTERNATED_GOALS and ratios:
-                lines.append(f"{title}: CPU per request {state}/untraced ({STATE_WORDS[state]}) "
-                             + verdict_text(ratios, ALTERNATED_GOALS[state], "at most", floor))
-    out += ["", "**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
+                lines.append(goal_line(title, state, "/untraced", ratios, floor))
+    return out + shows(lines, failed)
+
+
+def goal_line(title: str, state: str, over: str, ratios: list, floor) -> str:
+    """A finding: the state's CPU ratio judged against its goal and the A/A floor."""
+    return (f"{title}: CPU per request {state}{over} ({STATE_WORDS[state]}) "
+            + verdict_text(ratios, ALTERNATED_GOALS[state], "at most", floor))
+
+
+def shows(lines: list, failed: list) -> list:
+    """The section's closing paragraph: its findings, and the runs that failed."""
+    return ["", "**What this shows.** " + ("; ".join(lines) + "." if lines else "No complete round.")
             + (f" {plural(len(failed), 'run')} failed." if failed else ""), ""]
-    return out
+
+
+TOGGLED_STATES = ("untraced-aa", "traced", "passive")
+
+
+def render_toggled_overhead(runs: list, failed: list) -> list:
+    """The toggled method's table (probes/harness/toggling.py): per mode and
+    state, the server's CPU µs per request over the runs' off and on windows
+    (median over the runs, lowest to highest), and the CPU ratio on over off
+    (each run's: the median of its pairs; mean ± 95 % half-width over the
+    runs); each goal judged against the A/A floor of its mode."""
+    window = runs[0].window_s
+    pairs = sorted({r.pairs for r in runs})
+    rounds = max(r.round for r in runs)
+    out = ["What was measured: the server's CPU time per request with a watcher attached over without it, on "
+           "bare at 2 workers under wrk as the cost study runs it (`GET /`), one block per mode in a network "
+           "namespace of its own, each run on a new server. In a run the server is under one continuous wrk "
+           "load and its watcher stays loaded, paused (its programs detached) and resumed (attached again) "
+           f"every {number(window)} s: windows off and on, each after the watcher said the switch was done and "
+           "a short settle, the first and last off, "
+           + ("/".join(str(p) for p in pairs)) + " on windows per run. An on window's ratio is its CPU per "
+           "byte the server read (the requests, which wrk sends alike) over the mean of the off windows "
+           "before and after it; a run's is the median of its windows'. Three runs a round, the order "
+           f"shuffled from round to round, {plural(rounds, 'round')}: untraced-aa (no watcher, the same "
+           "windows, nothing switched: the A/A pair, what the method resolves), traced (`acceptlab-trace "
+           "--pgid`) and passive (the diagnosis's passive watch, `acceptlab-diagnose --port P --duration D "
+           "--json`). The server's CPU time counts what a BPF program does in the server's tasks (its "
+           "syscalls and switches), not what it does on wakeups wrk's packets cause (the waker's context), "
+           "nor its reader (a process of its own). Goals: CPU per request at most "
+           f"{number(ALTERNATED_GOALS['traced'])} of untraced with the tracer, at most "
+           f"{number(ALTERNATED_GOALS['passive'])} with the passive watch, on keep-alive and on close, met only "
+           "when the interval's upper bound clears the goal, missed only when its lower bound does, each by more "
+           "than the A/A pair's reach from 1 (its distance from 1 plus its half-width).",
+           "", "| mode | state | CPU µs per request, off windows | on windows | CPU ratio on over off |",
+           "|---|---|---|---|---|"]
+    lines = []
+
+    def cell(values):
+        values = [v for v in values if v is not None]
+        return (f"{statistics.median(values):.2f} ({min(values):.2f} to {max(values):.2f})" if values
+                else "-")
+    for mode, title in COST_MODES:
+        mine = [r for r in runs if r.mode == mode]
+        if not mine:
+            continue
+        floor = floor_of([r.cpu_ratio for r in mine if r.which == "untraced-aa"])
+        if floor is not None:
+            m, half, n = floor
+            lines.append(f"{title}: the A/A floor, sham windows (nothing switched), {m:.3f} ± {half:.3f} over "
+                         f"{plural(n, 'round')}")
+        for state in TOGGLED_STATES:
+            got = [r for r in mine if r.which == state]
+            if not got:
+                continue
+            ratios = [r.cpu_ratio for r in got if r.cpu_ratio is not None]
+            out.append(f"| {title} | {state} | {cell([r.cpu_off for r in got])} | {cell([r.cpu_on for r in got])}"
+                       f" | {interval_text(ratios)} |")
+            if state in ALTERNATED_GOALS and ratios:
+                lines.append(goal_line(title, state, " on/off", ratios, floor))
+    return out + shows(lines, failed)
 
 
 def render_trace_overhead(meta: Meta, rows: list) -> list:
     out = ["## The tracer's overhead", ""]
     alternated = [r for r in rows if isinstance(r, OverheadRun)]
+    if any(r.toggled for r in alternated):
+        return out + render_toggled_overhead([r for r in alternated if r.toggled],
+                                             [r for r in rows if isinstance(r, Failed)])
     if any(r.which == "untraced-aa" for r in alternated):
         return out + render_alternated_overhead(meta, alternated, [r for r in rows if isinstance(r, Failed)])
     conns = f" with {meta.cost.connections[0]} connections" if meta.cost else ""
