@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:42773 --shape oneshot --connections 8 --rounds 10 --workers-from /work/main/results/linux/20261203T225519Z/raw/placement-hog-beside-worker0-reuseport-w8.ready --json --round-gap-ms 10
