@@ -110,7 +110,6 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-
 /* The processes to trace and the ports they listen on, from --pids (already
  * in t), --pgid or --port; a target that is not there is exit 2. */
 static void find_targets(struct targets *t)
