@@ -16,6 +16,8 @@ from probes.harness.servers import read_output, server_events
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 TRACER_ATTACH_TIMEOUT_S = 20
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
+DIAGNOSE_STOP_READ_S = 30  # a stopped diagnosis's last lines (its diagnosis) are read this long at most
+SWITCH_TIMEOUT_S = 10  # the longest a watcher may take to say it paused or resumed
 
 
 def end_and_keep(proc, raw, sig, read_s):
@@ -58,9 +60,6 @@ def switch(proc, sig, key, word, stderr):
             raise StepFailed("the watcher did not say %s within %d s: %s" % (word, SWITCH_TIMEOUT_S, tail(stderr)))
 
 
-SWITCH_TIMEOUT_S = 10
-
-
 class Tracer:
     """bin/acceptlab-trace --pgid PGID --json, started before the probe and
     stopped (SIGINT) after it; its output is kept at raw_prefix.trace.jsonl."""
@@ -81,7 +80,7 @@ class Tracer:
             left = deadline - time.monotonic()
             if left <= 0 or not read_output(self.proc, left):
                 self.stop()
-                raise StepFailed("tracer did not attach: " + tail(raw_prefix + ".trace.stderr"))
+                raise StepFailed("tracer did not attach: " + tail(self.stderr))
 
     def pause(self):
         """Its programs detached (SIGUSR1), once it says so."""
@@ -161,7 +160,7 @@ class PassiveDiagnosis:
         prints the diagnosis (partial: stopped by a signal, exit 1, which is
         how this watch is meant to end). Returns the diagnosis's JSON object."""
         forget(self)
-        end_and_keep(self.proc, self.raw, signal.SIGINT, 30)
+        end_and_keep(self.proc, self.raw, signal.SIGINT, DIAGNOSE_STOP_READ_S)
         found = [e for e in self._lines() if e.get("kind") == "diagnosis"]
         if self.proc.returncode not in (0, 1) or not found:
             raise StepFailed("the diagnosis exited %s%s: %s" % (self.proc.returncode, "" if found else

@@ -29,11 +29,12 @@ from probes.harness.alternation import SETTLE_S, keep_no_time_wait, partner_seri
 from probes.harness.cpu import process_tree
 from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.servers import ServerRun, loop_fields
-from probes.harness.tracer import PassiveDiagnosis, Tracer
+from probes.harness.tracer import DIAGNOSE_STOP_READ_S, TRACER_ATTACH_TIMEOUT_S, PassiveDiagnosis, Tracer
 from probes.harness.wrk import finish_wrk, kill_wrk, need_wrk, start_wrk
 from probes.studies.common import final_state, in_own_netns, rewrite_rows, served_split, stopping_record, stopping_rule
-from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, block_rule, cost_rounds, headers_of, joined,
-                                 max_rounds, pinned, placement_meta, print_progress, series_text, warm_up, within)
+from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, block_rule, block_timeout, cost_rounds,
+                                 headers_of, joined, max_rounds, pinned, placement_meta, print_progress, series_text,
+                                 warm_up, within)
 
 NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
@@ -135,6 +136,10 @@ def watcher(state, pid, port, prefix, seen):
 # follows them (it follows a connection from its accept) and its account
 # of the run is of all of them.
 CONNECT_S = 0.5
+# The most a run's watcher may add to it: its attach (the harness waits
+# TRACER_ATTACH_TIMEOUT_S at most) and its stop (a diagnosis's last lines
+# are read for DIAGNOSE_STOP_READ_S at most).
+WATCHER_SPAN_S = TRACER_ATTACH_TIMEOUT_S + DIAGNOSE_STOP_READ_S
 
 
 def run_state(plan, raw_dir, state, mode, rnd):
@@ -211,7 +216,8 @@ def steps(plan, raw_dir):
                 raise StepFailed("skipped: needs root (%s and %s load BPF programs)"
                                  % (ATTACHED[TRACED], ATTACHED[PASSIVE]))
             cap = plan.bench_max_rounds if plan.bench_within else trace_rounds(plan)
-            timeout = len(STATES) * cap * (toggling.run_seconds(pairs_of(plan)) + 60) + 120
+            run_s = CONNECT_S + toggling.run_seconds(pairs_of(plan)) + WATCHER_SPAN_S
+            timeout = block_timeout(len(STATES), cap, run_s, 120)
             return in_own_netns(lambda: block(plan, raw_dir, mode, list(STATES)), timeout,
                                 "trace_overhead's %s block" % mode)
         yield ("%s %-9s %d states x %d rounds, %d on windows each" % (TRACE_OVERHEAD_ARM, mode, len(STATES),
