@@ -67,6 +67,18 @@
  * DIAG_CONN_SLOTS), so a test can make connections share an entry and
  * follow the ones that find it taken in the hash beside it. */
 #define CONN_SLOTS_ENV "ACCEPTLAB_TEST_DIAG_SLOTS"
+/* Measurement switch: every hook attached with a program that returns at
+ * once, so the trace_overhead study can measure what the hooks alone cost
+ * the server (its passive-hooks runs). Nothing is counted; the JSON
+ * "attached" line says "hooks_only". */
+#define HOOKS_ONLY_ENV "ACCEPTLAB_TEST_DIAG_HOOKS_ONLY"
+
+static int hooks_only(void)
+{
+	const char *v = getenv(HOOKS_ONLY_ENV);
+
+	return v && !strcmp(v, "1");
+}
 
 static struct env {
 	int port;
@@ -461,6 +473,7 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 		}
 	}
 	tr->diag->rodata->targ_port = (__u16)d->port;
+	tr->diag->rodata->targ_hooks_only = hooks_only();
 	if (stat("/proc/self/ns/net", &st) == 0)
 		tr->diag->rodata->targ_netns = (__u32)st.st_ino;
 	/* A wakeup counts in any wait a server may sleep in for a
@@ -859,7 +872,7 @@ int main(int argc, char **argv)
 		printf("{\"kind\":\"attached\",\"traced\":%s,\"pids\":[", g.traced ? "true" : "false");
 		for (int i = 0; i < d.nh; i++)
 			printf("%s%d", i ? "," : "", d.h[i].pid);
-		printf("],\"port\":%d}\n", env.port);
+		printf("],\"port\":%d%s}\n", env.port, g.traced && hooks_only() ? ",\"hooks_only\":true" : "");
 		fflush(stdout);
 	}
 	if (g.traced) {
@@ -867,8 +880,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": traced; running acceptlab-probe --shape %s at %s\n", env.load, target);
 			probe_start(&probe, target);
 		} else {
-			fprintf(stderr, PROG ": traced; watching port %d for %.0f s (Ctrl-C ends it early)\n", env.port,
-				env.duration_s);
+			fprintf(stderr, PROG ": traced; watching port %d for %.0f s (Ctrl-C ends it early)%s\n", env.port,
+				env.duration_s, hooks_only() ? "; " HOOKS_ONLY_ENV ": hooks only, nothing counted" : "");
 		}
 		watch(&tr, &d, &g, &probe);
 		probe_kill(&probe);

@@ -64,9 +64,10 @@ studies, in the order they run:
                  (the anchor arm "nginx" runs the peers' nginx-work configuration)
   trace_overhead wrk against bare as cost runs it, one continuous load per
                  run on a new server, the tracer or the diagnosis's passive
-                 watch loaded and switched off and on every %(toggle_window)s s, or
-                 nothing switched (the A/A pair): what each costs the server,
-                 on windows over off ones -> trace_overhead.jsonl
+                 watch (or its hooks alone, each program returning at once)
+                 loaded and switched off and on every %(toggle_window)s s, or nothing
+                 switched (the A/A pair): what each costs the server, on
+                 windows over off ones -> trace_overhead.jsonl
   profile        where the CPU goes on keep-alive GET %(cost_path)s: bare and nginx at
                  %(profile_workers)d workers, perf record (cpu-clock, %(profile_hz)d Hz) over one
                  wrk run (%(profile_seconds)d s) and perf stat of the syscall tracepoints

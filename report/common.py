@@ -136,6 +136,17 @@ def plural(n: int, word: str, words: Optional[str] = None) -> str:
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
+def and_list(items) -> str:
+    """"a", "a and b", "a, b and c"."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def count_word(n: int) -> str:
+    """A small count as a sentence's first word: "Three"; larger ones as digits."""
+    return {1: "One", 2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}.get(n, str(n))
+
+
 def cell_text(text: str) -> str:
     """One line, safe inside a markdown table cell."""
     return " ".join(text.split()).replace("|", "\\|")

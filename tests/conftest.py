@@ -646,3 +646,11 @@ class LoadRecords:
 
     def close(self):
         self.mm.close()
+
+
+def bpf_attachments(pid):
+    """The tracepoints process pid holds BPF programs on (bpftool's list):
+    syscall tracepoints (perf events) and raw ones (tp_btf) alike."""
+    perf = json.loads(subprocess.run(["bpftool", "-j", "perf", "show"], capture_output=True, text=True,
+                                     check=True).stdout or "[]")
+    return {a["tracepoint"] for a in perf if a.get("pid") == pid and "tracepoint" in a}

@@ -674,8 +674,9 @@ def test_toggled_rows_keep_their_own_ratios():
 @needs_wrk
 def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     """A quick trace_overhead (keep-alive, two rounds, QUICK_PAIRS on windows
-    a run): each round runs untraced-aa, traced and passive once, each on a
-    new server (every run's port its own); every run's windows alternate
+    a run): each round runs untraced-aa, traced, passive and passive-hooks
+    once, each on a new server (every run's port its own); every run's
+    windows alternate
     off and on, off first and last, and read the server's CPU and requests
     in each; each watcher loaded for its own run only (a tracer's and a
     diagnosis's output per traced or passive run in raw/, none for any
@@ -683,8 +684,11 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     (its paused and resumed lines, as many as the run's switches); the
     passive rows carry the diagnosis's own account (traced, the closest
     variant bare, every wrk connection accepted and served, since it was
-    attached before wrk started, and a pause shorter than its watch); no
-    tracer or diagnosis left running; the report's table, the A/A floor and the passive verdict."""
+    attached before wrk started, and a pause shorter than its watch); the
+    passive-hooks rows' diagnosis said it attached its hooks alone and
+    counted nothing (its programs return at once), though wrk's connections
+    came while it was on; no tracer or diagnosis left running; the report's
+    table, the A/A floor, the passive verdict and the hooks' line."""
     results = tmp_path / "r"
     before = pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose"))
     before_trace = pids_running(os.path.join(ROOT, "bin", "acceptlab-trace"))
@@ -698,9 +702,11 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     pairs = toggling.QUICK_PAIRS
     for rnd in (1, 2):
         mine = [r for r in rows if r["round"] == rnd]
-        assert sorted(r["state"] for r in mine) == ["passive", "traced", "untraced-aa"], mine
+        assert sorted(r["state"] for r in mine) == ["passive", "passive-hooks", "traced", "untraced-aa"], mine
     assert len({r["port"] for r in rows}) == len(rows), "a server kept from one run to another"
-    field = {"untraced-aa": "cpu_ratio_aa", "traced": "cpu_ratio_traced", "passive": "cpu_ratio_passive"}
+    field = {"untraced-aa": "cpu_ratio_aa", "traced": "cpu_ratio_traced", "passive": "cpu_ratio_passive",
+             "passive-hooks": "cpu_ratio_passive_hooks"}
+    passive = ("passive", "passive-hooks")
     for r in rows:
         assert r["method"] == "toggled" and r["netns"] is True, r
         assert [w["on"] for w in r["windows"]] == [i % 2 == 1 for i in range(2 * pairs + 1)], r["windows"]
@@ -709,17 +715,26 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
         assert r["bytes_per_request"] > 0 and r["cpu_us_per_request_off"] > 0 and r["cpu_us_per_request_on"] > 0
         assert r.get("watched") == ("toggled" if r["state"] != "untraced-aa" else None), r
         prefix = run / "raw" / ("trace-overhead-%s-keepalive-r%d" % (r["state"], r["round"]))
-        assert Path(str(prefix) + ".diagnose.jsonl").exists() == (r["state"] == "passive"), r
+        assert Path(str(prefix) + ".diagnose.jsonl").exists() == (r["state"] in passive), r
         assert Path(str(prefix) + ".trace.jsonl").exists() == (r["state"] == "traced"), r
         if r["state"] == "passive":
             d = r["diagnosis"]
             assert d["traced"] is True and d["closest_variant"] == "bare", r
             # attached before wrk started: it followed every connection wrk made (64, and wrk's first)
             assert d["accepted"] >= 64 and d["served"] >= 64 and 0 < d["paused_s"] < d["duration_s"], r
+        if r["state"] == "passive-hooks":
+            d = r["diagnosis"]
+            # its programs return at once: wrk's requests came while it was on, and it counted none
+            assert d["traced"] is True and d["accepted"] == 0 and d["served"] == 0, r
+            assert r["requests"] > 0 and 0 < d["paused_s"] < d["duration_s"], r
         if r["state"] != "untraced-aa":
-            key = "kind" if r["state"] == "passive" else "type"
-            raw = Path(str(prefix) + (".diagnose.jsonl" if r["state"] == "passive" else ".trace.jsonl"))
-            said = [json.loads(line).get(key) for line in raw.read_text().splitlines() if line.startswith("{")]
+            key = "kind" if r["state"] in passive else "type"
+            raw = Path(str(prefix) + (".diagnose.jsonl" if r["state"] in passive else ".trace.jsonl"))
+            lines = [json.loads(line) for line in raw.read_text().splitlines() if line.startswith("{")]
+            said = [e.get(key) for e in lines]
+            if r["state"] in passive:
+                attached = [e for e in lines if e.get("kind") == "attached"]
+                assert attached and attached[0].get("hooks_only", False) == (r["state"] == "passive-hooks"), lines
             # paused once after attaching, then one switch before each window after the first
             assert said.count("paused") == pairs + 1 and said.count("resumed") == pairs, said
     assert pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose")) <= before, "a diagnosis was left running"
@@ -732,6 +747,9 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     assert "| Keep-alive | passive | " in text and "| Keep-alive | untraced-aa | " in text, text
     assert "Keep-alive: the A/A floor, sham windows (nothing switched), " in text
     assert "Keep-alive: CPU per request passive on/off (the diagnosis's passive watch attached" in text
+    assert "| Keep-alive | passive-hooks | " in text, text
+    assert ("Keep-alive: CPU per request on/off with the passive watch's hooks alone (each program returning at "
+            "once), judged on the passive watch's goal: ") in text, text
 
 
 def test_bad_stopping_rule_options_exit_2(tmp_path):

@@ -36,8 +36,8 @@ from acceptlab.paths import module_cmd
 from models.spread import count_within
 from probes.peers import peers
 from probes.studies import diagnosis as diagnosis_study
-from tests.conftest import (PROBE, ROOT, SERVER, get, read_json_lines, sequential_then_burst, stop_group,
-                            wait_idle_in_epoll)
+from tests.conftest import (PROBE, ROOT, SERVER, bpf_attachments, get, read_json_lines, sequential_then_burst,
+                            stop_group, wait_idle_in_epoll)
 
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
@@ -482,6 +482,33 @@ def test_a_paused_watch_counts_nothing_and_resumes(start_server, diagnose):
     served = {w["pid"]: w["served"] for w in diag["workers"] if w["served"]}
     assert served == answered, (served, answered)
     assert 0.3 <= diag["paused_s"] < diag["duration_s"], diag
+
+
+@root_only
+def test_hooks_only_attaches_the_same_hooks_and_counts_nothing(start_server, diagnose):
+    """The test switch ACCEPTLAB_TEST_DIAG_HOOKS_ONLY=1 (what the
+    trace_overhead study's passive-hooks runs measure): the watch attaches
+    the same tracepoints as without it (bpftool), says so on its attached
+    line ("hooks_only") and counts none of 6 connections, each answered;
+    the same watch without it counts all 6, accepted and served. A watch
+    whose programs still did their work would count them."""
+    s = start_server("bare", workers=2)
+    counted, hooks = {}, {}
+    for only in (False, True):
+        d = diagnose("--port", str(s.port), "--duration", "60",
+                     env={"ACCEPTLAB_TEST_DIAG_HOOKS_ONLY": "1"} if only else {})
+        attached = d.wait_for("attached")
+        assert attached["traced"] is True and attached.get("hooks_only", False) is only, attached
+        hooks[only] = bpf_attachments(d.proc.pid)
+        answered = [int(get(s.port, "/pid")[2]) for _ in range(6)]
+        assert all(pid > 0 for pid in answered), answered
+        os.killpg(d.proc.pid, signal.SIGINT)
+        rc, lines, err = d.finish()
+        assert rc == 1, err
+        counted[only] = diagnosis_of(lines)["totals"]
+    assert hooks[True] == hooks[False] and "sys_exit_accept4" in hooks[True], hooks
+    assert counted[False]["accepted"] == 6 and counted[False]["served"] == 6, counted
+    assert counted[True]["accepted"] == 0 and counted[True]["served"] == 0, counted
 
 
 @root_only

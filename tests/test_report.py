@@ -1364,6 +1364,50 @@ def test_toggled_overhead_is_judged_against_its_sham_floor():
         trace_section.parse_overhead_row(bad, 1)
 
 
+def test_passive_hooks_say_what_the_programs_cannot_take_off():
+    """passive-hooks rows (the passive watch's hooks with programs that
+    return at once) are a row of the toggled table and a finding judged
+    against the passive watch's goal on the sham floor: hooks at 1.035,
+    1.036, 1.034 (1.035 ± 0.002) on a floor of 1.000 ± 0.002 miss 1.03, so
+    the finding says no change to the programs meets it, only fewer hooks;
+    hooks at 1.005, 1.006, 1.004 meet it, and the rest is the programs';
+    on a floor as wide as the margin it is not resolved and says neither.
+    The text counts the runs a round from the states present: three with
+    the hooks (sham, passive, hooks), two without."""
+    from report.sections import trace as trace_section
+
+    def row(state, n, ratio, field):
+        return {"state": state, "traced": state == "traced", "mode": "close", "round": n, "method": "toggled",
+                "requests_per_s": 30000.0, "window_s": 0.5, "pair_ratios": [ratio] * 3, "watched": "toggled",
+                "cpu_us_per_request_off": 30.0, "cpu_us_per_request_on": round(30.0 * ratio, 4), field: ratio}
+
+    def text_of(aa, hooks):
+        rows = []
+        for n, a in enumerate(aa, 1):
+            rows += [trace_section.parse_overhead_row(row("untraced-aa", n, a, "cpu_ratio_aa"), 4 * n),
+                     trace_section.parse_overhead_row(row("passive", n, 1.04, "cpu_ratio_passive"), 4 * n + 1)]
+            if hooks:
+                rows.append(trace_section.parse_overhead_row(
+                    row("passive-hooks", n, hooks[n - 1], "cpu_ratio_passive_hooks"), 4 * n + 2))
+        return " ".join("\n".join(trace_section.render_trace_overhead(NS(cost=None), rows)).split())
+    finding = ("Connection: close: CPU per request on/off with the passive watch's hooks alone (each program "
+               "returning at once), judged on the passive watch's goal: ")
+    dear = text_of((1.0, 1.001, 0.999), (1.035, 1.036, 1.034))
+    assert "| Connection: close | passive-hooks | 30.00 (30.00 to 30.00) | 31.05 (31.02 to 31.08) | " \
+           "1.035 ± 0.002 |" in dear, dear
+    assert (finding + "1.035 ± 0.002 over 3 rounds, against at most 1.03: missed; so no change to its programs "
+            "brings the passive watch within its goal, only fewer hooks") in dear, dear
+    assert "Three runs a round" in dear and "passive-hooks (the passive watch's hooks alone" in dear, dear
+    cheap = text_of((1.0, 1.001, 0.999), (1.005, 1.006, 1.004))
+    assert (finding + "1.005 ± 0.002 over 3 rounds, against at most 1.03: met; the rest of the passive watch's "
+            "cost is its programs'") in cheap, cheap
+    wide = text_of((1.0, 1.03, 0.97), (1.005, 1.006, 1.004))
+    assert finding + "1.005 ± 0.002 over 3 rounds, against at most 1.03: not resolved" in wide, wide
+    assert "programs'" not in wide and "only fewer hooks" not in wide, wide
+    without = text_of((1.0, 1.001, 0.999), None)
+    assert "Two runs a round" in without and "passive-hooks" not in without, without
+
+
 def test_keep_alive_runs_of_a_server_that_closes_are_named():
     """A wrk keep-alive run whose server served about a connection per
     request (blocking answers each with Connection: close, and wrk

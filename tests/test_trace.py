@@ -15,8 +15,8 @@ import subprocess
 import pytest
 
 from acceptlab.paths import module_cmd
-from tests.conftest import (PROBE, ROOT, get, kill_group, killed_at_teardown, open_pid_requests, pids_answering,
-                            sequential_then_burst, wait_idle_in_epoll)
+from tests.conftest import (PROBE, ROOT, bpf_attachments, get, kill_group, killed_at_teardown, open_pid_requests,
+                            pids_answering, sequential_then_burst, wait_idle_in_epoll)
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 FOREIGN = module_cmd("tests.foreign_server")
@@ -205,14 +205,6 @@ def test_pause_detaches_and_resume_counts_again(start_server, tracer):
     assert sum(answered_by(s.port, 6).values()) == 6
     ws = workers_of(t.stop())
     assert sum(w["won"] for w in ws.values()) == 6, ws
-
-
-def bpf_attachments(pid):
-    """The tracepoints process pid holds BPF programs on (bpftool's list):
-    syscall tracepoints (perf events) and raw ones (tp_btf) alike."""
-    perf = json.loads(subprocess.run(["bpftool", "-j", "perf", "show"], capture_output=True, text=True,
-                                     check=True).stdout or "[]")
-    return {a["tracepoint"] for a in perf if a.get("pid") == pid and "tracepoint" in a}
 
 
 @root_only

@@ -18,6 +18,9 @@ TRACER_ATTACH_TIMEOUT_S = 20
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
 DIAGNOSE_STOP_READ_S = 30  # a stopped diagnosis's last lines (its diagnosis) are read this long at most
 SWITCH_TIMEOUT_S = 10  # the longest a watcher may take to say it paused or resumed
+# The diagnosis's measurement switch: its hooks attached with programs that
+# return at once (docs/diagnose.md, "Test switches").
+HOOKS_ONLY_ENV = "ACCEPTLAB_TEST_DIAG_HOOKS_ONLY"
 
 
 def end_and_keep(proc, raw, sig, read_s):
@@ -107,17 +110,23 @@ class PassiveDiagnosis:
     in the server's network namespace (its trace compares the namespace):
     start it where the server was started. Its output is kept at
     raw_prefix.diagnose.jsonl and .diagnose.stderr; attaching untraced (not
-    root, BPF refused) fails the step, since nothing would be measured."""
+    root, BPF refused) fails the step, since nothing would be measured.
+    hooks_only: its hooks alone (HOOKS_ONLY_ENV), which its attach must
+    confirm; the diagnosis then counts nothing."""
 
-    def __init__(self, port, raw_prefix, duration_s):
+    def __init__(self, port, raw_prefix, duration_s, hooks_only=False):
         self.raw = raw_prefix + ".diagnose.jsonl"
         self.stderr = raw_prefix + ".diagnose.stderr"
         if not os.access(DIAGNOSE, os.X_OK):
             raise StepFailed("%s is missing: run make first" % DIAGNOSE)
         err = open(self.stderr, "w")
         with registering():
+            env = dict(os.environ)
+            env.pop(HOOKS_ONLY_ENV, None)
+            if hooks_only:
+                env[HOOKS_ONLY_ENV] = "1"
             self.proc = subprocess.Popen([DIAGNOSE, "--port", str(port), "--duration", "%g" % duration_s, "--json"],
-                                         stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+                                         stdout=subprocess.PIPE, stderr=err, start_new_session=True, env=env)
             err.close()
             self.proc.captured = b""
             register(self, PassiveDiagnosis.kill)
@@ -131,6 +140,10 @@ class PassiveDiagnosis:
         if not attached.get("traced"):
             self.kill()
             raise StepFailed("the diagnosis attached without its trace: " + tail(self.stderr))
+        if bool(attached.get("hooks_only")) != hooks_only:
+            self.kill()
+            raise StepFailed("the diagnosis attached %s its hooks alone, asked %s" % (
+                "with" if attached.get("hooks_only") else "without", "for them" if hooks_only else "not to"))
 
     def _lines(self):
         out = []

@@ -8,12 +8,13 @@ namespace of its own. The method is probes/harness/toggling.py's: one
 server under one continuous wrk run, its watcher loaded for the whole run
 and switched off and on in short windows, each on window's CPU per byte
 read over its two off windows'; the run's ratio is the median of those.
-Three states, each a run on a new server in every round (the order
+Four states, each a run on a new server in every round (the order
 shuffled from round to round): untraced-aa (no watcher, the same windows,
-nothing switched: the A/A pair, the method's resolution), traced and
-passive -> trace_overhead.jsonl (one line per run, "state" saying which;
-cpu_ratio_aa, cpu_ratio_traced or cpu_ratio_passive; the windows
-themselves). Under make bench (--bench-within) the rounds go on until
+nothing switched: the A/A pair, the method's resolution), traced, passive,
+and passive-hooks (the passive watch's hooks with programs that return at
+once: what the hooks alone cost) -> trace_overhead.jsonl (one line per
+run, "state" saying which; cpu_ratio_aa, cpu_ratio_traced,
+cpu_ratio_passive or cpu_ratio_passive_hooks; the windows themselves). Under make bench (--bench-within) the rounds go on until
 every CPU ratio is within +-within of its mean, or the cap (cost's
 stopping rule, studies/common.py). Rows from before this method (the
 alternated one: an untraced server's runs around each watched run) are
@@ -29,7 +30,8 @@ from probes.harness.alternation import SETTLE_S, keep_no_time_wait, partner_seri
 from probes.harness.cpu import process_tree
 from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.servers import ServerRun, loop_fields
-from probes.harness.tracer import DIAGNOSE_STOP_READ_S, TRACER_ATTACH_TIMEOUT_S, PassiveDiagnosis, Tracer
+from probes.harness.tracer import (DIAGNOSE_STOP_READ_S, HOOKS_ONLY_ENV, TRACER_ATTACH_TIMEOUT_S, PassiveDiagnosis,
+                                   Tracer)
 from probes.harness.wrk import finish_wrk, kill_wrk, need_wrk, start_wrk
 from probes.studies.common import final_state, in_own_netns, rewrite_rows, served_split, stopping_record, stopping_rule
 from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, block_rule, block_timeout, cost_rounds,
@@ -43,15 +45,21 @@ TRACE_OVERHEAD_WORKERS = 2
 # is three runs of toggling.PAIRS on windows, each on a new server.
 TRACE_ROUNDS = 6
 UNTRACED, UNTRACED_AA, TRACED, PASSIVE = "untraced", "untraced-aa", "traced", "passive"
+# The passive watch's hooks alone: the same tracepoints attached, each
+# program returning at once (tracer.HOOKS_ONLY_ENV): what the hooks cost
+# the server whatever their programs do, the part of the passive watch's
+# cost no change to its programs takes off.
+PASSIVE_HOOKS = "passive-hooks"
 # The states a round runs (shuffled from round to round). "untraced" is the
 # alternated method's reference, in rows from before this one.
-STATES = (UNTRACED_AA, TRACED, PASSIVE)
+STATES = (UNTRACED_AA, TRACED, PASSIVE, PASSIVE_HOOKS)
 # What a state attaches, for the progress line and the skip reason.
 ATTACHED = {TRACED: "the tracer (bin/acceptlab-trace)", PASSIVE: "the diagnosis's passive watch (bin/acceptlab-diagnose)"}
 # The ratio fields a state's rows carry: req/s (alternated rows only), and
 # CPU per request.
 RATIO_FIELDS = {TRACED: ("ratio_traced", "cpu_ratio_traced"), PASSIVE: ("ratio_passive", "cpu_ratio_passive"),
-                UNTRACED_AA: ("ratio_aa", "cpu_ratio_aa")}
+                UNTRACED_AA: ("ratio_aa", "cpu_ratio_aa"),
+                PASSIVE_HOOKS: ("ratio_passive_hooks", "cpu_ratio_passive_hooks")}
 # The passive watch's --duration: longer than any run, which stops it.
 PASSIVE_MARGIN_S = 3600
 METHOD = "toggled"
@@ -87,6 +95,8 @@ def meta(plan):
                                           "before its run's wrk (so it follows wrk's connections), paused "
                                           "(SIGUSR1) and resumed (SIGUSR2) window by window, stopped (SIGINT to "
                                           "its group) after them, in the block's network namespace",
+                               "passive-hooks": "the same, with %s=1: its hooks attached, each program "
+                                                "returning at once, nothing counted" % HOOKS_ONLY_ENV,
                                "traced": "bin/acceptlab-trace --pgid, started before its run's wrk, paused "
                                          "and resumed window by window, stopped after them",
                                "watchers": "loaded for their own runs only, attached in the on windows",
@@ -119,8 +129,8 @@ def watcher(state, pid, port, prefix, seen):
         finally:
             tracer.stop()
         seen["watched"] = "toggled"
-    elif state == PASSIVE:
-        watch = PassiveDiagnosis(port, prefix, PASSIVE_MARGIN_S)
+    elif state in (PASSIVE, PASSIVE_HOOKS):
+        watch = PassiveDiagnosis(port, prefix, PASSIVE_MARGIN_S, hooks_only=state == PASSIVE_HOOKS)
         try:
             yield toggling.signal_switch(watch)
         except BaseException:

@@ -19,8 +19,8 @@ from typing import Optional
 
 from acceptlab import balance
 from acceptlab.results_io import RowError
-from report.common import (Meta, Study, cell_text, get, get_arm, get_bool, get_counter, get_int, get_opt_int,
-                           get_split, get_str, ordered, plural, row_reader)
+from report.common import (Meta, Study, and_list, cell_text, get, get_arm, get_bool, get_counter, get_int,
+                           get_opt_int, get_split, get_str, ordered, plural, row_reader)
 from report.sections.timeline import TimelineConn, story
 
 
@@ -78,11 +78,6 @@ def probe_cpu_of(r) -> Optional[int]:
         return r.probe_cpu
     m = re.search(r"probe-cpu(\d+)$", r.placement)
     return int(m.group(1)) if m else None
-
-
-def and_list(items) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 @dataclass(frozen=True)

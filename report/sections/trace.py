@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from acceptlab.results_io import RowError, json_kind
-from acceptlab.stats import NOT_RESOLVED, Z975, floor_of, judge
-from report.common import (Failed, Meta, Study, cell_text, get, get_arm, get_bool, get_int, get_number, get_str,
-                           interval_text, is_int, number, ordered, placement_text, plural, row_reader)
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED, Z975, floor_of, judge, judge_on_floor
+from report.common import (Failed, Meta, Study, and_list, cell_text, count_word, get, get_arm, get_bool, get_int,
+                           get_number, get_str, interval_text, is_int, number, ordered, placement_text, plural,
+                           row_reader)
 from report.sections.wrk import COST_MODES, fresh_servers, verdict_text
 
 
@@ -265,10 +266,11 @@ class OverheadRun:
         return self.state or ("traced" if self.traced else "untraced")
 
 
-OVERHEAD_STATES = ("untraced", "untraced-aa", "traced", "passive")
+OVERHEAD_STATES = ("untraced", "untraced-aa", "traced", "passive", "passive-hooks")
 # The ratio fields of a state's rows (req/s, CPU per request), over untraced.
 OVERHEAD_RATIOS = {"traced": ("ratio_traced", "cpu_ratio_traced"), "passive": ("ratio_passive", "cpu_ratio_passive"),
-                   "untraced-aa": ("ratio_aa", "cpu_ratio_aa")}
+                   "untraced-aa": ("ratio_aa", "cpu_ratio_aa"),
+                   "passive-hooks": ("ratio_passive_hooks", "cpu_ratio_passive_hooks")}
 
 
 def parse_overhead_row(obj: dict, line: int):
@@ -401,7 +403,26 @@ def shows(lines: list, failed: list) -> list:
             + (f" {plural(len(failed), 'run')} failed." if failed else ""), ""]
 
 
-TOGGLED_STATES = ("untraced-aa", "traced", "passive")
+TOGGLED_STATES = ("untraced-aa", "traced", "passive", "passive-hooks")
+# What each state of a toggled round runs, for the section's text.
+TOGGLED_WORDS = {"untraced-aa": "untraced-aa (no watcher, the same windows, nothing switched: the A/A pair, what "
+                                "the method resolves)",
+                 "traced": "traced (`acceptlab-trace --pgid`)",
+                 "passive": "passive (the diagnosis's passive watch, `acceptlab-diagnose --port P --duration D "
+                            "--json`)",
+                 "passive-hooks": "passive-hooks (the passive watch's hooks alone: its tracepoints attached, each "
+                                  "program returning at once, so what no change to its programs takes off)"}
+
+
+def hooks_line(title: str, ratios: list, floor) -> str:
+    """A finding: what the passive watch's hooks alone cost, judged against
+    the passive watch's goal, and what that leaves its programs."""
+    verdict, *_ = judge_on_floor(ratios, ALTERNATED_GOALS["passive"], "at most", floor)
+    then = {MISSED: "; so no change to its programs brings the passive watch within its goal, only fewer hooks",
+            MET: "; the rest of the passive watch's cost is its programs'"}.get(verdict, "")
+    return (f"{title}: CPU per request on/off with the passive watch's hooks alone (each program returning at "
+            "once), judged on the passive watch's goal: "
+            + verdict_text(ratios, ALTERNATED_GOALS["passive"], "at most", floor) + then)
 
 
 def render_toggled_overhead(runs: list, failed: list) -> list:
@@ -411,6 +432,7 @@ def render_toggled_overhead(runs: list, failed: list) -> list:
     (each run's: the median of its pairs; mean ± 95 % half-width over the
     runs); each goal judged against the A/A floor of its mode."""
     window = runs[0].window_s
+    states = [s for s in TOGGLED_STATES if any(r.which == s for r in runs)]
     pairs = sorted({r.pairs for r in runs})
     rounds = max(r.round for r in runs)
     out = ["What was measured: the server's CPU time per request with a watcher attached over without it, on "
@@ -421,11 +443,9 @@ def render_toggled_overhead(runs: list, failed: list) -> list:
            "a short settle, the first and last off, "
            + ("/".join(str(p) for p in pairs)) + " on windows per run. An on window's ratio is its CPU per "
            "byte the server read (the requests, which wrk sends alike) over the mean of the off windows "
-           "before and after it; a run's is the median of its windows'. Three runs a round, the order "
-           f"shuffled from round to round, {plural(rounds, 'round')}: untraced-aa (no watcher, the same "
-           "windows, nothing switched: the A/A pair, what the method resolves), traced (`acceptlab-trace "
-           "--pgid`) and passive (the diagnosis's passive watch, `acceptlab-diagnose --port P --duration D "
-           "--json`). The server's CPU time counts what a BPF program does in the server's tasks (its "
+           f"before and after it; a run's is the median of its windows'. {count_word(len(states))} runs a round, "
+           f"the order shuffled from round to round, {plural(rounds, 'round')}: "
+           + and_list([TOGGLED_WORDS[s] for s in states]) + ". The server's CPU time counts what a BPF program does in the server's tasks (its "
            "syscalls and switches), not what it does on wakeups wrk's packets cause (the waker's context), "
            "nor its reader (a process of its own). Goals: CPU per request at most "
            f"{number(ALTERNATED_GOALS['traced'])} of untraced with the tracer, at most "
@@ -458,6 +478,8 @@ def render_toggled_overhead(runs: list, failed: list) -> list:
                        f" | {interval_text(ratios)} |")
             if state in ALTERNATED_GOALS and ratios:
                 lines.append(goal_line(title, state, " on/off", ratios, floor))
+            elif state == "passive-hooks" and ratios:
+                lines.append(hooks_line(title, ratios, floor))
     return out + shows(lines, failed)
 
 
