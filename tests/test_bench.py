@@ -1015,7 +1015,7 @@ def edit_row(path, lineno, edit):
     ("payoff", 2, lambda r: r.update(served_split="nine"),
      '"served_split" must be counts separated by "/" like "31/1", got "nine"'),
     ("trace_overhead", 2, lambda r: r.update(state="halfway"),
-     '"state" must be one of untraced, untraced-aa, traced, passive, got "halfway"'),
+     '"state" must be one of untraced, untraced-aa, traced, passive, passive-hooks, got "halfway"'),
 ])
 def test_malformed_rows_are_one_line_errors(results, tmp_path, study, line, edit, message):
     """A malformed cost or payoff row stops the report with exactly one line,
