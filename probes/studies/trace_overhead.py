@@ -14,9 +14,10 @@ nothing switched: the A/A pair, the method's resolution), traced, passive,
 and passive-hooks (the passive watch's hooks with programs that return at
 once: what the hooks alone cost) -> trace_overhead.jsonl (one line per
 run, "state" saying which; cpu_ratio_aa, cpu_ratio_traced,
-cpu_ratio_passive or cpu_ratio_passive_hooks; the windows themselves). Under make bench (--bench-within) the rounds go on until
-every CPU ratio is within +-within of its mean, or the cap (cost's
-stopping rule, studies/common.py). Rows from before this method (the
+cpu_ratio_passive or cpu_ratio_passive_hooks; the windows themselves).
+Under make bench (--bench-within) the rounds go on until every CPU ratio
+is within +-within of its mean, or the cap (cost's stopping rule,
+studies/common.py). Rows from before this method (the
 alternated one: an untraced server's runs around each watched run) are
 still read: fill_ratio_traced fills their ratios."""
 
@@ -42,7 +43,7 @@ NAME = "trace_overhead"
 TRACE_OVERHEAD_ARM = "bare"
 TRACE_OVERHEAD_WORKERS = 2
 # Rounds in the campaign (--bench-rounds overrides; 2 with --quick): each
-# is three runs of toggling.PAIRS on windows, each on a new server.
+# is a run per state (STATES) of toggling.PAIRS on windows, each on a new server.
 TRACE_ROUNDS = 6
 UNTRACED, UNTRACED_AA, TRACED, PASSIVE = "untraced", "untraced-aa", "traced", "passive"
 # The passive watch's hooks alone: the same tracepoints attached, each

@@ -419,7 +419,7 @@ def hooks_line(title: str, ratios: list, floor) -> str:
     the passive watch's goal, and what that leaves its programs."""
     verdict, *_ = judge_on_floor(ratios, ALTERNATED_GOALS["passive"], "at most", floor)
     then = {MISSED: "; so no change to its programs brings the passive watch within its goal, only fewer hooks",
-            MET: "; the rest of the passive watch's cost is its programs'"}.get(verdict, "")
+            MET: "; so the hooks alone do not rule the goal out: the programs decide it"}.get(verdict, "")
     return (f"{title}: CPU per request on/off with the passive watch's hooks alone (each program returning at "
             "once), judged on the passive watch's goal: "
             + verdict_text(ratios, ALTERNATED_GOALS["passive"], "at most", floor) + then)
@@ -445,8 +445,8 @@ def render_toggled_overhead(runs: list, failed: list) -> list:
            "byte the server read (the requests, which wrk sends alike) over the mean of the off windows "
            f"before and after it; a run's is the median of its windows'. {count_word(len(states))} runs a round, "
            f"the order shuffled from round to round, {plural(rounds, 'round')}: "
-           + and_list([TOGGLED_WORDS[s] for s in states]) + ". The server's CPU time counts what a BPF program does in the server's tasks (its "
-           "syscalls and switches), not what it does on wakeups wrk's packets cause (the waker's context), "
+           + and_list([TOGGLED_WORDS[s] for s in states]) + ". The server's CPU time counts what a BPF program "
+           "does in the server's tasks (its syscalls and switches), not what it does on wakeups wrk's packets cause (the waker's context), "
            "nor its reader (a process of its own). Goals: CPU per request at most "
            f"{number(ALTERNATED_GOALS['traced'])} of untraced with the tracer, at most "
            f"{number(ALTERNATED_GOALS['passive'])} with the passive watch, on keep-alive and on close, met only "
