@@ -73,13 +73,6 @@
  * "attached" line says "hooks_only". */
 #define HOOKS_ONLY_ENV "ACCEPTLAB_TEST_DIAG_HOOKS_ONLY"
 
-static int hooks_only(void)
-{
-	const char *v = getenv(HOOKS_ONLY_ENV);
-
-	return v && !strcmp(v, "1");
-}
-
 static struct env {
 	int port;
 	int pid;
@@ -91,6 +84,7 @@ static struct env {
 	double duration_s;
 	int json;
 	int verbose;
+	int hooks_only;         /* HOOKS_ONLY_ENV is "1" */
 } env = { .request = "/" };
 
 static void usage(FILE *f)
@@ -235,6 +229,11 @@ static void parse_options(int argc, char **argv)
 		case ':': bad_arg("%s: needs a value", argv[optind - 1]);
 		default: bad_arg("%s: unknown option", argv[optind - 1]);
 		}
+	}
+	{
+		const char *v = getenv(HOOKS_ONLY_ENV);
+
+		env.hooks_only = v && !strcmp(v, "1");
 	}
 	if (optind < argc)
 		bad_arg("%s: unexpected argument", argv[optind]);
@@ -473,7 +472,7 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 		}
 	}
 	tr->diag->rodata->targ_port = (__u16)d->port;
-	tr->diag->rodata->targ_hooks_only = hooks_only();
+	tr->diag->rodata->targ_hooks_only = env.hooks_only;
 	if (stat("/proc/self/ns/net", &st) == 0)
 		tr->diag->rodata->targ_netns = (__u32)st.st_ino;
 	/* A wakeup counts in any wait a server may sleep in for a
@@ -872,7 +871,7 @@ int main(int argc, char **argv)
 		printf("{\"kind\":\"attached\",\"traced\":%s,\"pids\":[", g.traced ? "true" : "false");
 		for (int i = 0; i < d.nh; i++)
 			printf("%s%d", i ? "," : "", d.h[i].pid);
-		printf("],\"port\":%d%s}\n", env.port, g.traced && hooks_only() ? ",\"hooks_only\":true" : "");
+		printf("],\"port\":%d%s}\n", env.port, g.traced && env.hooks_only ? ",\"hooks_only\":true" : "");
 		fflush(stdout);
 	}
 	if (g.traced) {
@@ -881,7 +880,7 @@ int main(int argc, char **argv)
 			probe_start(&probe, target);
 		} else {
 			fprintf(stderr, PROG ": traced; watching port %d for %.0f s (Ctrl-C ends it early)%s\n", env.port,
-				env.duration_s, hooks_only() ? "; " HOOKS_ONLY_ENV ": hooks only, nothing counted" : "");
+				env.duration_s, env.hooks_only ? "; " HOOKS_ONLY_ENV ": hooks only, nothing counted" : "");
 		}
 		watch(&tr, &d, &g, &probe);
 		probe_kill(&probe);

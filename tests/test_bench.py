@@ -676,9 +676,8 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     """A quick trace_overhead (keep-alive, two rounds, QUICK_PAIRS on windows
     a run): each round runs untraced-aa, traced, passive and passive-hooks
     once, each on a new server (every run's port its own); every run's
-    windows alternate
-    off and on, off first and last, and read the server's CPU and requests
-    in each; each watcher loaded for its own run only (a tracer's and a
+    windows alternate off and on, off first and last, and read the server's
+    CPU and requests in each; each watcher loaded for its own run only (a tracer's and a
     diagnosis's output per traced or passive run in raw/, none for any
     other run), switched at every window and acknowledging each switch
     (its paused and resumed lines, as many as the run's switches); the

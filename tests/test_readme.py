@@ -71,7 +71,8 @@ ALLOWED = {
 CONSTANTS = [
     ("README.md", r"burst: (\w+) bursts per arm", "probes.studies.burst", "BURST_ROUNDS"),
     ("README.md", r"at 2 workers only, (\w+) rounds of short runs", "probes.studies.cost", "COST_ROUNDS"),
-    ("README.md", r"the passive watch.s hooks alone\) in (\w+) rounds", "probes.studies.trace_overhead", "TRACE_ROUNDS"),
+    ("README.md", r"the passive watch.s hooks alone\) in (\w+) rounds", "probes.studies.trace_overhead",
+     "TRACE_ROUNDS"),
     ("README.md", r"taking the three shapes back to back, (\w+) rounds, no tracer", "probes.studies.balancing",
      "WIDE_ROUNDS"),
     ("docs/campaign.md", r"on it, (\w+) bursts per K \((\w+) with `--quick`", "probes.studies.burst",
