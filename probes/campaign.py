@@ -67,7 +67,9 @@ studies, in the order they run:
                  watch (or its hooks alone, each program returning at once)
                  loaded and switched off and on every %(toggle_window)s s, or nothing
                  switched (the A/A pair): what each costs the server, on
-                 windows over off ones -> trace_overhead.jsonl
+                 windows over off ones; then one run per watcher with the
+                 kernel's BPF statistics on: each program's events per
+                 request and ns per event -> trace_overhead.jsonl
   profile        where the CPU goes on keep-alive GET %(cost_path)s: bare and nginx at
                  %(profile_workers)d workers, perf record (cpu-clock, %(profile_hz)d Hz) over one
                  wrk run (%(profile_seconds)d s) and perf stat of the syscall tracepoints

@@ -686,8 +686,12 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     attached before wrk started, and a pause shorter than its watch); the
     passive-hooks rows' diagnosis said it attached its hooks alone and
     counted nothing (its programs return at once), though wrk's connections
-    came while it was on; no tracer or diagnosis left running; the report's
-    table, the A/A floor, the passive verdict and the hooks' line."""
+    came while it was on; after the rounds, one programs run per watcher,
+    whose kernel counts saw the watcher's programs run (the passive watch's
+    recv program at least once per request: the server reads each request,
+    wrk each answer), the hooks alone's the same programs; no tracer or diagnosis left running; the
+    report's table, the A/A floor, the passive verdict, the hooks' line and
+    the programs table."""
     results = tmp_path / "r"
     before = pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose"))
     before_trace = pids_running(os.path.join(ROOT, "bin", "acceptlab-trace"))
@@ -698,6 +702,18 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     assert "0 of 1 steps failed or skipped" in res.stdout, res.stdout
     run = run_dir_of(results)
     rows = sorted(read_rows(run / "trace_overhead.jsonl"), key=lambda r: r["seq"])
+    programs = [r for r in rows if r.get("kind") == "programs"]
+    rows = [r for r in rows if r.get("kind") != "programs"]
+    assert [r["state"] for r in programs] == ["traced", "passive", "passive-hooks"], programs
+    for r in programs:
+        assert r["mode"] == "keepalive" and r["requests"] > 0 and "error" not in r, r
+        ran = {p["name"]: p for p in r["programs"] if p["events"] > 0}
+        assert ran and all(p["run_ns"] > 0 and p["ns_per_event"] > 0 for p in ran.values()), r
+        if r["state"] != "traced":
+            assert ran["on_recv"]["events"] >= r["requests"], r
+    # the hooks alone are the same programs, by name, and they ran where the watch's did
+    names = [{p["name"] for p in r["programs"]} for r in programs[1:]]
+    assert names[0] == names[1], names
     pairs = toggling.QUICK_PAIRS
     for rnd in (1, 2):
         mine = [r for r in rows if r["round"] == rnd]
@@ -749,6 +765,7 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     assert "| Keep-alive | passive-hooks | " in text, text
     assert ("Keep-alive: CPU per request on/off with the passive watch's hooks alone (each program returning at "
             "once), judged on the passive watch's goal: ") in text, text
+    assert "### What each program costs per event" in text and "| Keep-alive | passive | on_recv | " in text, text
 
 
 def test_bad_stopping_rule_options_exit_2(tmp_path):

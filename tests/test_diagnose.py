@@ -512,6 +512,43 @@ def test_hooks_only_attaches_the_same_hooks_and_counts_nothing(start_server, dia
 
 
 @root_only
+def test_bpf_stats_count_the_watch_s_programs_while_enabled(start_server, diagnose):
+    """probes/harness/bpf_stats.py, which the trace_overhead study's programs
+    runs read. Inside enabled(), 6 connections, each answered: the watch's
+    accept exit ran at least once for each (every accept returns through
+    it), its recv program at least once for each (the server reads each
+    request), each program with time to its runs; the names are the
+    watch's programs, each once (its links name them too, with no counts).
+    After enabled() ends, 4 more connections leave every count as it was:
+    the statistics went off with the descriptor (unless something else
+    had them on before or after, the sysctl or another holder, where that
+    part is not checked)."""
+    from probes.harness import bpf_stats
+    s = start_server("bare", workers=2)
+    d = diagnose("--port", str(s.port), "--duration", "60")
+    assert d.wait_for("attached")["traced"] is True
+    alone = not bpf_stats.others_counting()
+    with bpf_stats.enabled():
+        before = bpf_stats.counts(d.proc.pid)
+        answered = [int(get(s.port, "/pid")[2]) for _ in range(6)]
+        after = bpf_stats.counts(d.proc.pid)
+        named = bpf_stats.names(after)
+    closed = bpf_stats.counts(d.proc.pid)  # the machine's other traffic counts until the with ends
+    assert all(pid > 0 for pid in answered), answered
+    got = {p["name"]: p for p in bpf_stats.programs(before, after, named, 6)}
+    assert {"exit_accept4", "on_recv", "on_destroy", "on_waking"} <= set(got), got
+    assert got["exit_accept4"]["events"] >= 6 and got["on_recv"]["events"] >= 6, got
+    assert all(p["run_ns"] > 0 for p in got.values() if p["events"]), got
+    for _ in range(4):
+        get(s.port, "/pid")
+    later = bpf_stats.counts(d.proc.pid)
+    if alone and not bpf_stats.others_counting():
+        assert later == closed, (closed, later)
+    os.killpg(d.proc.pid, signal.SIGINT)
+    d.finish()
+
+
+@root_only
 def test_totals_follow_each_connection_to_its_end(start_server, diagnose):
     """6 connections held together (held_together). The kernel side follows
     no TCP state change: each connection is followed from its accept to its

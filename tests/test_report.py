@@ -1408,6 +1408,57 @@ def test_passive_hooks_say_what_the_programs_cannot_take_off():
     assert "Two runs a round" in without and "passive-hooks" not in without, without
 
 
+def test_programs_runs_say_what_each_program_costs():
+    """Rows with "kind": "programs" (one run per watcher, the kernel's BPF
+    statistics on) are a table of their own under the toggled one, and the
+    toggled table does not change for them: per program its events and ns
+    per request and per event; for the passive watch, each program's ns per
+    event over the same program's in the hooks-alone run (a 300 ns recv
+    over 100 ns: +200), and in all that times its events per request (2 x
+    200 + 0.5 x 100 = +450); a total per watcher; programs that never ran
+    left out; a findings line naming where most of it went; a run the
+    kernel would not count is said, not dropped; an unknown watcher is a
+    row error."""
+    from acceptlab.results_io import RowError
+    from report.common import Failed
+    from report.sections import trace as trace_section
+
+    def toggled(state, n, field):
+        return {"state": state, "traced": state == "traced", "mode": "close", "round": n, "method": "toggled",
+                "requests_per_s": 30000.0, "window_s": 0.5, "pair_ratios": [1.01] * 3, "watched": "toggled",
+                "cpu_us_per_request_off": 30.0, "cpu_us_per_request_on": 30.3, field: 1.01}
+
+    def prog(name, events, ns_each, requests=1000):
+        return {"name": name, "type": "tracing", "id": 7, "events": events, "run_ns": int(events * ns_each),
+                "events_per_request": events / requests, "ns_per_event": float(ns_each) if events else None,
+                "ns_per_request": events * ns_each / requests}
+
+    def programs(state, progs):
+        return {"kind": "programs", "state": state, "mode": "close", "requests": 1000, "programs": progs}
+    base = [trace_section.parse_overhead_row(toggled("untraced-aa", n, "cpu_ratio_aa"), n) for n in (1, 2)]
+    extra = [programs("passive", [prog("on_recv", 2000, 300), prog("on_waking", 500, 250), prog("on_fork", 0, 0)]),
+             programs("passive-hooks", [prog("on_recv", 2000, 100), prog("on_waking", 500, 150),
+                                        prog("on_fork", 0, 0)]),
+             dict(kind="programs", state="traced", mode="close", error="BPF_ENABLE_STATS: Operation not permitted")]
+    rows = base + [trace_section.parse_overhead_row(r, 10 + i) for i, r in enumerate(extra)]
+    assert isinstance(rows[-1], Failed)
+    alone = "\n".join(trace_section.render_trace_overhead(NS(cost=None), base))
+    text = "\n".join(trace_section.render_trace_overhead(NS(cost=None), rows))
+    assert text.startswith(alone.rstrip("\n")), text
+    assert "### What each program costs per event" in text and "### What each program" not in alone
+    assert "| Connection: close | passive | on_recv | 2.000 | 300 | +200 | 600 |" in text, text
+    assert "| Connection: close | passive | on_waking | 0.500 | 250 | +100 | 125 |" in text, text
+    assert "| Connection: close | passive | all | 2.500 | - | +450 | 725 |" in text, text
+    assert "| Connection: close | passive-hooks | on_recv | 2.000 | 100 | - | 200 |" in text, text
+    assert "on_fork" not in text, text
+    flat = " ".join(text.split())
+    assert ("Connection: close: the passive watch's programs: 725 ns per request in all, most in on_recv (2.000 "
+            "per request, 300 ns each), +450 ns per request over the same hooks' programs returning at once") in flat
+    assert "programs of traced, close: not measured (BPF_ENABLE_STATS: Operation not permitted)." in flat, flat
+    with pytest.raises(RowError, match='"state" of a programs row must be one of traced, passive, passive-hooks'):
+        trace_section.parse_overhead_row(programs("untraced-aa", []), 3)
+
+
 def test_keep_alive_runs_of_a_server_that_closes_are_named():
     """A wrk keep-alive run whose server served about a connection per
     request (blocking answers each with Connection: close, and wrk

@@ -15,6 +15,10 @@ and passive-hooks (the passive watch's hooks with programs that return at
 once: what the hooks alone cost) -> trace_overhead.jsonl (one line per
 run, "state" saying which; cpu_ratio_aa, cpu_ratio_traced,
 cpu_ratio_passive or cpu_ratio_passive_hooks; the windows themselves).
+After a mode's rounds, one run more per watcher (PROGRAM_STATES), on a new
+server, measures what each of its BPF programs costs per event by the
+kernel's own count (probes/harness/bpf_stats.py: the run-time statistics
+on for that run alone) -> rows with "kind": "programs".
 Under make bench (--bench-within) the rounds go on until every CPU ratio
 is within +-within of its mean, or the cap (cost's stopping rule,
 studies/common.py). Rows from before this method (the
@@ -26,14 +30,14 @@ import os
 import time
 
 from acceptlab import arms
-from probes.harness import toggling
+from probes.harness import bpf_stats, toggling
 from probes.harness.alternation import SETTLE_S, keep_no_time_wait, partner_series, ratio_at, shuffled
 from probes.harness.cpu import process_tree
 from probes.harness.lifecycle import StepFailed, is_root
 from probes.harness.servers import ServerRun, loop_fields
 from probes.harness.tracer import (DIAGNOSE_STOP_READ_S, HOOKS_ONLY_ENV, TRACER_ATTACH_TIMEOUT_S, PassiveDiagnosis,
                                    Tracer)
-from probes.harness.wrk import finish_wrk, kill_wrk, need_wrk, start_wrk
+from probes.harness.wrk import finish_wrk, kill_wrk, need_wrk, run_wrk, start_wrk
 from probes.studies.common import final_state, in_own_netns, rewrite_rows, served_split, stopping_record, stopping_rule
 from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, block_rule, block_timeout, cost_rounds,
                                  headers_of, joined, max_rounds, pinned, placement_meta, print_progress, series_text,
@@ -64,6 +68,18 @@ RATIO_FIELDS = {TRACED: ("ratio_traced", "cpu_ratio_traced"), PASSIVE: ("ratio_p
 # The passive watch's --duration: longer than any run, which stops it.
 PASSIVE_MARGIN_S = 3600
 METHOD = "toggled"
+# The programs runs (after a mode's rounds, one per watcher): each
+# program's runs and run time over PROGRAM_SECONDS of wrk, by the kernel's
+# count. The hooks alone's programs return at once, so theirs is what a
+# run costs with the statistics on, whatever the program does.
+PROGRAMS = "programs"
+PROGRAM_STATES = (TRACED, PASSIVE, PASSIVE_HOOKS)
+PROGRAM_SECONDS = 2
+
+
+def is_programs(row):
+    """A programs run's row (not a toggled or alternated run's)."""
+    return row.get("kind") == PROGRAMS
 
 
 def state_of(row):
@@ -101,6 +117,11 @@ def meta(plan):
                                "traced": "bin/acceptlab-trace --pgid, started before its run's wrk, paused "
                                          "and resumed window by window, stopped after them",
                                "watchers": "loaded for their own runs only, attached in the on windows",
+                               "programs": "after each mode's rounds, one run per watcher (%s) on a new "
+                                           "server, %d s of wrk with the kernel's BPF run-time statistics on "
+                                           "(BPF_ENABLE_STATS) for that run alone: each program's runs and "
+                                           "run time, from the watcher's /proc/PID/fdinfo"
+                                           % (", ".join(PROGRAM_STATES), PROGRAM_SECONDS),
                                "rounds": trace_rounds(plan),
                                "stopping": stopping_rule(plan)}}
 
@@ -116,30 +137,39 @@ def diagnosis_fields(diagnosis):
 
 
 @contextlib.contextmanager
-def watcher(state, pid, port, prefix, seen):
-    """The state's switch (toggling.windows' switch(on)) for the with block:
-    the state's watcher started and attached before the block and stopped
-    after it whatever happens, in this process (the block's network
-    namespace, the server's); the A/A state's is the sham. seen gets the
-    row's fields on the watch: "watched" ("toggled"), and for a passive run
+def watching(state, pid, port, prefix, seen):
+    """The state's watcher (a Tracer or a PassiveDiagnosis; None for the A/A
+    state) started and attached for the with block and stopped after it
+    whatever happens, in this process (the block's network namespace, the
+    server's). seen gets the row's fields on the watch: for a passive run
     its diagnosis's."""
     if state == TRACED:
         tracer = Tracer(pid, prefix)
         try:
-            yield toggling.signal_switch(tracer)
+            yield tracer
         finally:
             tracer.stop()
-        seen["watched"] = "toggled"
     elif state in (PASSIVE, PASSIVE_HOOKS):
         watch = PassiveDiagnosis(port, prefix, PASSIVE_MARGIN_S, hooks_only=state == PASSIVE_HOOKS)
         try:
-            yield toggling.signal_switch(watch)
+            yield watch
         except BaseException:
             watch.kill()
             raise
-        seen.update(watched="toggled", diagnosis=diagnosis_fields(watch.stop()))
+        seen.update(diagnosis=diagnosis_fields(watch.stop()))
     else:
-        yield toggling.sham
+        yield None
+
+
+@contextlib.contextmanager
+def watcher(state, pid, port, prefix, seen):
+    """The state's switch (toggling.windows' switch(on)) for the with block,
+    its watcher as watching() runs it; the A/A state's is the sham. seen
+    also gets "watched" ("toggled") for a watched run."""
+    with watching(state, pid, port, prefix, seen) as watch:
+        yield toggling.signal_switch(watch) if watch else toggling.sham
+    if watch:
+        seen["watched"] = "toggled"
 
 
 # After wrk starts, with the watcher on, before its first pause: wrk's
@@ -193,6 +223,36 @@ def run_state(plan, raw_dir, state, mode, rnd):
     return row
 
 
+def programs_run(raw_dir, state, mode):
+    """The programs run of a watcher: a new server of TRACE_OVERHEAD_ARM,
+    pinned and warmed up as the rounds' are; the watcher attached, then
+    PROGRAM_SECONDS of wrk with the kernel's run-time statistics on, each of
+    the watcher's programs read before and after. Returns the row; a row
+    with "error" when the kernel would not count (the rounds stand)."""
+    prefix = os.path.join(raw_dir, "trace-programs-%s-%s" % (state, mode))
+    row = dict(kind=PROGRAMS, arm=TRACE_OVERHEAD_ARM, state=state, mode=mode, workers=TRACE_OVERHEAD_WORKERS,
+               seconds=PROGRAM_SECONDS)
+    seen = {}
+    try:
+        with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS, prefix) as (proc, ready, _):
+            wrk_cpus = pinned(proc.pid)
+            port = ready["port"]
+            warm_up(prefix, port, mode, wrk_cpus)
+            with watching(state, proc.pid, port, prefix, seen) as watch:
+                pid = watch.proc.pid
+                with bpf_stats.enabled():
+                    before = bpf_stats.counts(pid)
+                    out = run_wrk(prefix, port, COST_PATH, COST_CONNECTIONS[mode], PROGRAM_SECONDS,
+                                  headers_of(mode), cpus=wrk_cpus)
+                    after = bpf_stats.counts(pid)
+                named = bpf_stats.names(after)
+    except bpf_stats.StatsUnavailable as e:
+        return dict(row, error=str(e))
+    requests = out.get("requests")
+    return dict(row, requests=requests, requests_per_s=out.get("requests_per_s"),
+                programs=bpf_stats.programs(before, after, named, requests), **seen)
+
+
 def block(plan, raw_dir, mode, states):
     """The mode's block: rounds of one run per state, each on a new server,
     in an order shuffled from round to round, until the stopping rule (or
@@ -210,7 +270,23 @@ def block(plan, raw_dir, mode, states):
             rows.append(row)
         again, text = go_on(rows, rnd)
         print_progress(rnd, text)
-    return rows, joined("%d runs in %d rounds" % (len(rows), rnd), ratios_text(rows))
+    runs = len(rows)
+    for state in PROGRAM_STATES:
+        time.sleep(SETTLE_S)
+        row = programs_run(raw_dir, state, mode)
+        row.update(seq=len(rows))
+        rows.append(row)
+        print_progress(rnd, "programs of %s: %s" % (state, programs_text(row)))
+    return rows, joined("%d runs in %d rounds, %d programs runs" % (runs, rnd, len(rows) - runs), ratios_text(rows))
+
+
+def programs_text(row):
+    """A programs run's progress text: each program's events per request
+    and ns per event, largest share first."""
+    if "error" in row:
+        return "not measured: " + row["error"]
+    return ", ".join("%s %s/req x %s ns" % (p["name"], p["events_per_request"], p["ns_per_event"])
+                     for p in row["programs"]) or "no program"
 
 
 def ratios_text(rows):
@@ -228,7 +304,8 @@ def steps(plan, raw_dir):
                                  % (ATTACHED[TRACED], ATTACHED[PASSIVE]))
             cap = plan.bench_max_rounds if plan.bench_within else trace_rounds(plan)
             run_s = CONNECT_S + toggling.run_seconds(pairs_of(plan)) + WATCHER_SPAN_S
-            timeout = block_timeout(len(STATES), cap, run_s, 120)
+            programs_s = len(PROGRAM_STATES) * (PROGRAM_SECONDS + WATCHER_SPAN_S + 10)
+            timeout = block_timeout(len(STATES), cap, run_s, 120 + programs_s)
             return in_own_netns(lambda: block(plan, raw_dir, mode, list(STATES)), timeout,
                                 "trace_overhead's %s block" % mode)
         yield ("%s %-9s %d states x %d rounds, %d on windows each" % (TRACE_OVERHEAD_ARM, mode, len(STATES),
@@ -248,7 +325,7 @@ def fill_ratio_traced(rows):
         series = partner_series(rows, untraced, field, same=("mode",))
         for r in rows:
             state = state_of(r)
-            if (state == UNTRACED or "error" in r or r.get("method") == METHOD
+            if (state == UNTRACED or "error" in r or r.get("method") == METHOD or is_programs(r)
                     or not (field == "requests_per_s" or field in r)):
                 continue
             if r.get("seq") is None:  # a run from before the block method: its round's untraced run
@@ -271,7 +348,7 @@ def series_name(state, mode):
 def cpu_series(rows):
     """{"<traced|passive> / untraced, <mode>": [the CPU ratio each round, in
     round order]}."""
-    rows = [dict(r) for r in rows]
+    rows = [dict(r) for r in rows if not is_programs(r)]
     fill_ratio_traced(rows)
     series = {}
     for r in sorted(rows, key=lambda r: r.get("round", 0)):
@@ -290,6 +367,8 @@ def outcome(path, plan):
         rounds_run = max([r.get("round", 0) for r in rows] + [0])
         state.update(final_state(plan, cpu_series(rows), within(plan), rounds_run, max_rounds(plan, rows, TRACE_ROUNDS)))
         for r in rows:
+            if is_programs(r):
+                continue
             name = series_name(state_of(r), r.get("mode"))
             if "error" not in r:
                 r["stopping"] = stopping_record(plan, state)

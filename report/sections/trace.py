@@ -273,7 +273,60 @@ OVERHEAD_RATIOS = {"traced": ("ratio_traced", "cpu_ratio_traced"), "passive": ("
                    "passive-hooks": ("ratio_passive_hooks", "cpu_ratio_passive_hooks")}
 
 
+@dataclass(frozen=True)
+class ProgramRow:
+    """One BPF program of a watcher over a programs run (a row with "kind":
+    "programs"): its runs (events) and their time by the kernel's count."""
+    name: str
+    events: int
+    run_ns: int
+    events_per_request: Optional[float]
+    ns_per_event: Optional[float]
+    ns_per_request: Optional[float]
+
+
+@dataclass(frozen=True)
+class ProgramsRun:
+    """A watcher's programs run: wrk against a new server, the kernel's BPF
+    run-time statistics on for it alone."""
+    line: int
+    state: str
+    mode: str
+    requests: int
+    programs: tuple  # ProgramRow, as the row lists them
+
+
+# The watchers a programs run is of, and their words in the findings.
+PROGRAMS_STATES = ("traced", "passive", "passive-hooks")
+PROGRAMS_WORDS = {"traced": "the tracer's programs", "passive": "the passive watch's programs",
+                  "passive-hooks": "its hooks alone (each program returning at once)"}
+
+
+def parse_programs_row(obj: dict, line: int):
+    state = get_str(obj, "state")
+    if state not in PROGRAMS_STATES:
+        raise RowError(f'"state" of a programs row must be one of {", ".join(PROGRAMS_STATES)}, '
+                       f'got {json.dumps(state)}')
+    mode = get_str(obj, "mode")
+    if "error" in obj:
+        return Failed(line, ("programs of " + state, mode, None), str(obj["error"]))
+    progs = get(obj, "programs")
+    if not isinstance(progs, list):
+        raise RowError(f'"programs" must be a list, got {json_kind(progs)}')
+    out = []
+    for p in progs:
+        if not isinstance(p, dict):
+            raise RowError(f'each of "programs" must be an object, got {json_kind(p)}')
+        out.append(ProgramRow(get_str(p, "name"), get_int(p, "events"), get_int(p, "run_ns"),
+                              get_number(p, "events_per_request", nullable=True),
+                              get_number(p, "ns_per_event", nullable=True),
+                              get_number(p, "ns_per_request", nullable=True)))
+    return ProgramsRun(line, state, mode, get_int(obj, "requests"), tuple(out))
+
+
 def parse_overhead_row(obj: dict, line: int):
+    if obj.get("kind") == "programs":
+        return parse_programs_row(obj, line)
     traced = get_bool(obj, "traced")
     mode = get_str(obj, "mode")
     state = get_str(obj, "state") if "state" in obj else None
@@ -484,12 +537,74 @@ def render_toggled_overhead(runs: list, failed: list) -> list:
     return out + shows(lines, failed)
 
 
+def render_programs(rows: list) -> list:
+    """The programs runs' table: per mode, watcher and program, its events
+    per request, ns per event and ns per request by the kernel's count; for
+    the passive watch, each program's ns per event over its hooks alone's
+    (the same program returning at once: what a run costs with the
+    statistics on), which is what its body does."""
+    runs = [r for r in rows if isinstance(r, ProgramsRun)]
+    failed = [r for r in rows if isinstance(r, Failed) and r.key[0].startswith("programs of ")]
+    if not runs and not failed:
+        return []
+    out = ["### What each program costs per event", "",
+           "What was measured: after each mode's rounds, one run more per watcher, on a new server under wrk as "
+           "the rounds run it, with the kernel's BPF run-time statistics on (`BPF_ENABLE_STATS`) for that run "
+           "alone: each of the watcher's programs' runs (events) and the time they took, read from the watcher's "
+           "`/proc/PID/fdinfo` before and after wrk. The statistics add two clock reads to every run, so they are "
+           "off in the rounds above. An event is a run in any task's context (wrk's wakeups and reads too), so "
+           "ns per request here is the programs' time on the whole machine, not the server's alone; the kernel's "
+           "path to a program (the tracepoint's dispatch, a syscall tracepoint's slow path for every syscall) is "
+           "not in it. With the hooks alone each program returns at once: its ns per event is what a run costs "
+           "with the statistics on, and a passive program's body is its ns per event over that.",
+           "", "| mode | watcher | program | events per request | ns per event | over the hooks alone | "
+           "ns per request |", "|---|---|---|---|---|---|---|"]
+
+    def num(v, fmt):
+        return "-" if v is None else format(v, fmt)
+    lines = []
+    for mode, title in COST_MODES:
+        hooks = {p.name: p.ns_per_event for r in runs if r.mode == mode and r.state == "passive-hooks"
+                 for p in r.programs}
+        for state in PROGRAMS_STATES:
+            for r in (r for r in runs if r.mode == mode and r.state == state):
+                ran = [p for p in r.programs if p.events]
+                over = 0.0
+                for p in ran:
+                    base = hooks.get(p.name) if state == "passive" else None
+                    body = p.ns_per_event - base if base is not None and p.ns_per_event is not None else None
+                    if body is not None and p.events_per_request is not None:
+                        over += body * p.events_per_request
+                    out.append(f"| {title} | {state} | {p.name} | {num(p.events_per_request, '.3f')} | "
+                               f"{num(p.ns_per_event, '.0f')} | {num(body, '+.0f')} | "
+                               f"{num(p.ns_per_request, '.0f')} |")
+                total = sum(p.ns_per_request or 0 for p in ran)
+                out.append(f"| {title} | {state} | all | {sum(p.events_per_request or 0 for p in ran):.3f} | - | "
+                           f"{num(over if state == 'passive' and hooks else None, '+.0f')} | {total:.0f} |")
+                if ran:
+                    top = max(ran, key=lambda p: p.ns_per_request or 0)
+                    lines.append(f"{title}: {PROGRAMS_WORDS[state]}: {total:.0f} ns per request in all, most in "
+                                 f"{top.name} ({num(top.events_per_request, '.3f')} per request, "
+                                 f"{num(top.ns_per_event, '.0f')} ns each)"
+                                 + (f", {over:+.0f} ns per request over the same hooks' programs returning at "
+                                    "once" if state == "passive" and hooks else ""))
+    out.append("")
+    if lines:
+        out += ["**What this shows.** " + "; ".join(lines) + ".", ""]
+    for f in failed:
+        out.append(f"{f.key[0]}, {f.key[1]}: not measured ({f.error}).")
+    return out + ([""] if failed else [])
+
+
 def render_trace_overhead(meta: Meta, rows: list) -> list:
     out = ["## The tracer's overhead", ""]
+    programs = render_programs(rows)
+    rows = [r for r in rows if not isinstance(r, ProgramsRun)
+            and not (isinstance(r, Failed) and str(r.key[0]).startswith("programs of "))]
     alternated = [r for r in rows if isinstance(r, OverheadRun)]
     if any(r.toggled for r in alternated):
         return out + render_toggled_overhead([r for r in alternated if r.toggled],
-                                             [r for r in rows if isinstance(r, Failed)])
+                                             [r for r in rows if isinstance(r, Failed)]) + programs
     if any(r.which == "untraced-aa" for r in alternated):
         return out + render_alternated_overhead(meta, alternated, [r for r in rows if isinstance(r, Failed)])
     conns = f" with {meta.cost.connections[0]} connections" if meta.cost else ""
