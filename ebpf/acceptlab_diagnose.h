@@ -4,7 +4,12 @@
 #define ACCEPTLAB_DIAGNOSE_H
 
 #define DIAG_MAX_THREADS 8192  /* threads the per-thread map holds */
-#define DIAG_CONN_SLOTS 65536  /* entries of the followed connections' array (conn_slots) */
+/* Entries of the followed connections' array (conn_slots). Each
+ * connection's entry is at a random place (its socket's hash), so an array
+ * far larger than the connections open at once is a cache and TLB miss at
+ * every event that looks one up; a small one stays cached, and the few
+ * connections whose entry another holds go to the hash beside it. */
+#define DIAG_CONN_SLOTS 4096
 #define DIAG_MAX_CONNS 262144  /* connections followed at once in the hash beside it (LRU beyond) */
 #define DIAG_MAX_TARGETS 1024  /* processes traced (the holders and their forks) */
 
