@@ -576,6 +576,25 @@ def test_stopping_rule_stops_at_the_cap_and_reports_it():
     assert not go and set(state["cap_hit"]) == {"traced / untraced, keepalive", "passive / untraced, keepalive"}
 
 
+def test_a_failed_programs_run_is_a_row_not_a_lost_block(monkeypatch, tmp_path):
+    """A programs run comes after its mode's rounds: when it fails (its
+    server or watcher does not start, or the kernel will not count), it is
+    a row with the reason, so the block returns and the rounds before it
+    are kept, and the report says it was not measured."""
+    from probes.harness.lifecycle import StepFailed
+    from probes.harness import bpf_stats
+
+    def fails(exc):
+        def server_run(*args, **kwargs):
+            raise exc
+        return server_run
+    for exc in (StepFailed("the tracer did not attach"), bpf_stats.StatsUnavailable("BPF_ENABLE_STATS: EPERM")):
+        monkeypatch.setattr(trace_overhead, "ServerRun", fails(exc))
+        row = trace_overhead.programs_run(str(tmp_path), "passive", "close")
+        assert row["kind"] == "programs" and row["state"] == "passive" and row["mode"] == "close", row
+        assert row["error"] == str(exc) and "programs" not in row, row
+
+
 def test_trace_overhead_fills_its_ratios():
     """In a block (rows with "seq"), each traced, passive and A/A row gets its
     req/s and CPU ratios over the untraced server at its moment (the

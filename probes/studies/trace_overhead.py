@@ -228,7 +228,8 @@ def programs_run(raw_dir, state, mode):
     pinned and warmed up as the rounds' are; the watcher attached, then
     PROGRAM_SECONDS of wrk with the kernel's run-time statistics on, each of
     the watcher's programs read before and after. Returns the row; a row
-    with "error" when the kernel would not count (the rounds stand)."""
+    with "error" when the kernel would not count or the run failed (the
+    rounds before it stand)."""
     prefix = os.path.join(raw_dir, "trace-programs-%s-%s" % (state, mode))
     row = dict(kind=PROGRAMS, arm=TRACE_OVERHEAD_ARM, state=state, mode=mode, workers=TRACE_OVERHEAD_WORKERS,
                seconds=PROGRAM_SECONDS)
@@ -246,7 +247,7 @@ def programs_run(raw_dir, state, mode):
                                   headers_of(mode), cpus=wrk_cpus)
                     after = bpf_stats.counts(pid)
                 named = bpf_stats.names(after)
-    except bpf_stats.StatsUnavailable as e:
+    except (bpf_stats.StatsUnavailable, StepFailed) as e:
         return dict(row, error=str(e))
     requests = out.get("requests")
     return dict(row, requests=requests, requests_per_s=out.get("requests_per_s"),
