@@ -1454,7 +1454,8 @@ def test_programs_runs_say_what_each_program_costs():
     flat = " ".join(text.split())
     assert ("Connection: close: the passive watch's programs: 725 ns per request in all, most in on_recv (2.000 "
             "per request, 300 ns each), +450 ns per request over the same hooks' programs returning at once") in flat
-    assert "programs of traced, close: not measured (BPF_ENABLE_STATS: Operation not permitted)." in flat, flat
+    assert ("Connection: close: programs of traced: not measured (BPF_ENABLE_STATS: Operation not permitted)."
+            in flat), flat
     with pytest.raises(RowError, match='"state" of a programs row must be one of traced, passive, passive-hooks'):
         trace_section.parse_overhead_row(programs("untraced-aa", []), 3)
 

@@ -592,7 +592,7 @@ def render_programs(rows: list) -> list:
     if lines:
         out += ["**What this shows.** " + "; ".join(lines) + ".", ""]
     for f in failed:
-        out.append(f"{f.key[0]}, {f.key[1]}: not measured ({f.error}).")
+        out.append(f"{dict(COST_MODES).get(f.key[1], f.key[1])}: {f.key[0]}: not measured ({f.error}).")
     return out + ([""] if failed else [])
 
 
