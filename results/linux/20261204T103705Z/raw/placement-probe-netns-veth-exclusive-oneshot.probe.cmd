@@ -1,0 +1,1 @@
+ip netns exec acceptlab-24174 /work/main/bin/acceptlab-probe --target 10.231.0.1:33363 --shape oneshot --connections 8 --rounds 20 --workers-from /work/main/results/linux/20261204T103705Z/raw/placement-probe-netns-veth-exclusive.ready --json --round-gap-ms 10
