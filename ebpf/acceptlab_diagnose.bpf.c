@@ -42,7 +42,7 @@
  *    supervisor respawning a worker): its child is traced too.
  *
  * Which processes are traced (the listeners' holders, with their forks) is
- * the `targets` map, which the loader fills. */
+ * target_slots and the `targets` map beside it, which the loader fills. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -68,12 +68,38 @@ const volatile __u32 targ_netns = 0;
 /* The syscalls a wakeup is counted in, by this machine's numbers (-1: none). */
 const volatile long targ_wait_nr[WAITS_MAX] = { -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 
+/* The traced processes: each at its place in target_slots (its tgid %
+ * targ_target_slots; the value is the tgid, 0 free), or, where another
+ * holds that place, in the hash `targets`. The traced threads' records
+ * likewise: thread_slots at tid % targ_thread_slots, else the hash
+ * `threads`. A place is claimed by one compare-and-swap and never freed,
+ * so a free place says its id has no record anywhere: the lookup of a
+ * thread or process not traced, which is most of the machine's wakeups,
+ * costs one load, not a hash lookup. The loader fills the processes before
+ * it attaches; the slots' sizes are its (a test may shrink them). */
+const volatile __u32 targ_thread_slots = DIAG_THREAD_SLOTS;
+const volatile __u32 targ_target_slots = DIAG_TARGET_SLOTS;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DIAG_TARGET_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);      /* tgid, 0 free */
+} target_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, DIAG_MAX_TARGETS);
 	__type(key, __u32);        /* tgid */
 	__type(value, __u8);
 } targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DIAG_THREAD_SLOTS);
+	__type(key, __u32);
+	__type(value, struct diag_thread_slot);
+} thread_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -159,11 +185,77 @@ static __always_inline int accepted_ours(const struct sock *sk)
 	return 1;
 }
 
-/* Thread tid's record (made on first sight, for process tgid), or NULL. */
+/* Whether process tgid is traced (see target_slots). */
+static __always_inline bool is_target(__u32 tgid)
+{
+	__u32 i = targ_target_slots ? tgid % targ_target_slots : 0;
+	__u64 *s = bpf_map_lookup_elem(&target_slots, &i), held;
+
+	if (!s || !tgid)
+		return false;
+	held = *(volatile __u64 *)s;
+	if (held == tgid)
+		return true;
+	return held && bpf_map_lookup_elem(&targets, &tgid);
+}
+
+/* Traces process tgid from now (a traced process's child). */
+static __always_inline void add_target(__u32 tgid)
+{
+	__u32 i = targ_target_slots ? tgid % targ_target_slots : 0;
+	__u64 *s = bpf_map_lookup_elem(&target_slots, &i), held;
+	__u8 one = 1;
+
+	if (!s || !tgid)
+		return;
+	held = __sync_val_compare_and_swap(s, 0, (__u64)tgid);
+	if (held && held != tgid)
+		bpf_map_update_elem(&targets, &tgid, &one, BPF_ANY);
+}
+
+/* The entry of thread_slots at tid's place, or NULL. */
+static __always_inline struct diag_thread_slot *thread_slot_at(__u32 tid)
+{
+	__u32 i = targ_thread_slots ? tid % targ_thread_slots : 0;
+
+	return bpf_map_lookup_elem(&thread_slots, &i);
+}
+
+/* Thread tid's record, or NULL if it has none (see target_slots). */
+static __always_inline struct diag_thread *thread_find(__u32 tid)
+{
+	struct diag_thread_slot *s = thread_slot_at(tid);
+	__u64 held;
+
+	if (!s || !tid)
+		return NULL;
+	held = *(volatile __u64 *)&s->tid;
+	if (held == tid)
+		return &s->t;
+	return held ? bpf_map_lookup_elem(&threads, &tid) : NULL;
+}
+
+/* Thread tid's record (made on first sight, for process tgid), or NULL.
+ * Its place claimed, its tgid follows: a program that finds it between
+ * the two takes it for another process's, and leaves it alone. */
 static __always_inline struct diag_thread *thread_of(__u32 tid, __u32 tgid)
 {
-	struct diag_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct diag_thread_slot *s = thread_slot_at(tid);
+	struct diag_thread *t;
+	__u64 held;
 
+	if (!s || !tid)
+		return NULL;
+	held = *(volatile __u64 *)&s->tid;
+	if (!held)
+		held = __sync_val_compare_and_swap(&s->tid, 0, (__u64)tid);
+	if (!held) {
+		s->t.tgid = tgid;
+		return &s->t;
+	}
+	if (held == tid)
+		return &s->t;
+	t = bpf_map_lookup_elem(&threads, &tid);
 	if (t)
 		return t;
 	bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
@@ -225,7 +317,7 @@ static __always_inline void own(struct diag_conn *c, __u32 tid, struct diag_thre
 
 	if (c->owner == tid)
 		return;
-	if (c->owner && (was = bpf_map_lookup_elem(&threads, &c->owner)))
+	if (c->owner && (was = thread_find(c->owner)))
 		__sync_fetch_and_add(&was->held, -1);
 	c->owner = tid;
 	if (t) {
@@ -284,13 +376,13 @@ static __always_inline int accept_exit(long ret)
 	 * of the task's file table). EAGAIN marks the thread's wakeup cycle
 	 * (its record, if it has one: a thread never woken has no cycle). */
 	if (ret < 0) {
-		if (ret == -EAGAIN && (t = bpf_map_lookup_elem(&threads, &tid)) && t->tgid == tgid)
+		if (ret == -EAGAIN && (t = thread_find(tid)) && t->tgid == tgid)
 			t->lost = 1;
 		return 0;
 	}
-	if (!(t = bpf_map_lookup_elem(&threads, &tid)) || t->tgid != tgid) {
+	if (!(t = thread_find(tid)) || t->tgid != tgid) {
 		/* Not seen yet (or a tid another process had): a holder's? */
-		if (!bpf_map_lookup_elem(&targets, &tgid) || !(t = thread_of(tid, tgid)))
+		if (!is_target(tgid) || !(t = thread_of(tid, tgid)))
 			return 0;
 	}
 	t->won = 1;
@@ -355,7 +447,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 		 * say the second. */
 		id = bpf_get_current_pid_tgid();
 		tgid = id >> 32;
-		if (first_bytes_read(sk, ret) && !bpf_map_lookup_elem(&targets, &tgid) && (tot = the_totals()))
+		if (first_bytes_read(sk, ret) && !is_target(tgid) && (tot = the_totals()))
 			__sync_fetch_and_add(&tot->unaccepted_reads, 1);
 		return 0;
 	}
@@ -374,7 +466,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 		__sync_fetch_and_add(&t->received, 1);
 		if (tgid != c->acceptor_tgid)
 			__sync_fetch_and_add(&t->received_cross, 1);
-		if ((acc = bpf_map_lookup_elem(&threads, &c->acceptor)))
+		if ((acc = thread_find(c->acceptor)))
 			__sync_fetch_and_add(&acc->handed_off, 1);
 	}
 	own(c, tid, t);
@@ -393,11 +485,11 @@ int BPF_PROG(on_waking, struct task_struct *p)
 		return 0;
 	tgid = p->tgid;
 	tid = p->pid;
-	/* Every wakeup on the machine comes here: one lookup for a thread
-	 * seen already, the targets map for one not seen yet. */
-	t = bpf_map_lookup_elem(&threads, &tid);
+	/* Every wakeup on the machine comes here: a thread seen already, or
+	 * one of a traced process not seen yet (two loads for the rest). */
+	t = thread_find(tid);
 	if (!t) {
-		if (!bpf_map_lookup_elem(&targets, &tgid) || !(t = thread_of(tid, tgid)))
+		if (!is_target(tgid) || !(t = thread_of(tid, tgid)))
 			return 0;
 	}
 	if (t->tgid != tgid)
@@ -419,13 +511,12 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid, ctgid;
-	__u8 one = 1;
 
 	if (targ_hooks_only)
 		return 0;
 	ptgid = parent->tgid;
 	ctgid = child->tgid;
-	if (ptgid != ctgid && bpf_map_lookup_elem(&targets, &ptgid))
-		bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	if (ptgid != ctgid && is_target(ptgid))
+		add_target(ctgid);
 	return 0;
 }

@@ -67,6 +67,9 @@
  * DIAG_CONN_SLOTS), so a test can make connections share an entry and
  * follow the ones that find it taken in the hash beside it. */
 #define CONN_SLOTS_ENV "ACCEPTLAB_TEST_DIAG_SLOTS"
+/* The test switch that shrinks the traced threads' and processes' arrays
+ * (thread_slots, target_slots), so that records go to the hashes beside them. */
+#define TASK_SLOTS_ENV "ACCEPTLAB_TEST_DIAG_TASK_SLOTS"
 /* Measurement switch: every hook attached with a program that returns at
  * once, so the trace_overhead study can measure what the hooks alone cost
  * the server (its passive-hooks runs). Nothing is counted; the JSON
@@ -471,6 +474,17 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 			tr->diag->rodata->targ_conn_slots = (__u32)n;
 		}
 	}
+	{
+		const char *v = getenv(TASK_SLOTS_ENV);
+		long n = v ? strtol(v, NULL, 10) : 0;
+
+		if (n > 0 && n <= DIAG_THREAD_SLOTS && n <= DIAG_TARGET_SLOTS) {
+			bpf_map__set_max_entries(tr->diag->maps.thread_slots, (__u32)n);
+			bpf_map__set_max_entries(tr->diag->maps.target_slots, (__u32)n);
+			tr->diag->rodata->targ_thread_slots = (__u32)n;
+			tr->diag->rodata->targ_target_slots = (__u32)n;
+		}
+	}
 	tr->diag->rodata->targ_port = (__u16)d->port;
 	tr->diag->rodata->targ_hooks_only = env.hooks_only;
 	if (stat("/proc/self/ns/net", &st) == 0)
@@ -483,10 +497,19 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 		snprintf(err, errlen, "loading the diagnosis's BPF programs: %s", strerror(-rc));
 		return -1;
 	}
+	/* Each holder at its place in target_slots, or in the hash where
+	 * another holds it (nothing runs yet: no program races these). */
 	for (int i = 0; i < d->nh; i++) {
-		__u32 tgid = (__u32)d->h[i].pid;
+		__u32 tgid = (__u32)d->h[i].pid, place = tgid % tr->diag->rodata->targ_target_slots;
+		__u64 held = 0, mine = tgid;
 		__u8 one = 1;
-		bpf_map__update_elem(tr->diag->maps.targets, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
+
+		bpf_map__lookup_elem(tr->diag->maps.target_slots, &place, sizeof(place), &held, sizeof(held), 0);
+		if (!held)
+			bpf_map__update_elem(tr->diag->maps.target_slots, &place, sizeof(place), &mine, sizeof(mine),
+					     BPF_ANY);
+		else if (held != mine)
+			bpf_map__update_elem(tr->diag->maps.targets, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
 	}
 	if ((rc = acceptlab_diagnose_bpf__attach(tr->diag))) {
 		snprintf(err, errlen, "attaching: %s", strerror(-rc));
@@ -634,21 +657,49 @@ static void sample_registrations(const struct detection *d, struct diagnosis *g,
  * a listener is made one by sample_registrations), and its held
  * count into the row's samples (and its process's pool's) when sample is
  * set. */
-static void read_threads(const struct tracing *tr, const struct detection *d, struct diagnosis *g, int sample)
+/* The traced threads' records, thread_slots' claimed entries first, then
+ * the hash's: each as tid and record, n of them (at most max). */
+static int thread_records(const struct tracing *tr, __u32 *tids, struct diag_thread *recs, int max)
 {
-	int fd = bpf_map__fd(tr->diag->maps.threads);
-	__u32 key, next, *prev = NULL;
-	struct diag_thread t;
-	static struct { int pid; long long held; } pools[DIAG_MAX_ROWS];
-	int npools = 0;
+	static struct diag_thread_slot slots[DIAG_THREAD_SLOTS];
+	static __u32 keys[DIAG_THREAD_SLOTS];
+	__u32 nslots = tr->diag->rodata->targ_thread_slots, count = nslots, out_batch, key, next, *prev = NULL;
+	int fd = bpf_map__fd(tr->diag->maps.thread_slots), n = 0;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct diag_row *r;
-
+	/* One call for the whole array; entry by entry where batches are not had. */
+	if (bpf_map_lookup_batch(fd, NULL, &out_batch, keys, slots, &count, NULL) < 0 && errno != ENOENT) {
+		count = 0;
+		for (__u32 i = 0; i < nslots; i++)
+			if (bpf_map_lookup_elem(fd, &i, &slots[count]) == 0)
+				keys[count++] = i;
+	}
+	for (__u32 i = 0; i < count && n < max; i++)
+		if (slots[i].tid) {
+			tids[n] = (__u32)slots[i].tid;
+			recs[n++] = slots[i].t;
+		}
+	fd = bpf_map__fd(tr->diag->maps.threads);
+	while (n < max && bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &t) < 0)
-			continue;
+		if (bpf_map_lookup_elem(fd, &key, &recs[n]) == 0)
+			tids[n++] = key;
+	}
+	return n;
+}
+
+static void read_threads(const struct tracing *tr, const struct detection *d, struct diagnosis *g, int sample)
+{
+	static __u32 tids[DIAG_THREAD_SLOTS + DIAG_MAX_THREADS];
+	static struct diag_thread recs[DIAG_THREAD_SLOTS + DIAG_MAX_THREADS];
+	static struct { int pid; long long held; } pools[DIAG_MAX_ROWS];
+	int npools = 0, n = thread_records(tr, tids, recs, DIAG_THREAD_SLOTS + DIAG_MAX_THREADS);
+
+	for (int k = 0; k < n; k++) {
+		const struct diag_thread t = recs[k];
+		__u32 key = tids[k];
+		struct diag_row *r;
+
 		r = diagnosis_find(g, (int)key);
 		if (!r && (t.accepted || t.served || t.held > 0))
 			r = new_row(g, d, (int)t.tgid, (int)key);

@@ -12,6 +12,14 @@
 #define DIAG_CONN_SLOTS 4096
 #define DIAG_MAX_CONNS 262144  /* connections followed at once in the hash beside it (LRU beyond) */
 #define DIAG_MAX_TARGETS 1024  /* processes traced (the holders and their forks) */
+/* Entries of the traced threads' array (thread_slots) and the traced
+ * processes' (target_slots). A record sits at its id's place (id % N);
+ * the ones whose place another holds go to the hash beside it (threads,
+ * targets). Every program looks up a thread or a process at each event,
+ * and a hash lookup cost a program as much as the rest of its body; an
+ * array's place is one load. */
+#define DIAG_THREAD_SLOTS 1024
+#define DIAG_TARGET_SLOTS 1024
 
 /* Per thread (keyed by tid): what it did with the port's connections. */
 struct diag_thread {
@@ -31,6 +39,13 @@ struct diag_thread {
 	__u8 won;            /* an accept returned a connection since, */
 	__u8 lost;           /* an accept returned EAGAIN since */
 	__u8 pad[5];
+};
+
+/* An entry of thread_slots: the thread it holds (0 free; never freed once
+ * claimed) and its record. */
+struct diag_thread_slot {
+	__u64 tid;
+	struct diag_thread t;
 };
 
 /* Whether the cycle a thread's record leaves open (its last wakeup, to the

@@ -549,6 +549,41 @@ def test_bpf_stats_count_the_watch_s_programs_while_enabled(start_server, diagno
 
 
 @root_only
+@pytest.mark.parametrize("slots", [None, "1"], ids=["arrays", "hashes"])
+def test_respawned_workers_are_traced_from_their_fork(start_server, diagnose, slots):
+    """Passive, bare at 2 workers: both workers are killed mid-watch, one
+    after the other, and the supervisor (a holder, so traced) forks a new
+    one for each: the watch traces each child from its fork
+    (sched_process_fork). So the 8 connections after are each accepted,
+    served and closed once, by the new workers alone, each worker's served
+    count what /pid answered on its connections. With
+    ACCEPTLAB_TEST_DIAG_TASK_SLOTS=1 the arrays of traced threads and
+    processes have one entry each: all but one holder, the children and all
+    but one thread are kept in the hashes beside them, and the counts must
+    be the same."""
+    s = start_server("bare", workers=2)
+    d = diagnose("--port", str(s.port), "--duration", "5",
+                 env={"ACCEPTLAB_TEST_DIAG_TASK_SLOTS": slots} if slots else {})
+    d.wait_for("attached")
+    for index, pid in enumerate(s.pids):
+        os.kill(pid, signal.SIGKILL)
+        s.wait_for("respawned", index=index)
+    new = {e["pid"] for e in s.events if e.get("event") == "respawned"}
+    answered = {}
+    for _ in range(8):
+        who = int(get(s.port, "/pid")[2])
+        answered[who] = answered.get(who, 0) + 1
+    assert set(answered) <= new, (answered, new)
+    rc, lines, err = d.finish()
+    assert rc == 0, err
+    diag = diagnosis_of(lines)
+    totals = diag["totals"]
+    assert (totals["accepted"], totals["served"], totals["closed"]) == (8, 8, 8), totals
+    workers = {w["pid"]: w["served"] for w in diag["workers"] if w["served"]}
+    assert workers == answered, (diag["workers"], answered)
+
+
+@root_only
 def test_totals_follow_each_connection_to_its_end(start_server, diagnose):
     """6 connections held together (held_together). The kernel side follows
     no TCP state change: each connection is followed from its accept to its
