@@ -652,11 +652,6 @@ static void sample_registrations(const struct detection *d, struct diagnosis *g,
 	}
 }
 
-/* One look at every traced thread: its counts into its row (a thread that
- * accepted, served or holds a connection is a worker; one seen registering
- * a listener is made one by sample_registrations), and its held
- * count into the row's samples (and its process's pool's) when sample is
- * set. */
 /* The traced threads' records, thread_slots' claimed entries first, then
  * the hash's: each as tid and record, n of them (at most max). */
 static int thread_records(const struct tracing *tr, __u32 *tids, struct diag_thread *recs, int max)
@@ -688,6 +683,11 @@ static int thread_records(const struct tracing *tr, __u32 *tids, struct diag_thr
 	return n;
 }
 
+/* One look at every traced thread: its counts into its row (a thread that
+ * accepted, served or holds a connection is a worker; one seen registering
+ * a listener is made one by sample_registrations), and its held
+ * count into the row's samples (and its process's pool's) when sample is
+ * set. */
 static void read_threads(const struct tracing *tr, const struct detection *d, struct diagnosis *g, int sample)
 {
 	static __u32 tids[DIAG_THREAD_SLOTS + DIAG_MAX_THREADS];
