@@ -31,15 +31,15 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(s
 # The tracer (CO-RE): its types come from the running kernel's BTF.
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 # Its loader (lifecycle and options), /proc target discovery and printers.
-TRACE_SRC := ebpf/acceptlab_trace.c ebpf/targets.c ebpf/trace_print.c ebpf/tracefs.c ebpf/detach.c
-TRACE_HDR := ebpf/acceptlab_trace.h ebpf/waits.h ebpf/targets.h ebpf/trace_print.h ebpf/tracefs.h ebpf/detach.h common/cli.h build/acceptlab_trace.skel.h
+TRACE_SRC := ebpf/acceptlab_trace.c ebpf/targets.c ebpf/trace_print.c ebpf/tracefs.c ebpf/detach.c ebpf/slots.c
+TRACE_HDR := ebpf/acceptlab_trace.h ebpf/waits.h ebpf/targets.h ebpf/trace_print.h ebpf/tracefs.h ebpf/detach.h ebpf/slots.h common/cli.h build/acceptlab_trace.skel.h
 # The diagnosis (any running server, by port): detection from /proc and
 # sock_diag, the reuseport selector, its own BPF object, the classification
 # and the printers.
 DIAG_SRC := ebpf/acceptlab_diagnose.c ebpf/detect.c ebpf/selector.c ebpf/diagnosis.c ebpf/diagnose_print.c \
-	ebpf/targets.c ebpf/tracefs.c ebpf/detach.c ebpf/advice.c common/fair_split.c
+	ebpf/targets.c ebpf/tracefs.c ebpf/detach.c ebpf/slots.c ebpf/advice.c common/fair_split.c
 DIAG_HDR := ebpf/acceptlab_diagnose.h ebpf/waits.h ebpf/advice.h ebpf/detect.h ebpf/selector.h ebpf/diagnosis.h \
-	ebpf/diagnose_print.h ebpf/listener_iter.h ebpf/targets.h ebpf/tracefs.h ebpf/detach.h common/cli.h common/fair_split.h \
+	ebpf/diagnose_print.h ebpf/listener_iter.h ebpf/targets.h ebpf/tracefs.h ebpf/detach.h ebpf/slots.h common/cli.h common/fair_split.h \
 	build/acceptlab_diagnose.skel.h build/listener_iter.skel.h
 PROBE_SRC := probes/probe.c probes/ready_line.c probes/response.c probes/stop_winner.c probes/timing.c
 PROBE_HDR := $(wildcard probes/*.h) common/cli.h

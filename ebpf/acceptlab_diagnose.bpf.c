@@ -51,6 +51,7 @@
 
 #include "acceptlab_diagnose.h"
 #include "sock.bpf.h"
+#include "slots.bpf.h"
 #include "sock_btf.bpf.h"
 #include "waits.bpf.h"
 
@@ -72,11 +73,10 @@ const volatile long targ_wait_nr[WAITS_MAX] = { -1, -1, -1, -1, -1, -1, -1, -1, 
  * targ_target_slots; the value is the tgid, 0 free), or, where another
  * holds that place, in the hash `targets`. The traced threads' records
  * likewise: thread_slots at tid % targ_thread_slots, else the hash
- * `threads`. A place is claimed by one compare-and-swap and never freed,
- * so a free place says its id has no record anywhere: the lookup of a
- * thread or process not traced, which is most of the machine's wakeups,
- * costs one load, not a hash lookup. The loader fills the processes before
- * it attaches; the slots' sizes are its (a test may shrink them). */
+ * `threads` (slots.bpf.h): the lookup of a thread or process not traced,
+ * which is most of the machine's wakeups, costs one load, not a hash
+ * lookup. The loader fills the processes before it attaches; the slots'
+ * sizes are its (a test may shrink them). */
 const volatile __u32 targ_thread_slots = DIAG_THREAD_SLOTS;
 const volatile __u32 targ_target_slots = DIAG_TARGET_SLOTS;
 
@@ -188,51 +188,21 @@ static __always_inline int accepted_ours(const struct sock *sk)
 /* Whether process tgid is traced (see target_slots). */
 static __always_inline bool is_target(__u32 tgid)
 {
-	__u32 i = targ_target_slots ? tgid % targ_target_slots : 0;
-	__u64 *s = bpf_map_lookup_elem(&target_slots, &i), held;
-
-	if (!s || !tgid)
-		return false;
-	held = *(volatile __u64 *)s;
-	if (held == tgid)
-		return true;
-	return held && bpf_map_lookup_elem(&targets, &tgid);
+	return slot_find(&target_slots, &targets, targ_target_slots, tgid, 0);
 }
 
 /* Traces process tgid from now (a traced process's child). */
 static __always_inline void add_target(__u32 tgid)
 {
-	__u32 i = targ_target_slots ? tgid % targ_target_slots : 0;
-	__u64 *s = bpf_map_lookup_elem(&target_slots, &i), held;
-	__u8 one = 1;
+	static const __u8 one = 1;
 
-	if (!s || !tgid)
-		return;
-	held = __sync_val_compare_and_swap(s, 0, (__u64)tgid);
-	if (held && held != tgid)
-		bpf_map_update_elem(&targets, &tgid, &one, BPF_ANY);
-}
-
-/* The entry of thread_slots at tid's place, or NULL. */
-static __always_inline struct diag_thread_slot *thread_slot_at(__u32 tid)
-{
-	__u32 i = targ_thread_slots ? tid % targ_thread_slots : 0;
-
-	return bpf_map_lookup_elem(&thread_slots, &i);
+	slot_claim(&target_slots, &targets, targ_target_slots, tgid, 0, &one);
 }
 
 /* Thread tid's record, or NULL if it has none (see target_slots). */
 static __always_inline struct diag_thread *thread_find(__u32 tid)
 {
-	struct diag_thread_slot *s = thread_slot_at(tid);
-	__u64 held;
-
-	if (!s || !tid)
-		return NULL;
-	held = *(volatile __u64 *)&s->tid;
-	if (held == tid)
-		return &s->t;
-	return held ? bpf_map_lookup_elem(&threads, &tid) : NULL;
+	return slot_find(&thread_slots, &threads, targ_thread_slots, tid, SLOT_REC);
 }
 
 /* Thread tid's record (made on first sight, for process tgid), or NULL.
@@ -240,26 +210,8 @@ static __always_inline struct diag_thread *thread_find(__u32 tid)
  * the two takes it for another process's, and leaves it alone. */
 static __always_inline struct diag_thread *thread_of(__u32 tid, __u32 tgid)
 {
-	struct diag_thread_slot *s = thread_slot_at(tid);
-	struct diag_thread *t;
-	__u64 held;
+	struct diag_thread *t = slot_claim(&thread_slots, &threads, targ_thread_slots, tid, SLOT_REC, &zero_thread);
 
-	if (!s || !tid)
-		return NULL;
-	held = *(volatile __u64 *)&s->tid;
-	if (!held)
-		held = __sync_val_compare_and_swap(&s->tid, 0, (__u64)tid);
-	if (!held) {
-		s->t.tgid = tgid;
-		return &s->t;
-	}
-	if (held == tid)
-		return &s->t;
-	t = bpf_map_lookup_elem(&threads, &tid);
-	if (t)
-		return t;
-	bpf_map_update_elem(&threads, &tid, &zero_thread, BPF_NOEXIST);
-	t = bpf_map_lookup_elem(&threads, &tid);
 	if (t && !t->tgid)
 		t->tgid = tgid;
 	return t;

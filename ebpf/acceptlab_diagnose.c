@@ -40,6 +40,7 @@
 #include "diagnose_print.h"
 #include "diagnosis.h"
 #include "selector.h"
+#include "slots.h"
 #include "targets.h"
 #include "tracefs.h"
 #include "waits.h"
@@ -67,9 +68,6 @@
  * DIAG_CONN_SLOTS), so a test can make connections share an entry and
  * follow the ones that find it taken in the hash beside it. */
 #define CONN_SLOTS_ENV "ACCEPTLAB_TEST_DIAG_SLOTS"
-/* The test switch that shrinks the traced threads' and processes' arrays
- * (thread_slots, target_slots), so that records go to the hashes beside them. */
-#define TASK_SLOTS_ENV "ACCEPTLAB_TEST_DIAG_TASK_SLOTS"
 /* Measurement switch: every hook attached with a program that returns at
  * once, so the trace_overhead study can measure what the hooks alone cost
  * the server (its passive-hooks runs). Nothing is counted; the JSON
@@ -475,14 +473,14 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 		}
 	}
 	{
-		const char *v = getenv(TASK_SLOTS_ENV);
-		long n = v ? strtol(v, NULL, 10) : 0;
+		/* The traced threads' and processes' arrays shrunk by a test (slots.h). */
+		__u32 n = slots_test_size(DIAG_THREAD_SLOTS < DIAG_TARGET_SLOTS ? DIAG_THREAD_SLOTS : DIAG_TARGET_SLOTS);
 
-		if (n > 0 && n <= DIAG_THREAD_SLOTS && n <= DIAG_TARGET_SLOTS) {
-			bpf_map__set_max_entries(tr->diag->maps.thread_slots, (__u32)n);
-			bpf_map__set_max_entries(tr->diag->maps.target_slots, (__u32)n);
-			tr->diag->rodata->targ_thread_slots = (__u32)n;
-			tr->diag->rodata->targ_target_slots = (__u32)n;
+		if (n) {
+			bpf_map__set_max_entries(tr->diag->maps.thread_slots, n);
+			bpf_map__set_max_entries(tr->diag->maps.target_slots, n);
+			tr->diag->rodata->targ_thread_slots = n;
+			tr->diag->rodata->targ_target_slots = n;
 		}
 	}
 	tr->diag->rodata->targ_port = (__u16)d->port;
@@ -499,18 +497,9 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 	}
 	/* Each holder at its place in target_slots, or in the hash where
 	 * another holds it (nothing runs yet: no program races these). */
-	for (int i = 0; i < d->nh; i++) {
-		__u32 tgid = (__u32)d->h[i].pid, place = tgid % tr->diag->rodata->targ_target_slots;
-		__u64 held = 0, mine = tgid;
-		__u8 one = 1;
-
-		bpf_map__lookup_elem(tr->diag->maps.target_slots, &place, sizeof(place), &held, sizeof(held), 0);
-		if (!held)
-			bpf_map__update_elem(tr->diag->maps.target_slots, &place, sizeof(place), &mine, sizeof(mine),
-					     BPF_ANY);
-		else if (held != mine)
-			bpf_map__update_elem(tr->diag->maps.targets, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
-	}
+	for (int i = 0; i < d->nh; i++)
+		slots_place(bpf_map__fd(tr->diag->maps.target_slots), bpf_map__fd(tr->diag->maps.targets),
+			    tr->diag->rodata->targ_target_slots, (__u32)d->h[i].pid);
 	if ((rc = acceptlab_diagnose_bpf__attach(tr->diag))) {
 		snprintf(err, errlen, "attaching: %s", strerror(-rc));
 		return -1;
@@ -657,17 +646,10 @@ static void sample_registrations(const struct detection *d, struct diagnosis *g,
 static int thread_records(const struct tracing *tr, __u32 *tids, struct diag_thread *recs, int max)
 {
 	static struct diag_thread_slot slots[DIAG_THREAD_SLOTS];
-	static __u32 keys[DIAG_THREAD_SLOTS];
-	__u32 nslots = tr->diag->rodata->targ_thread_slots, count = nslots, out_batch, key, next, *prev = NULL;
-	int fd = bpf_map__fd(tr->diag->maps.thread_slots), n = 0;
+	__u32 count = slots_read(bpf_map__fd(tr->diag->maps.thread_slots), tr->diag->rodata->targ_thread_slots,
+				 slots, sizeof(slots[0])), key, next, *prev = NULL;
+	int fd, n = 0;
 
-	/* One call for the whole array; entry by entry where batches are not had. */
-	if (bpf_map_lookup_batch(fd, NULL, &out_batch, keys, slots, &count, NULL) < 0 && errno != ENOENT) {
-		count = 0;
-		for (__u32 i = 0; i < nslots; i++)
-			if (bpf_map_lookup_elem(fd, &i, &slots[count]) == 0)
-				keys[count++] = i;
-	}
 	for (__u32 i = 0; i < count && n < max; i++)
 		if (slots[i].tid) {
 			tids[n] = (__u32)slots[i].tid;

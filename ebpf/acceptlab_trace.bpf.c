@@ -17,10 +17,11 @@
  * begins at ESTABLISHED; so does the walk of the accepting task's file
  * table that pairs a won accept with its ESTABLISHED.
  *
- * The traced processes are those whose tgid is in `targets` (filled by the
- * loader; a fork of a traced process is added here, so respawned workers are
- * followed). A worker is one thread (tid). Per tid, one `workers` value
- * holds its cycle, from a wait's return to the next's (its accepts, then
+ * The traced processes are those whose tgid is in target_slots or the
+ * `targets` hash beside it (filled by the loader; a fork of a traced
+ * process is added here, so respawned workers are followed). A worker is
+ * one thread (tid). Per tid, one record (worker_slots, or the `workers`
+ * hash beside it) holds its cycle, from a wait's return to the next's (its accepts, then
  * the wakeup that ends the next wait), and its stats, what the loader
  * prints; the loader closes the cycles still open when the trace ends
  * (trace_cycle_empty, trace_cycle_wasted). */
@@ -31,6 +32,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "acceptlab_trace.h"
+#include "slots.bpf.h"
 #include "sock.bpf.h"
 #include "waits.bpf.h"
 
@@ -48,6 +50,22 @@ struct conn_seen {
 	__u32 pad;
 };
 
+/* The traced processes at their places in target_slots, the traced
+ * threads' records at theirs in worker_slots, each with a hash beside it
+ * for an id whose place another holds (slots.bpf.h): a wakeup of a thread
+ * not traced, most of the machine's, costs two loads, not two hash
+ * lookups. The loader fills the processes before it attaches; the
+ * arrays' sizes are its (a test may shrink them). */
+const volatile __u32 targ_target_slots = TRACE_TARGET_SLOTS;
+const volatile __u32 targ_worker_slots = TRACE_WORKER_SLOTS;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACE_TARGET_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64); /* tgid, 0 free */
+} target_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TRACE_MAX_TARGETS);
@@ -61,6 +79,13 @@ struct {
 	__type(key, __u16);   /* local port, host order */
 	__type(value, __u8);
 } ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACE_WORKER_SLOTS);
+	__type(key, __u32);
+	__type(value, struct trace_worker_slot);
+} worker_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -85,25 +110,40 @@ static const struct trace_worker zero_worker;
 
 static __always_inline bool traced_tgid(__u32 tgid)
 {
-	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+	return slot_find(&target_slots, &targets, targ_target_slots, tgid, 0);
+}
+
+/* Thread tid's record, or NULL if it has none. */
+static __always_inline struct trace_worker *worker_find(__u32 tid)
+{
+	return slot_find(&worker_slots, &workers, targ_worker_slots, tid, SLOT_REC);
 }
 
 /* Thread tid's cycle and stats, made on first sight; NULL if its process
- * (tgid) is not traced or the map is full. A traced thread is found by one
- * lookup; the targets map is asked only for a thread seen for the first
- * time (or a tid another process had: its record starts again). */
+ * (tgid) is not traced or the hash beside the array is full. A traced
+ * thread is found by one load and a compare; the processes are asked
+ * only for a thread seen for the first time (or a tid another process
+ * had: its record starts again). */
 static __always_inline struct trace_worker *worker_of(__u32 tid, __u32 tgid)
 {
-	struct trace_worker *w = bpf_map_lookup_elem(&workers, &tid);
+	struct trace_worker *w = worker_find(tid);
 
 	if (w && w->c.tgid == tgid)
 		return w;
 	if (!traced_tgid(tgid))
 		return NULL;
-	bpf_map_update_elem(&workers, &tid, &zero_worker, BPF_ANY);
-	w = bpf_map_lookup_elem(&workers, &tid);
-	if (w)
-		w->c.tgid = w->s.tgid = tgid;
+	if (!w)
+		w = slot_claim(&worker_slots, &workers, targ_worker_slots, tid, SLOT_REC, &zero_worker);
+	if (!w)
+		return NULL;
+	if (w->c.tgid) {
+		/* Another process's thread had this tid: start again. */
+		volatile __u64 *word = (volatile __u64 *)w; /* a loop, not a memset */
+
+		for (int k = 0; k < sizeof(*w) / sizeof(__u64); k++)
+			word[k] = 0;
+	}
+	w->c.tgid = w->s.tgid = tgid;
 	return w;
 }
 
@@ -248,8 +288,8 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	struct worker_stats *st;
 	struct cycle *c;
 
-	/* Every wakeup on the machine comes here: one lookup, the cycle of a
-	 * traced thread, and for a thread without one the targets map (a
+	/* Every wakeup on the machine comes here: one load, the cycle of a
+	 * traced thread, and for a thread without one its process's place (a
 	 * thread asleep since before the attach has returned from no wait
 	 * yet). Only the first wakeup of each wait counts: one woken, finding
 	 * nothing and sleeping again in the same call is woken for the same
@@ -277,7 +317,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	     unsigned int prev_state)
 {
 	__u32 tgid = next->tgid, tid = next->pid;
-	struct trace_worker *w = bpf_map_lookup_elem(&workers, &tid);
+	struct trace_worker *w = worker_find(tid);
 	struct accept_event *e;
 
 	if (!w || w->c.tgid != tgid)
@@ -303,11 +343,11 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
+	static const __u8 one = 1;
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	__u8 one = 1;
 
 	if (ptgid != ctgid && traced_tgid(ptgid))
-		bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+		slot_claim(&target_slots, &targets, targ_target_slots, ctgid, 0, &one);
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include "acceptlab_trace.h"
 #include "acceptlab_trace.skel.h"
 #include "detach.h"
+#include "slots.h"
 #include "targets.h"
 #include "tracefs.h"
 #include "waits.h"
@@ -268,6 +269,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	skel->rodata->targ_timeline = env.timeline;
+	{
+		/* The traced threads' and processes' arrays shrunk by a test (slots.h). */
+		__u32 n = slots_test_size(TRACE_WORKER_SLOTS < TRACE_TARGET_SLOTS ? TRACE_WORKER_SLOTS
+										: TRACE_TARGET_SLOTS);
+
+		if (n) {
+			bpf_map__set_max_entries(skel->maps.worker_slots, n);
+			bpf_map__set_max_entries(skel->maps.target_slots, n);
+			skel->rodata->targ_worker_slots = n;
+			skel->rodata->targ_target_slots = n;
+		}
+	}
 	/* A wakeup counts in epoll's waits and the accepts (waits.h). */
 	waits_fill((long *)skel->rodata->targ_wait_nr, 0);
 	if (!env.timeline) {
@@ -281,11 +294,11 @@ int main(int argc, char **argv)
 		err = -err == EPERM ? 2 : 1;
 		goto cleanup;
 	}
-	for (int i = 0; i < targets.npids; i++) {
-		__u32 tgid = (__u32)targets.pids[i];
-		__u8 one = 1;
-		bpf_map__update_elem(skel->maps.targets, &tgid, sizeof(tgid), &one, sizeof(one), BPF_ANY);
-	}
+	/* Each process at its place, or in the hash where another holds it
+	 * (nothing runs yet: no program races these). */
+	for (int i = 0; i < targets.npids; i++)
+		slots_place(bpf_map__fd(skel->maps.target_slots), bpf_map__fd(skel->maps.targets),
+			    skel->rodata->targ_target_slots, (__u32)targets.pids[i]);
 	for (int i = 0; i < targets.nports; i++) {
 		__u16 p = (__u16)targets.ports[i];
 		__u8 one = 1;
@@ -354,7 +367,8 @@ int main(int argc, char **argv)
 	}
 	if (rb)
 		ring_buffer__consume(rb);
-	trace_print_workers(bpf_map__fd(skel->maps.workers), now_s() - start, env.json, env.timeline);
+	trace_print_workers(bpf_map__fd(skel->maps.worker_slots), skel->rodata->targ_worker_slots,
+			    bpf_map__fd(skel->maps.workers), now_s() - start, env.json, env.timeline);
 	if (env.timeline) {
 		trace_print_timeline(events, nevents, env.json);
 		if (lost_events)

@@ -7,7 +7,9 @@
 #define TRACE_HIST_SLOTS 32   /* log2 buckets of microseconds: slot k holds [2^k, 2^(k+1)) us, slot 0 [0, 2) */
 #define TRACE_MAX_TARGETS 1024
 #define TRACE_MAX_PORTS 16
-#define TRACE_MAX_WORKERS 4096 /* threads of the traced processes followed */
+#define TRACE_MAX_WORKERS 4096 /* threads of the traced processes followed, beyond the array's */
+#define TRACE_TARGET_SLOTS 1024 /* the traced processes' array (slots.bpf.h) */
+#define TRACE_WORKER_SLOTS 1024 /* the traced threads' array */
 
 /* Per worker (keyed by tid): what happened to it while traced. */
 struct worker_stats {
@@ -46,6 +48,13 @@ struct cycle {
 struct trace_worker {
 	struct cycle c;
 	struct worker_stats s;
+};
+
+/* An entry of worker_slots: the thread holding it (0 free; never freed
+ * once claimed) and its record. */
+struct trace_worker_slot {
+	__u64 tid;
+	struct trace_worker w;
 };
 
 /* A cycle's end, into its thread's stats: a return followed by no accept

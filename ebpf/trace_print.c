@@ -10,9 +10,10 @@
 #include <bpf/bpf.h>
 
 #include "acceptlab_trace.h"
+#include "slots.h"
 #include "trace_print.h"
 
-#define MAX_ROWS 4096  /* worker threads the table shows */
+#define MAX_ROWS (TRACE_WORKER_SLOTS + TRACE_MAX_WORKERS) /* worker threads the table shows: all the kernel side keeps */
 #define MAX_WOKEN 64   /* wakeups (and EAGAINs) a timeline line lists */
 
 /* ---- the per-worker table ---- */
@@ -79,24 +80,37 @@ static int cmp_row(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void trace_print_workers(int workers_fd, double elapsed_s, int json, int timeline)
+/* Thread tid's row from its record w, with its open cycle ended, if it did
+ * anything; n counts the rows. */
+static void add_row(struct row *rows, int *n, __u32 tid, const struct trace_worker *w)
+{
+	struct row *r = &rows[*n];
+
+	r->tid = tid;
+	r->s = w->s;
+	r->s.empty_returns += trace_cycle_empty(&w->c) ? 1 : 0;
+	r->s.wasted += trace_cycle_wasted(&w->c) ? 1 : 0;
+	if (r->s.wakeups || r->s.won || r->s.lost || r->s.wait_returns)
+		(*n)++;
+}
+
+void trace_print_workers(int slots_fd, __u32 nslots, int workers_fd, double elapsed_s, int json, int timeline)
 {
 	static struct row rows[MAX_ROWS];
-	__u32 key, next, *prev = NULL;
+	static struct trace_worker_slot slots[TRACE_WORKER_SLOTS];
+	__u32 key, next, *prev = NULL, count = slots_read(slots_fd, nslots, slots, sizeof(slots[0]));
 	unsigned long long won = 0, lost = 0, wakeups = 0, wasted = 0;
 	int n = 0;
 
+	/* The array's claimed places, then the hash beside it. */
+	for (__u32 i = 0; i < count && n < MAX_ROWS; i++)
+		if (slots[i].tid)
+			add_row(rows, &n, (__u32)slots[i].tid, &slots[i].w);
 	while (bpf_map_get_next_key(workers_fd, prev, &next) == 0 && n < MAX_ROWS) {
 		static struct trace_worker w;
 
-		if (bpf_map_lookup_elem(workers_fd, &next, &w) == 0) {
-			rows[n].tid = next;
-			rows[n].s = w.s;
-			rows[n].s.empty_returns += trace_cycle_empty(&w.c) ? 1 : 0;
-			rows[n].s.wasted += trace_cycle_wasted(&w.c) ? 1 : 0;
-			if (rows[n].s.wakeups || rows[n].s.won || rows[n].s.lost || rows[n].s.wait_returns)
-				n++;
-		}
+		if (bpf_map_lookup_elem(workers_fd, &next, &w) == 0)
+			add_row(rows, &n, next, &w);
 		key = next;
 		prev = &key;
 	}

@@ -557,13 +557,13 @@ def test_respawned_workers_are_traced_from_their_fork(start_server, diagnose, sl
     (sched_process_fork). So the 8 connections after are each accepted,
     served and closed once, by the new workers alone, each worker's served
     count what /pid answered on its connections. With
-    ACCEPTLAB_TEST_DIAG_TASK_SLOTS=1 the arrays of traced threads and
+    ACCEPTLAB_TEST_TASK_SLOTS=1 the arrays of traced threads and
     processes have one entry each: all but one holder, the children and all
     but one thread are kept in the hashes beside them, and the counts must
     be the same."""
     s = start_server("bare", workers=2)
     d = diagnose("--port", str(s.port), "--duration", "5",
-                 env={"ACCEPTLAB_TEST_DIAG_TASK_SLOTS": slots} if slots else {})
+                 env={"ACCEPTLAB_TEST_TASK_SLOTS": slots} if slots else {})
     d.wait_for("attached")
     for index, pid in enumerate(s.pids):
         os.kill(pid, signal.SIGKILL)

@@ -26,10 +26,10 @@ root_only = pytest.mark.skipif(os.geteuid() != 0, reason="the tracer loads BPF p
 class Trace:
     """acceptlab-trace --json on the given targets; stop() returns its objects."""
 
-    def __init__(self, *targets, timeline=False):
+    def __init__(self, *targets, timeline=False, env=None):
         cmd = [TRACER, *targets, "--json"] + (["--timeline"] if timeline else [])
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     start_new_session=True)
+                                     start_new_session=True, env=dict(os.environ, **(env or {})))
         line = self.proc.stdout.readline()
         if not line:
             self.proc.wait(timeout=10)
@@ -96,6 +96,29 @@ def test_accepts_won_equal_connections_answered(start_server, tracer, variant):
     assert {tid: won.get(tid, 0) for tid in by_tid} == by_tid, (won, answered)
     cpus = {int(c) for w in ws.values() for c in w["accept_cpu"]}
     assert cpus <= os.sched_getaffinity(0) | set(range(os.cpu_count())), cpus
+
+
+@root_only
+@pytest.mark.parametrize("slots", [None, "1"], ids=["arrays", "hashes"])
+def test_respawned_workers_are_traced_from_their_fork(start_server, tracer, slots):
+    """bare at 2 workers, traced by its process group: both workers are
+    killed, one after the other, and the supervisor (traced) forks a new
+    one for each, which the tracer follows from its fork
+    (sched_process_fork). So each of the 8 connections after is won by the
+    new worker that answered it, and by no one else. With
+    ACCEPTLAB_TEST_TASK_SLOTS=1 the arrays of traced processes and threads
+    have one entry each: the children and all but one thread are kept in
+    the hashes beside them, and the counts must be the same."""
+    s = start_server("bare", workers=2)
+    t = tracer("--pgid", str(s.proc.pid), env={"ACCEPTLAB_TEST_TASK_SLOTS": slots} if slots else None)
+    for index, pid in enumerate(s.pids):
+        os.kill(pid, signal.SIGKILL)
+        s.wait_for("respawned", index=index)
+    new = {e["pid"] for e in s.events if e.get("event") == "respawned"}
+    answered = answered_by(s.port, 8)
+    assert set(answered) <= new, (answered, new)
+    won = {tid: w["won"] for tid, w in workers_of(t.stop()).items() if w["won"]}
+    assert won == answered, (won, answered)
 
 
 @root_only

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* slots.c: see slots.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "slots.h"
+
+__u32 slots_test_size(__u32 max)
+{
+	const char *v = getenv(SLOTS_TEST_ENV);
+	long n = v ? strtol(v, NULL, 10) : 0;
+
+	return n > 0 && (unsigned long)n <= max ? (__u32)n : 0;
+}
+
+void slots_place(int slots_fd, int spill_fd, __u32 nslots, __u32 id)
+{
+	__u32 place = nslots ? id % nslots : 0;
+	__u64 held = 0, mine = id;
+	__u8 one = 1;
+
+	bpf_map_lookup_elem(slots_fd, &place, &held);
+	if (!held)
+		bpf_map_update_elem(slots_fd, &place, &mine, BPF_ANY);
+	else if (held != mine)
+		bpf_map_update_elem(spill_fd, &id, &one, BPF_ANY);
+}
+
+__u32 slots_read(int slots_fd, __u32 nslots, void *entries, size_t entry_size)
+{
+	__u32 *keys = calloc(nslots ? nslots : 1, sizeof(*keys)), count = nslots, out_batch;
+	char *at = entries;
+
+	/* One call for the whole array; entry by entry where batches are not had. */
+	if (!keys || (bpf_map_lookup_batch(slots_fd, NULL, &out_batch, keys, entries, &count, NULL) < 0 &&
+		      errno != ENOENT)) {
+		count = 0;
+		for (__u32 i = 0; i < nslots; i++)
+			if (bpf_map_lookup_elem(slots_fd, &i, at + (size_t)count * entry_size) == 0)
+				count++;
+	}
+	free(keys);
+	return count;
+}
