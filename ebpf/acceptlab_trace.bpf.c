@@ -21,10 +21,10 @@
  * `targets` hash beside it (filled by the loader; a fork of a traced
  * process is added here, so respawned workers are followed). A worker is
  * one thread (tid). Per tid, one record (worker_slots, or the `workers`
- * hash beside it) holds its cycle, from a wait's return to the next's (its accepts, then
- * the wakeup that ends the next wait), and its stats, what the loader
- * prints; the loader closes the cycles still open when the trace ends
- * (trace_cycle_empty, trace_cycle_wasted). */
+ * hash beside it) holds its cycle, from a wait's return to the next's
+ * (its accepts, then the wakeup that ends the next wait), and its stats,
+ * what the loader prints; the loader closes the cycles still open when
+ * the trace ends (trace_cycle_empty, trace_cycle_wasted). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>

@@ -2,7 +2,6 @@
 /* slots.c: see slots.h. */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <bpf/bpf.h>
 

@@ -18,9 +18,9 @@
 __u32 slots_test_size(__u32 max);
 
 /* Puts id at its place (id % nslots) in the array slots_fd, whose entries
- * begin with the __u64 id holding them, or, where another holds it, in the
- * hash spill_fd with the value one byte 1. Before the programs attach:
- * nothing races it. */
+ * are the id holding them alone (a __u64: a set of processes), or, where
+ * another holds it, in the hash spill_fd with the value one byte 1.
+ * Before the programs attach: nothing races it. */
 void slots_place(int slots_fd, int spill_fd, __u32 nslots, __u32 id);
 
 /* Reads the array slots_fd, nslots entries of entry_size bytes, into
