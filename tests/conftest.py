@@ -359,14 +359,21 @@ def pids_answering(conns):
             c.close()
 
 
+def answered_by(port, n):
+    """n connections, one at a time, each asking /pid: {worker id:
+    connections it answered}."""
+    answered = {}
+    for _ in range(n):
+        who = int(get(port, "/pid")[2])
+        answered[who] = answered.get(who, 0) + 1
+    return answered
+
+
 def sequential_then_burst(port, sequential=40, burst=32):
     """`sequential` connections asking /pid one at a time, then a burst of
     `burst` held open until all have answered: {worker id: connections it
     answered}."""
-    answered = {}
-    for _ in range(sequential):
-        who = int(get(port, "/pid")[2])
-        answered[who] = answered.get(who, 0) + 1
+    answered = answered_by(port, sequential)
     for who in pids_answering(open_pid_requests(port, burst)):
         answered[who] = answered.get(who, 0) + 1
     return answered

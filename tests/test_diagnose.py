@@ -36,8 +36,8 @@ from acceptlab.paths import module_cmd
 from models.spread import count_within
 from probes.peers import peers
 from probes.studies import diagnosis as diagnosis_study
-from tests.conftest import (PROBE, ROOT, SERVER, bpf_attachments, get, read_json_lines, sequential_then_burst,
-                            stop_group, wait_idle_in_epoll)
+from tests.conftest import (PROBE, ROOT, SERVER, answered_by, bpf_attachments, get, read_json_lines,
+                            sequential_then_burst, stop_group, wait_idle_in_epoll)
 
 DIAGNOSE = os.path.join(ROOT, "bin", "acceptlab-diagnose")
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
@@ -470,10 +470,7 @@ def test_a_paused_watch_counts_nothing_and_resumes(start_server, diagnose):
     time.sleep(0.3)
     os.killpg(d.proc.pid, signal.SIGUSR2)
     d.wait_for("resumed")
-    answered = {}
-    for _ in range(6):
-        who = int(get(s.port, "/pid")[2])
-        answered[who] = answered.get(who, 0) + 1
+    answered = answered_by(s.port, 6)
     os.killpg(d.proc.pid, signal.SIGINT)
     rc, lines, err = d.finish()
     assert rc == 1, err  # stopped by a signal: a partial watch, as the study ends it
@@ -569,10 +566,7 @@ def test_respawned_workers_are_traced_from_their_fork(start_server, diagnose, sl
         os.kill(pid, signal.SIGKILL)
         s.wait_for("respawned", index=index)
     new = {e["pid"] for e in s.events if e.get("event") == "respawned"}
-    answered = {}
-    for _ in range(8):
-        who = int(get(s.port, "/pid")[2])
-        answered[who] = answered.get(who, 0) + 1
+    answered = answered_by(s.port, 8)
     assert set(answered) <= new, (answered, new)
     rc, lines, err = d.finish()
     assert rc == 0, err
@@ -619,10 +613,7 @@ def test_reads_no_traced_accept_returned_are_counted(start_server, diagnose):
     traced = s.pids[0]
     d = diagnose("--port", str(s.port), "--pid", str(traced), "--duration", "3")
     d.wait_for("attached")
-    answered = {}
-    for _ in range(40):
-        who = int(get(s.port, "/pid")[2])
-        answered[who] = answered.get(who, 0) + 1
+    answered = answered_by(s.port, 40)
     rc, lines, err = d.finish()
     assert rc == 0, err
     assert len(answered) == 2, answered  # the case needs both workers to have connections

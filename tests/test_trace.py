@@ -15,8 +15,8 @@ import subprocess
 import pytest
 
 from acceptlab.paths import module_cmd
-from tests.conftest import (PROBE, ROOT, bpf_attachments, get, kill_group, killed_at_teardown, open_pid_requests,
-                            pids_answering, sequential_then_burst, wait_idle_in_epoll)
+from tests.conftest import (PROBE, ROOT, answered_by, bpf_attachments, get, kill_group, killed_at_teardown,
+                            open_pid_requests, pids_answering, sequential_then_burst, wait_idle_in_epoll)
 
 TRACER = os.path.join(ROOT, "bin", "acceptlab-trace")
 FOREIGN = module_cmd("tests.foreign_server")
@@ -63,15 +63,6 @@ def tracer():
 
 def workers_of(objs):
     return {o["tid"]: o for o in objs if o["type"] == "worker"}
-
-
-def answered_by(port, n):
-    """n connections, one at a time, each asking /pid: {id: count}."""
-    out = {}
-    for _ in range(n):
-        who = int(get(port, "/pid")[2])
-        out[who] = out.get(who, 0) + 1
-    return out
 
 
 @root_only
