@@ -302,6 +302,15 @@ PROGRAMS_WORDS = {"traced": "the tracer's programs", "passive": "the passive wat
                   "passive-hooks": "its hooks alone (each program returning at once)"}
 
 
+# A failed programs run's key begins with this, then its watcher.
+PROGRAMS_FAILED = "programs of "
+
+
+def failed_programs_run(row) -> bool:
+    """Whether a parsed row is a programs run that failed (not a round's)."""
+    return isinstance(row, Failed) and str(row.key[0]).startswith(PROGRAMS_FAILED)
+
+
 def parse_programs_row(obj: dict, line: int):
     state = get_str(obj, "state")
     if state not in PROGRAMS_STATES:
@@ -309,7 +318,7 @@ def parse_programs_row(obj: dict, line: int):
                        f'got {json.dumps(state)}')
     mode = get_str(obj, "mode")
     if "error" in obj:
-        return Failed(line, ("programs of " + state, mode, None), str(obj["error"]))
+        return Failed(line, (PROGRAMS_FAILED + state, mode, None), str(obj["error"]))
     progs = get(obj, "programs")
     if not isinstance(progs, list):
         raise RowError(f'"programs" must be a list, got {json_kind(progs)}')
@@ -544,7 +553,7 @@ def render_programs(rows: list) -> list:
     (the same program returning at once: what a run costs with the
     statistics on), which is what its body does."""
     runs = [r for r in rows if isinstance(r, ProgramsRun)]
-    failed = [r for r in rows if isinstance(r, Failed) and r.key[0].startswith("programs of ")]
+    failed = [r for r in rows if failed_programs_run(r)]
     if not runs and not failed:
         return []
     out = ["### What each program costs per event", "",
@@ -599,8 +608,7 @@ def render_programs(rows: list) -> list:
 def render_trace_overhead(meta: Meta, rows: list) -> list:
     out = ["## The tracer's overhead", ""]
     programs = render_programs(rows)
-    rows = [r for r in rows if not isinstance(r, ProgramsRun)
-            and not (isinstance(r, Failed) and str(r.key[0]).startswith("programs of "))]
+    rows = [r for r in rows if not isinstance(r, ProgramsRun) and not failed_programs_run(r)]
     alternated = [r for r in rows if isinstance(r, OverheadRun)]
     if any(r.toggled for r in alternated):
         return out + render_toggled_overhead([r for r in alternated if r.toggled],
