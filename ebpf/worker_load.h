@@ -18,8 +18,13 @@
 /* Connections tagged at their first read (worker processes): the entries of
  * conn_tags, an array indexed by a hash of the socket's cookie, one
  * claimed per connection of ours as it is established. A connection whose
- * entry another open connection holds keeps its tag in socket storage. */
-#define WORKER_LOAD_MAX_TAGS 65536
+ * entry another open connection holds keeps its tag in socket storage.
+ * Each connection's entry is at a random place, claimed in the softirq that
+ * establishes it and read at the worker's first read, often on another
+ * CPU: an array far larger than the connections open at once makes that
+ * read a cache and TLB miss, where a small one stays cached (as the
+ * diagnosis's conn_slots). */
+#define WORKER_LOAD_MAX_TAGS 4096
 
 /* SYNs steered to a slot (reuseport-bpf) count until their connection is
  * established, or until they expire: a SYN whose handshake never completes

@@ -30,6 +30,7 @@
 
 _Static_assert(WORKER_LOAD_MAX_SLOTS == MAX_SLOTS, "ebpf/worker_load.h and servers/server.h disagree on slots");
 _Static_assert(WORKER_LOAD_MAX_INDEXES == MAX_WORKERS, "ebpf/worker_load.h and servers/server.h disagree on workers");
+_Static_assert(WORKER_LOAD_MAX_TAGS == 4096, "main.c's ACCEPTLAB_TEST_MAX_TAGS help names the default");
 _Static_assert(sizeof(struct load_slot) % 8 == 0, "an mmapped BPF array's elements are 8-byte aligned");
 
 struct load_account {

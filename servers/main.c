@@ -130,7 +130,7 @@ static const struct env_var {
 	{ ENV_TEST, "ACCEPTLAB_TEST_HOLD_TOKEN_MS", "N", "mutex",
 	  "the first worker to take the token holds it N ms" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_MAX_TAGS", "N", "fdpass (kernel accounting, processes)",
-	  "the connection tags' array holds N entries (default 65536): more connections find their entry "
+	  "the connection tags' array holds N entries (default 4096): more connections find their entry "
 	  "taken and keep their tags in socket storage" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_PRELOAD", "I:N", "reuseport-bpf",
 	  "worker I's held count starts at N" },
