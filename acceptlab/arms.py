@@ -86,6 +86,7 @@ from dataclasses import dataclass, field
 
 SHARE_OFF = {"ACCEPTLAB_ACCEPT_SHARE": "0"}   # fdpass's knob off: the bare race, same binary
 USER_ACCOUNTING = {"ACCEPTLAB_ACCOUNTING": "user"}  # load counted in user space (servers/load.h)
+EXCLUSIVE_WAKE = {"ACCEPTLAB_ACCEPT_EXCLUSIVE": "1"}  # fdpass: one worker woken per connection, not all
 WHEN_STOPPED = ("others", "queued", "stall")
 # The studies that run the probe's shapes, and the shapes: what
 # not_applicable's "study:shape" words may name.
@@ -210,6 +211,11 @@ TABLE = [
     # arm in the same rounds, they show what kernel accounting costs.
     Arm("fdpass-user", "fdpass", env=USER_ACCOUNTING, knob_off="fdpass-off", default=False,
         studies="cost", place={"cost": 4}),
+    # fdpass with one worker woken per connection (EPOLLEXCLUSIVE, no
+    # deferral), for the cost study: beside fdpass and its knob-off arm in
+    # the same rounds, it shows what the herd costs the mechanism.
+    Arm("fdpass-exclusive", "fdpass", env=EXCLUSIVE_WAKE, knob_off="fdpass-off", reference="reuseport-bpf",
+        default=False, studies="cost", place={"cost": 4}),
     Arm("handoff-user", "handoff", ["--threads"], env=USER_ACCOUNTING, knob_off="handoff-off", default=False,
         studies="cost:bench", place={"cost": 9}),
 ]

@@ -104,6 +104,11 @@ static const struct env_var {
 	{ ENV_KNOB, "ACCEPTLAB_ACCEPT_SHARE", "0", "fdpass",
 	  "the knob-off arm: the bare race, in the same binary, with no hand-off (default `1`: the "
 	  "acceptor passes each connection to the least-loaded sibling)" },
+	{ ENV_KNOB, "ACCEPTLAB_ACCEPT_EXCLUSIVE", "1", "fdpass",
+	  "one worker woken per connection, not all: the listener level-triggered with `EPOLLEXCLUSIVE`, "
+	  "re-added (to the back of the kernel's waiters) by a worker once a sibling is less loaded; no "
+	  "deferral, so what the pick gives a sibling is handed over (default `0`: every worker woken, "
+	  "edge-triggered, with deferral)" },
 	{ ENV_KNOB, "ACCEPTLAB_ACCOUNTING", "user|kernel", "fdpass, handoff, reuseport-bpf",
 	  "how the balancers count load (Load accounting in docs/server.md): `user` in user space without BPF "
 	  "(reuseport-bpf refuses it), `kernel` exits 2 when BPF cannot be loaded instead of falling back; "

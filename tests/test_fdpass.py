@@ -60,6 +60,17 @@ def env_with(**kw):
     return dict(os.environ, **{k: str(v) for k, v in kw.items()})
 
 
+# The two ways fdpass's workers are woken for a new connection: all of them
+# (the default: the bare race, edge triggered, with deferral), or one
+# (ACCEPTLAB_ACCEPT_EXCLUSIVE=1: EPOLLEXCLUSIVE). The pick's rules and the
+# balance hold in both.
+WAKES = {"herd": None, "exclusive": {"ACCEPTLAB_ACCEPT_EXCLUSIVE": 1}}
+
+
+def wake_env(wake):
+    return env_with(**WAKES[wake]) if WAKES[wake] else None
+
+
 def share_state(port):
     """The shared page as any worker reports it (GET /variant)."""
     return json.loads(get(port, "/variant")[2])
@@ -155,15 +166,17 @@ def fault_server(start_server, mode):
     return s, new[0]["pid"], new[1]["pid"], new[1]["slot"], held
 
 
+@pytest.mark.parametrize("wake", list(WAKES))
 @pytest.mark.parametrize("shape,extra", [
     ("burst", []), ("ramp", ["--gap-ms", "5"]), ("keepalive", ["--requests", "3"])])
-def test_exact_balance(start_server, tmp_path, shape, extra):
+def test_exact_balance(start_server, tmp_path, shape, extra, wake):
     """The target the note sets: every round of burst 32, ramp 32 and
     keepalive 32 is 16/16 or 17/15, and no keep-alive connection is ever
-    answered by two workers. The first round is sent the moment the server
-    says ready: a worker is a candidate before it reports ready (its
-    serving hook), so a fresh server's first burst is no exception."""
-    s = start_server("fdpass")
+    answered by two workers, whether every worker is woken for a connection
+    or one. The first round is sent the moment the server says ready: a
+    worker is a candidate before it reports ready (its serving hook), so a
+    fresh server's first burst is no exception."""
+    s = start_server("fdpass", env=wake_env(wake))
     ready = tmp_path / "ready.json"
     ready.write_text(json.dumps(s.ready) + "\n")
     res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", shape, "--json", "--rounds", "3",
@@ -204,31 +217,36 @@ def wait_loads(records, want, what):
                       lambda: [r["load"] for r in records.slots(2)] == want)
 
 
-def worker_1_loaded(s, records):
-    """Leaves worker 1 holding n >= 3 idle keep-alive connections and worker
-    0 none (the load records say so): of 12 connections opened one at a
-    time, worker 0's are closed. Returns worker 1's."""
+def worker_1_loaded(s, records, loaded=1):
+    """Leaves worker 1 (or worker `loaded`) holding n >= 3 idle keep-alive
+    connections and the other none (the load records say so): of 12
+    connections opened one at a time, the other's are closed. Returns the
+    loaded worker's."""
     conns = []
     for _ in range(12):
         c = open_pid_requests(s.port, 1)[0]
         conns.append((int(read_response(c)[2]), c))
-    on1 = [c for pid, c in conns if pid == s.pids[1]]
+    kept = [c for pid, c in conns if pid == s.pids[loaded]]
     for pid, c in conns:
-        if pid == s.pids[0]:
+        if pid != s.pids[loaded]:
             c.close()
-    assert len(on1) >= 3, "worker 1 holds only %d of 12" % len(on1)
-    wait_loads(records, [0, len(on1)], "worker 0's connections closed")
-    return on1
+    assert len(kept) >= 3, "worker %d holds only %d of 12" % (loaded, len(kept))
+    want = [0, 0]
+    want[loaded] = len(kept)
+    wait_loads(records, want, "the other worker's connections closed")
+    return kept
 
 
-def test_pick_least_loaded(start_server):
+@pytest.mark.parametrize("wake", list(WAKES))
+def test_pick_least_loaded(start_server, wake):
     """The pick's first rule: a connection goes to the worker with the least
     load, whoever accepted it. Worker 1 is made to hold n idle keep-alive
     connections and worker 0 none; then n new connections, opened and kept
     one at a time, are every one answered by worker 0: at each, worker 0
     holds fewer than worker 1, so even one that worker 1 was woken for is
-    left to worker 0 (deferred) or handed over."""
-    s = start_server("fdpass")
+    left to worker 0 (deferred, where every worker is woken) or handed
+    over."""
+    s = start_server("fdpass", env=wake_env(wake))
     records = LoadRecords(s.proc.pid)
     on1 = worker_1_loaded(s, records)
     n = len(on1)
@@ -326,14 +344,101 @@ def test_deferral_to_a_worker_that_does_not_come_is_taken_over(start_server):
         x.close()
 
 
-def test_pick_ties_go_to_the_acceptor(start_server):
+EPOLLET = 1 << 31
+EPOLLEXCLUSIVE = 1 << 28
+LISTENER_TAG = "ffffffffffffffff"  # servers/server.h: the listener's epoll data
+
+
+def listener_registrations(pid):
+    """The events each epoll instance of process pid watches the listener
+    for (its fdinfo's tfd lines whose data is the listener's tag)."""
+    found = []
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, fd)) != "anon_inode:[eventpoll]":
+                continue
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                lines = [l.split() for l in f if l.startswith("tfd:")]
+        except OSError:
+            continue
+        found += [int(l[3], 16) for l in lines if l[5] == LISTENER_TAG]
+    return found
+
+
+def test_exclusive_wake_registers_one_waiter_and_never_defers(start_server):
+    """ACCEPTLAB_ACCEPT_EXCLUSIVE=1: each worker's epoll watches the listener
+    with EPOLLEXCLUSIVE and level triggered (the kernel wakes one waiting
+    worker per connection), where the default watches it edge triggered and
+    not exclusive (every worker woken). With one worker woken, no sibling is
+    left an edge to defer to: under a close-mode load (8 clients, 1200
+    connections) every request is answered 200, the page counts no deferral,
+    and what the pick gave a sibling was handed over (GET /variant: the
+    hand-off count). The registration is read after the load too: the
+    listener is deleted and re-added after each accept, always the same
+    way."""
+    regs = {}
+    for wake in WAKES:
+        s = start_server("fdpass", env=wake_env(wake))
+        before = {pid: listener_registrations(pid) for pid in s.pids}
+        bad = close_mode_clients(s.port)
+        assert not bad, "%s: %d requests not answered 200: %r" % (wake, len(bad), bad[:3])
+        state = share_state(s.port)
+        after = {pid: listener_registrations(pid) for pid in s.pids}
+        regs[wake] = (before, after, state)
+        s.stop()
+    for wake, (before, after, state) in regs.items():
+        print("%s: listener events %r, %d deferrals, %d hand-offs" % (
+            wake, {p: [hex(e) for e in ev] for p, ev in after.items()}, state["deferrals"], state["event_id"]))
+        for seen in (before, after):
+            for pid, events in seen.items():
+                assert len(events) == 1, "%s: worker %d watches the listener %d times" % (wake, pid, len(events))
+                if wake == "exclusive":
+                    assert events[0] & EPOLLEXCLUSIVE and not events[0] & EPOLLET, (wake, pid, hex(events[0]))
+                else:
+                    assert events[0] & EPOLLET and not events[0] & EPOLLEXCLUSIVE, (wake, pid, hex(events[0]))
+        assert state["exclusive"] is (wake == "exclusive"), state
+    assert regs["exclusive"][2]["deferrals"] == 0, regs["exclusive"][2]
+    assert regs["herd"][2]["deferrals"] > 0, "the herd deferred nothing under a close-mode load: %r" % regs["herd"][2]
+
+
+def test_exclusive_wake_passes_a_stopped_worker_over(start_server):
+    """With one worker woken per connection (ACCEPTLAB_ACCEPT_EXCLUSIVE=1),
+    a worker that is stopped is not among the waiters the kernel picks
+    from: its SIGSTOP took it out of its epoll wait. Worker 0 is made to
+    hold n idle keep-alive connections and worker 1 none, so the pick keeps
+    each new connection with worker 1; worker 0 is stopped; then n new
+    connections, one at a time, are each answered by worker 1 within 2 s.
+    Were the wakeup given to the stopped worker, nobody would accept them
+    until it ran again."""
+    s = start_server("fdpass", env=wake_env("exclusive"))
+    records = LoadRecords(s.proc.pid)
+    on0 = worker_1_loaded(s, records, loaded=0)
+    os.kill(s.pids[0], signal.SIGSTOP)
+    answered = []
+    try:
+        wait_stopped(s.pids[0])
+        for _ in range(len(on0)):
+            c = open_pid_requests(s.port, 1)[0]
+            answered.append(int(read_response(c, timeout=2.0)[2]))
+            c.close()
+    finally:
+        os.kill(s.pids[0], signal.SIGCONT)
+    print("worker 0 stopped: %d connections answered by %r" % (len(answered), answered))
+    assert answered == [s.pids[1]] * len(on0), answered
+    for c in on0:
+        c.close()
+
+
+@pytest.mark.parametrize("wake", list(WAKES))
+def test_pick_ties_go_to_the_acceptor(start_server, wake):
     """The pick's second rule: on equal loads the acceptor keeps the
     connection (a hand-off costs a send and a wakeup, and buys nothing). On
     an idle server, 20 connections one after another, each closed and its
     load gone (the load records read 0/0) before the next: every one met
     equal loads, so not one was handed over (the page's hand-off count stays
-    0), however the race for the accepts went."""
-    s = start_server("fdpass")
+    0), however the race for the accepts went, or whichever worker the
+    kernel woke alone."""
+    s = start_server("fdpass", env=wake_env(wake))
     records = LoadRecords(s.proc.pid)
     answered = []
     for _ in range(20):

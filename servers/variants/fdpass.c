@@ -100,6 +100,16 @@
  *  - One worker pays nothing: with --workers 1 the mechanism is off.
  *    ACCEPTLAB_ACCEPT_SHARE=0 gives the knob-off arm (the bare race) in the
  *    same binary.
+ *  - Without the herd (ACCEPTLAB_ACCEPT_EXCLUSIVE=1): the listener is
+ *    registered level triggered with EPOLLEXCLUSIVE, so the kernel wakes one
+ *    waiting worker per connection (a busy one is passed over, and a stopped
+ *    one is not waiting), not all: no deferral (no sibling is left an edge),
+ *    one accept per event, routed by the pick as above (kept, or handed
+ *    over), then, once a sibling is less loaded, the listener re-added so
+ *    the next connection wakes a sibling first (share_accept_exclusive).
+ *    Every correction and fault case
+ *    above is the hand-off's and the pick's, and holds unchanged; the claim
+ *    machinery stays idle.
  *
  * Test switches (environment): ACCEPTLAB_TEST_SEND_GAP_MS=N sleeps N ms between
  * the pick and the send (after the state check: the widest window for the
@@ -140,6 +150,7 @@
 #define LEAVE_DRAIN_MS 2000       /* a leaver waits this long at most for in-flight hand-offs */
 #define GIVE_UP_DRAIN_MS 250      /* the supervisor's drain of a dead worker's channel */
 #define CLAIM_WAIT_NS 5000000LL   /* a deferral not resolved this long is taken over */
+#define EXCLUSIVE_EVENTS (EPOLLIN | EPOLLEXCLUSIVE) /* ACCEPTLAB_ACCEPT_EXCLUSIVE's listener */
 
 struct share_line {
 	_Atomic int64_t state;
@@ -172,6 +183,7 @@ struct share {
 	int chan_send[MAX_SLOTS];
 	int test_send_gap_ms;
 	int test_no_pick;
+	int exclusive;    /* ACCEPTLAB_ACCEPT_EXCLUSIVE: one worker woken per connection */
 	int test_no_defer;
 	int test_stop_at; /* enum stop_point */
 };
@@ -221,6 +233,7 @@ static struct share *share_init(struct server *srv)
 	sh->on = srv->cfg.workers > 1 && env_long("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
 	sh->test_send_gap_ms = (int)env_long("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
 	sh->test_no_pick = (int)env_long("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
+	sh->exclusive = sh->on && env_long("ACCEPTLAB_ACCEPT_EXCLUSIVE", 0, 0, 1);
 	sh->test_no_defer = (int)env_long("ACCEPTLAB_TEST_NO_DEFER", 0, 0, 1);
 	sh->test_stop_at = STOP_NONE;
 	if (getenv("ACCEPTLAB_TEST_STOP_AT")) {
@@ -636,7 +649,7 @@ static int fdpass_start(struct worker *w, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	return worker_watch_listener(w, EPOLLIN | EPOLLET, err, errlen);
+	return worker_watch_listener(w, sh->exclusive ? EXCLUSIVE_EVENTS : EPOLLIN | EPOLLET, err, errlen);
 }
 
 /* The loop runs next: siblings may pick us now. */
@@ -648,12 +661,39 @@ static void fdpass_serving(struct worker *w)
 		atomic_store(&sw->me->state, STATE_SERVING);
 }
 
+/* ACCEPTLAB_ACCEPT_EXCLUSIVE: the kernel woke this worker alone, so no
+ * sibling is left an edge to defer to: one accept per event, routed by the
+ * pick made before it (kept, or handed to the sibling it names). The kernel
+ * wakes the first waiting worker in the order they registered the
+ * listener, so the order is kept close to the pick's: once a sibling is
+ * less loaded than this worker (the pick would give it the next
+ * connection), this worker deletes and re-adds the listener, which puts it
+ * at the back; while none is, it stays where it is and is woken again. */
+static void share_accept_exclusive(struct worker *w, struct share_worker *sw)
+{
+	struct sockaddr_in peer;
+	int t = sw->sh->test_no_pick ? w->slot : share_pick(w, sw, 1), fd;
+
+	if ((fd = worker_accept_one(w, &peer)) < 0)
+		return;
+	share_route(w, sw, t, fd, &peer);
+	/* Not while accepting rests (out of descriptors): its resume adds the
+	 * listener back, and an add now would be refused. */
+	if (!w->accept_paused_until && share_pick(w, sw, 1) != w->slot &&
+	    worker_listener_enable(w, EXCLUSIVE_EVENTS, 0) == 0)
+		worker_listener_enable(w, EXCLUSIVE_EVENTS, 1);
+}
+
 static void fdpass_readable(struct worker *w)
 {
 	struct share_worker *sw = w->vstate;
 	struct sockaddr_in peer;
 	int fd;
 
+	if (sw->sh->exclusive) {
+		share_accept_exclusive(w, sw);
+		return;
+	}
 	if (sw->sh->on) {
 		share_accept_loop(w, sw, !sw->sh->test_no_pick && !sw->sh->test_no_defer);
 		return;
@@ -816,9 +856,10 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 	int64_t claim = sh->on ? atomic_load(&sh->page->claim) : 0;
 	size_t off;
 
-	off = (size_t)snprintf(buf, len, "{\"variant\":\"fdpass\",\"on\":%s,\"worker\":%d,\"slot\":%d,\"passed\":%llu,"
+	off = (size_t)snprintf(buf, len, "{\"variant\":\"fdpass\",\"on\":%s,\"exclusive\":%s,\"worker\":%d,\"slot\":%d,\"passed\":%llu,"
 			       "\"received\":%llu,\"forwarded\":%llu,\"deferred\":%llu,\"took_over\":%llu",
-			       sh->on ? "true" : "false", w->index, w->slot, (unsigned long long)sw->passed,
+			       sh->on ? "true" : "false", sh->exclusive ? "true" : "false", w->index, w->slot,
+			       (unsigned long long)sw->passed,
 			       (unsigned long long)sw->received, (unsigned long long)sw->forwarded,
 			       (unsigned long long)sw->deferred, (unsigned long long)sw->took_over);
 	if (sh->on && off < len)
@@ -879,7 +920,10 @@ const struct accept_variant variant_fdpass = {
 	.mechanism = "accept sharing: the bare race wakes every worker, and each connection goes to the "
 		     "least-loaded one: a woken worker that is not leaves the accept to it (deferral) or, "
 		     "when it cannot, passes the connection over `SCM_RIGHTS`; a sibling stuck in a slow "
-		     "request handler is skipped; `ACCEPTLAB_ACCEPT_SHARE=0` is the knob-off arm",
+		     "request handler is skipped; `ACCEPTLAB_ACCEPT_SHARE=0` is the knob-off arm; "
+		     "`ACCEPTLAB_ACCEPT_EXCLUSIVE=1` wakes one worker per connection (`EPOLLEXCLUSIVE`, a "
+		     "worker moved behind its siblings once one is less loaded), which hands over what the "
+		     "pick gives a sibling",
 	.before_fork = fdpass_before_fork,
 	.worker_start = fdpass_start,
 	.serving = fdpass_serving,
