@@ -217,8 +217,8 @@ def wait_loads(records, want, what):
                       lambda: [r["load"] for r in records.slots(2)] == want)
 
 
-def worker_1_loaded(s, records, loaded=1):
-    """Leaves worker 1 (or worker `loaded`) holding n >= 3 idle keep-alive
+def worker_loaded(s, records, loaded=1):
+    """Leaves worker `loaded` (1 or 0) holding n >= 3 idle keep-alive
     connections and the other none (the load records say so): of 12
     connections opened one at a time, the other's are closed. Returns the
     loaded worker's."""
@@ -248,7 +248,7 @@ def test_pick_least_loaded(start_server, wake):
     over."""
     s = start_server("fdpass", env=wake_env(wake))
     records = LoadRecords(s.proc.pid)
-    on1 = worker_1_loaded(s, records)
+    on1 = worker_loaded(s, records)
     n = len(on1)
     new = []
     for _ in range(n):
@@ -325,7 +325,7 @@ def test_deferral_to_a_worker_that_does_not_come_is_taken_over(start_server):
     1 would then accept and hand over at once, as a claim's target does."""
     s = start_server("fdpass")
     records = LoadRecords(s.proc.pid)
-    on1 = worker_1_loaded(s, records)
+    on1 = worker_loaded(s, records)
     wait_until("no claim naming worker 1", lambda: share_state(s.port)["claim_target"] != 1)
     before = share_state(s.port)["takeovers"]
     os.kill(s.pids[0], signal.SIGSTOP)
@@ -412,7 +412,7 @@ def test_exclusive_wake_passes_a_stopped_worker_over(start_server):
     until it ran again."""
     s = start_server("fdpass", env=wake_env("exclusive"))
     records = LoadRecords(s.proc.pid)
-    on0 = worker_1_loaded(s, records, loaded=0)
+    on0 = worker_loaded(s, records, loaded=0)
     os.kill(s.pids[0], signal.SIGSTOP)
     answered = []
     try:
