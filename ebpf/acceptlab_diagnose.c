@@ -474,14 +474,10 @@ static int trace_start(struct tracing *tr, const struct detection *d, int *denie
 	}
 	{
 		/* The traced threads' and processes' arrays shrunk by a test (slots.h). */
-		__u32 n = slots_test_size(DIAG_THREAD_SLOTS < DIAG_TARGET_SLOTS ? DIAG_THREAD_SLOTS : DIAG_TARGET_SLOTS);
+		__u32 n = slots_test_shrink(tr->diag->maps.thread_slots, tr->diag->maps.target_slots);
 
-		if (n) {
-			bpf_map__set_max_entries(tr->diag->maps.thread_slots, n);
-			bpf_map__set_max_entries(tr->diag->maps.target_slots, n);
-			tr->diag->rodata->targ_thread_slots = n;
-			tr->diag->rodata->targ_target_slots = n;
-		}
+		if (n)
+			tr->diag->rodata->targ_thread_slots = tr->diag->rodata->targ_target_slots = n;
 	}
 	tr->diag->rodata->targ_port = (__u16)d->port;
 	tr->diag->rodata->targ_hooks_only = env.hooks_only;

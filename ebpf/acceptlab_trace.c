@@ -271,15 +271,10 @@ int main(int argc, char **argv)
 	skel->rodata->targ_timeline = env.timeline;
 	{
 		/* The traced threads' and processes' arrays shrunk by a test (slots.h). */
-		__u32 n = slots_test_size(TRACE_WORKER_SLOTS < TRACE_TARGET_SLOTS ? TRACE_WORKER_SLOTS
-										: TRACE_TARGET_SLOTS);
+		__u32 n = slots_test_shrink(skel->maps.worker_slots, skel->maps.target_slots);
 
-		if (n) {
-			bpf_map__set_max_entries(skel->maps.worker_slots, n);
-			bpf_map__set_max_entries(skel->maps.target_slots, n);
-			skel->rodata->targ_worker_slots = n;
-			skel->rodata->targ_target_slots = n;
-		}
+		if (n)
+			skel->rodata->targ_worker_slots = skel->rodata->targ_target_slots = n;
 	}
 	/* A wakeup counts in epoll's waits and the accepts (waits.h). */
 	waits_fill((long *)skel->rodata->targ_wait_nr, 0);

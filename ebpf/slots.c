@@ -4,15 +4,20 @@
 #include <stdlib.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "slots.h"
 
-__u32 slots_test_size(__u32 max)
+__u32 slots_test_shrink(struct bpf_map *threads, struct bpf_map *procs)
 {
 	const char *v = getenv(SLOTS_TEST_ENV);
 	long n = v ? strtol(v, NULL, 10) : 0;
 
-	return n > 0 && (unsigned long)n <= max ? (__u32)n : 0;
+	if (n <= 0 || (unsigned long)n > bpf_map__max_entries(threads) || (unsigned long)n > bpf_map__max_entries(procs))
+		return 0;
+	bpf_map__set_max_entries(threads, (__u32)n);
+	bpf_map__set_max_entries(procs, (__u32)n);
+	return (__u32)n;
 }
 
 void slots_place(int slots_fd, int spill_fd, __u32 nslots, __u32 id)

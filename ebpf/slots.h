@@ -13,9 +13,13 @@
  * a test sends records to the hashes beside them. */
 #define SLOTS_TEST_ENV "ACCEPTLAB_TEST_TASK_SLOTS"
 
-/* The size SLOTS_TEST_ENV asks for, if it is from 1 to max; else 0 (the
- * arrays keep theirs). */
-__u32 slots_test_size(__u32 max);
+struct bpf_map;
+
+/* Shrinks the two arrays threads and procs (before the load) to the size
+ * SLOTS_TEST_ENV asks for, if it is from 1 to the smaller of theirs, and
+ * returns it; else 0 (the arrays keep theirs). The caller tells its
+ * programs the new size. */
+__u32 slots_test_shrink(struct bpf_map *threads, struct bpf_map *procs);
 
 /* Puts id at its place (id % nslots) in the array slots_fd, whose entries
  * are the id holding them alone (a __u64: a set of processes), or, where
