@@ -86,7 +86,7 @@ from dataclasses import dataclass, field
 
 SHARE_OFF = {"ACCEPTLAB_ACCEPT_SHARE": "0"}   # fdpass's knob off: the bare race, same binary
 USER_ACCOUNTING = {"ACCEPTLAB_ACCOUNTING": "user"}  # load counted in user space (servers/load.h)
-EXCLUSIVE_WAKE = {"ACCEPTLAB_ACCEPT_EXCLUSIVE": "1"}  # fdpass: one worker woken per connection, not all
+HERD_WAKE = {"ACCEPTLAB_ACCEPT_EXCLUSIVE": "0"}  # fdpass: every worker woken per connection, with deferral
 WHEN_STOPPED = ("others", "queued", "stall")
 # The studies that run the probe's shapes, and the shapes: what
 # not_applicable's "study:shape" words may name.
@@ -211,10 +211,11 @@ TABLE = [
     # arm in the same rounds, they show what kernel accounting costs.
     Arm("fdpass-user", "fdpass", env=USER_ACCOUNTING, knob_off="fdpass-off", default=False,
         studies="cost", place={"cost": 4}),
-    # fdpass with one worker woken per connection (EPOLLEXCLUSIVE, no
-    # deferral), for the cost study: beside fdpass and its knob-off arm in
-    # the same rounds, it shows what the herd costs the mechanism.
-    Arm("fdpass-exclusive", "fdpass", env=EXCLUSIVE_WAKE, knob_off="fdpass-off", reference="reuseport-bpf",
+    # fdpass with every worker woken per connection (the herd: edge
+    # triggered, with deferral), for the cost study: beside fdpass (one
+    # worker woken) and its knob-off arm in the same rounds, it shows what
+    # the herd costs the mechanism.
+    Arm("fdpass-herd", "fdpass", env=HERD_WAKE, knob_off="fdpass-off", reference="reuseport-bpf",
         default=False, studies="cost", place={"cost": 4}),
     Arm("handoff-user", "handoff", ["--threads"], env=USER_ACCOUNTING, knob_off="handoff-off", default=False,
         studies="cost:bench", place={"cost": 9}),

@@ -104,11 +104,12 @@ static const struct env_var {
 	{ ENV_KNOB, "ACCEPTLAB_ACCEPT_SHARE", "0", "fdpass",
 	  "the knob-off arm: the bare race, in the same binary, with no hand-off (default `1`: the "
 	  "acceptor passes each connection to the least-loaded sibling)" },
-	{ ENV_KNOB, "ACCEPTLAB_ACCEPT_EXCLUSIVE", "1", "fdpass",
-	  "one worker woken per connection, not all: the listener level-triggered with `EPOLLEXCLUSIVE`, "
-	  "re-added (to the back of the kernel's waiters) by a worker once a sibling is less loaded; no "
-	  "deferral, so what the pick gives a sibling is handed over (default `0`: every worker woken, "
-	  "edge-triggered, with deferral)" },
+	{ ENV_KNOB, "ACCEPTLAB_ACCEPT_EXCLUSIVE", "0", "fdpass",
+	  "the herd: every worker woken per connection, the listener edge-triggered, and a woken worker "
+	  "that is not the least loaded leaves the accept to the one that is (deferral), else hands it "
+	  "over (default `1`: one worker woken, the listener level-triggered with `EPOLLEXCLUSIVE` and "
+	  "re-added, to the back of the kernel's waiters, by a worker once a sibling is less loaded; what "
+	  "the pick gives a sibling is handed over)" },
 	{ ENV_KNOB, "ACCEPTLAB_ACCOUNTING", "user|kernel", "fdpass, handoff, reuseport-bpf",
 	  "how the balancers count load (Load accounting in docs/server.md): `user` in user space without BPF "
 	  "(reuseport-bpf refuses it), `kernel` exits 2 when BPF cannot be loaded instead of falling back; "
@@ -130,8 +131,9 @@ static const struct env_var {
 	{ ENV_TEST, "ACCEPTLAB_TEST_NO_PICK", "1", "fdpass",
 	  "every acceptor keeps what it accepts (a broken build, to prove the gate can fail)" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_NO_DEFER", "1", "fdpass",
-	  "an acceptor never defers: every connection the pick gives a sibling is handed over (the "
-	  "hand-off's kill windows)" },
+	  "every connection the pick gives a sibling is handed over (the hand-off's kill windows): the "
+	  "herd never defers, and a worker woken alone never moves behind its siblings, so the kernel "
+	  "keeps waking it" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_HOLD_TOKEN_MS", "N", "mutex",
 	  "the first worker to take the token holds it N ms" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_MAX_TAGS", "N", "fdpass (kernel accounting, processes)",

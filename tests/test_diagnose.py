@@ -56,7 +56,7 @@ EXPECTED = {
     "mutex": ("shared", 1, "epoll", None, False, "mutex"),
     # strict turns: the listener added and deleted at every accept (churn)
     "mutex --accept-mutex-strict": ("shared", 1, "epoll", None, False, "mutex"),
-    "fdpass": ("shared", 1, "epoll", None, True, "fdpass"),
+    "fdpass": ("shared", 1, "epoll-exclusive", None, True, "fdpass"),
     "handoff --threads 2": ("reuseport", None, "epoll", "hash", True, "handoff"),
     # every worker blocked in accept(): one request per connection, Connection: close
     "blocking": ("shared", 1, "accept", None, False, "blocking"),
@@ -155,21 +155,22 @@ def probe_counts(summary):
 def expected(spec, workers, handed_over=None):
     """EXPECTED[spec] at workers: (listener, listeners, wait, selector,
     handoff, closest_variant), a reuseport group's listeners one per worker.
-    A variant that balances by deferring (fdpass) and handed nothing over
-    (handed_over False, its own count) showed the kernel the bare race: the
-    study's DEFERRING says so, and the diagnosis is held to that."""
+    A variant that hands over only when the worker the kernel woke is not
+    the one its pick names (fdpass) and handed nothing over (handed_over
+    False, its own count) showed the kernel only its wake: the study's
+    WITHOUT_HANDOFF says which, and the diagnosis is held to that."""
     listener, listeners, wait, selector, handoff, variant = EXPECTED[spec]
-    if handed_over is False and spec in diagnosis_study.DEFERRING:
-        handoff, variant = False, diagnosis_study.DEFERRING[spec]
+    if handed_over is False and spec in diagnosis_study.WITHOUT_HANDOFF:
+        handoff, variant = False, diagnosis_study.WITHOUT_HANDOFF[spec]
     return listener, listeners or workers, wait, selector, handoff, variant
 
 
 def handed_over(spec, port):
-    """For a deferring variant (fdpass), whether the server handed any
+    """For a variant that may hand nothing over (fdpass), whether the server handed any
     connection over in its life (its shared page, GET /variant: the test's
     truth, which the diagnosis never asks); None for the others. Read on an
     idle server, whose equal loads keep the request with its acceptor."""
-    if spec not in diagnosis_study.DEFERRING:
+    if spec not in diagnosis_study.WITHOUT_HANDOFF:
         return None
     return json.loads(get(port, "/variant")[2])["event_id"] > 0
 

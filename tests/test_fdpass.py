@@ -60,11 +60,11 @@ def env_with(**kw):
     return dict(os.environ, **{k: str(v) for k, v in kw.items()})
 
 
-# The two ways fdpass's workers are woken for a new connection: all of them
-# (the default: the bare race, edge triggered, with deferral), or one
-# (ACCEPTLAB_ACCEPT_EXCLUSIVE=1: EPOLLEXCLUSIVE). The pick's rules and the
-# balance hold in both.
-WAKES = {"herd": None, "exclusive": {"ACCEPTLAB_ACCEPT_EXCLUSIVE": 1}}
+# The two ways fdpass's workers are woken for a new connection: one of them
+# (the default: EPOLLEXCLUSIVE, level triggered), or all of them
+# (ACCEPTLAB_ACCEPT_EXCLUSIVE=0, the herd: the bare race, edge triggered,
+# with deferral). The pick's rules and the balance hold in both.
+WAKES = {"exclusive": None, "herd": {"ACCEPTLAB_ACCEPT_EXCLUSIVE": 0}}
 
 
 def wake_env(wake):
@@ -286,17 +286,19 @@ def close_mode_clients(port, threads=8, each=150):
 
 
 def test_deferral_replaces_most_handoffs(start_server):
-    """Deferral: an acceptor whose pick names a sibling leaves the connection
-    queued for that sibling (woken by the same arrival) instead of accepting
-    it and handing it over. The same close-mode load (8 clients, 1200
-    connections) on a server with deferral and on one with
-    ACCEPTLAB_TEST_NO_DEFER=1: every request answered by both; with deferral
+    """Deferral, the herd's (ACCEPTLAB_ACCEPT_EXCLUSIVE=0): an acceptor whose
+    pick names a sibling leaves the connection queued for that sibling
+    (woken by the same arrival) instead of accepting it and handing it over.
+    The same close-mode load (8 clients, 1200 connections) on a herd server
+    with deferral and on one with ACCEPTLAB_TEST_NO_DEFER=1: every request
+    answered by both; with deferral
     the page counts deferrals, and fewer than half the hand-offs of the
     other (a connection is handed over only while a deferral to another
     worker is pending, or by the worker a pending one names)."""
     counts = {}
     for defer in (True, False):
-        s = start_server("fdpass", env=None if defer else env_with(ACCEPTLAB_TEST_NO_DEFER=1))
+        s = start_server("fdpass", env=wake_env("herd") if defer else
+                         env_with(ACCEPTLAB_ACCEPT_EXCLUSIVE=0, ACCEPTLAB_TEST_NO_DEFER=1))
         bad = close_mode_clients(s.port)
         assert not bad, "deferral %s: %d requests not answered 200: %r" % (defer, len(bad), bad[:3])
         counts[defer] = share_state(s.port)
@@ -312,8 +314,9 @@ def test_deferral_replaces_most_handoffs(start_server):
 
 
 def test_deferral_to_a_worker_that_does_not_come_is_taken_over(start_server):
-    """A deferral names a sibling that will accept; one that does not (here
-    stopped: SIGSTOP) must not leave the connection in the accept queue.
+    """A deferral (the herd's) names a sibling that will accept; one that
+    does not (here stopped: SIGSTOP) must not leave the connection in the
+    accept queue.
     Worker 1 holds n connections and worker 0 none, and worker 0 is
     stopped: a new connection's pick names worker 0, so worker 1 defers to
     it; after the claim's 5 ms worker 1 takes the claim over, accepts the
@@ -323,7 +326,7 @@ def test_deferral_to_a_worker_that_does_not_come_is_taken_over(start_server):
     0 runs again it answers; the page counts the takeover. First, no claim
     may name worker 1 (left from the setup, when worker 0 held more): worker
     1 would then accept and hand over at once, as a claim's target does."""
-    s = start_server("fdpass")
+    s = start_server("fdpass", env=wake_env("herd"))
     records = LoadRecords(s.proc.pid)
     on1 = worker_loaded(s, records)
     wait_until("no claim naming worker 1", lambda: share_state(s.port)["claim_target"] != 1)
@@ -366,16 +369,16 @@ def listener_registrations(pid):
 
 
 def test_exclusive_wake_registers_one_waiter_and_never_defers(start_server):
-    """ACCEPTLAB_ACCEPT_EXCLUSIVE=1: each worker's epoll watches the listener
-    with EPOLLEXCLUSIVE and level triggered (the kernel wakes one waiting
-    worker per connection), where the default watches it edge triggered and
-    not exclusive (every worker woken). With one worker woken, no sibling is
-    left an edge to defer to: under a close-mode load (8 clients, 1200
-    connections) every request is answered 200, the page counts no deferral,
-    and what the pick gave a sibling was handed over (GET /variant: the
-    hand-off count). The registration is read after the load too: the
-    listener is deleted and re-added after each accept, always the same
-    way."""
+    """By default each worker's epoll watches the listener with
+    EPOLLEXCLUSIVE and level triggered (the kernel wakes one waiting worker
+    per connection), where the herd (ACCEPTLAB_ACCEPT_EXCLUSIVE=0) watches it
+    edge triggered and not exclusive (every worker woken). With one worker
+    woken, no sibling is left an edge to defer to: under a close-mode load
+    (8 clients, 1200 connections) every request is answered 200, the page
+    counts no deferral, and what the pick gave a sibling was handed over
+    (GET /variant: the hand-off count). The registration is read after the
+    load too: a worker deletes and re-adds the listener whenever a sibling
+    is less loaded, always the same way."""
     regs = {}
     for wake in WAKES:
         s = start_server("fdpass", env=wake_env(wake))
@@ -402,8 +405,8 @@ def test_exclusive_wake_registers_one_waiter_and_never_defers(start_server):
 
 
 def test_exclusive_wake_passes_a_stopped_worker_over(start_server):
-    """With one worker woken per connection (ACCEPTLAB_ACCEPT_EXCLUSIVE=1),
-    a worker that is stopped is not among the waiters the kernel picks
+    """With one worker woken per connection (the default), a worker that is
+    stopped is not among the waiters the kernel picks
     from: its SIGSTOP took it out of its epoll wait. Worker 0 is made to
     hold n idle keep-alive connections and worker 1 none, so the pick keeps
     each new connection with worker 1; worker 0 is stopped; then n new
@@ -1062,7 +1065,7 @@ def test_kill_at_a_window_leaves_no_count(start_server, point, accounting):
     here) so that its channel fills and a send fails."""
     role, survives = STOP_POINTS[point]
     env = env_with(ACCEPTLAB_TEST_STOP_AT=point, ACCEPTLAB_ACCOUNTING=accounting)
-    if role != "keeper":  # the hand-off's windows: no deferral takes its place
+    if role != "keeper":  # the hand-off's windows: the pick's sibling is never left the connection
         env["ACCEPTLAB_TEST_NO_DEFER"] = "1"
     s = start_server("fdpass", env=env)
     assert s.ready["accounting"] == accounting, s.ready

@@ -21,9 +21,10 @@ within_2to1, fair_chance) beside two things the diagnosis never sees:
 
   expected  the mechanism the server is configured with: for our arms
             OURS_EXPECTED by variant (closest_variant is the variant; for
-            fdpass, which balances by deferring as well as by hand-offs,
-            the bare race when its own count, server_handoffs, says it
-            handed nothing over during the watch: DEFERRING), for
+            fdpass, whose hand-offs come only when the worker the kernel
+            woke is not the one its pick names, what the kernel's own wake
+            shows when its own count, server_handoffs, says it handed
+            nothing over during the watch: WITHOUT_HANDOFF), for
             the peers PEERS_EXPECTED (tests/test_diagnose.py holds the
             diagnosis to this peers table, and to its own table of our
             variants, which tests/test_diagnosis_study.py checks agrees)
@@ -83,7 +84,7 @@ OURS_EXPECTED = {
     "reuseport": ("reuseport", "epoll", "hash", False),
     "reuseport-bpf": ("reuseport", "epoll", "bpf", False),
     "mutex": ("shared", "epoll", None, False),
-    "fdpass": ("shared", "epoll", None, True),
+    "fdpass": ("shared", "epoll-exclusive", None, True),
     "handoff": ("reuseport", "epoll", "hash", True),
 }
 
@@ -136,11 +137,13 @@ def peer_configs(plan):
     return peers_of(plan) if NAME in plan.studies else []
 
 
-# Variants that balance by deferring (a woken worker leaves the accept to the
-# one its pick names): nothing the kernel sees, so a watch in which such a
-# server handed nothing over shows the kernel the bare race, and the
-# diagnosis is held to that (the server's own hand-off count says which).
-DEFERRING = {"fdpass": "bare"}
+# Variants that hand a connection over only when the worker the kernel woke
+# is not the one their pick names: a watch in which such a server handed
+# nothing over shows the kernel only its wake (fdpass: EPOLLEXCLUSIVE, level
+# triggered, the listener re-added as loads change, as exclusive-reorder),
+# and the diagnosis is held to that (the server's own hand-off count says
+# which).
+WITHOUT_HANDOFF = {"fdpass": "exclusive-reorder"}
 
 
 def expected_ours(arm, workers, handed_over=None):
@@ -153,17 +156,17 @@ def expected_ours(arm, workers, handed_over=None):
                          "probes/studies/diagnosis.py" % variant)
     listener, wait, selector, handoff = OURS_EXPECTED[variant]
     closest = variant
-    if variant in DEFERRING and handed_over is False:
-        handoff, closest = False, DEFERRING[variant]
+    if variant in WITHOUT_HANDOFF and handed_over is False:
+        handoff, closest = False, WITHOUT_HANDOFF[variant]
     return {"listener": listener, "listeners": workers if listener == "reuseport" else 1, "wait": wait,
             "selector": selector, "handoff": handoff, "closest_variant": closest}
 
 
 def handoffs_now(arm, port):
-    """For a deferring variant (fdpass), its hand-offs so far (its shared
+    """For a variant that may hand nothing over (fdpass), its hand-offs so far (its shared
     page, through GET /variant); None for the others (not asked) or a server
     that reports none."""
-    if arms.get(arm).variant not in DEFERRING:
+    if arms.get(arm).variant not in WITHOUT_HANDOFF:
         return None
     return handoff_rate(port, 1).get("handoffs")
 

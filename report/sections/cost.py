@@ -423,9 +423,6 @@ COST_GOALS = (("fdpass", "to_reference", "keepalive", 1.03, "an arm that spreads
                "alike"),
               ("fdpass", "to_knob_off", "close", 1.03, "its knob-off arm, the bare race in its binary",
                "what the mechanism costs where every request is an accept"))
-# fdpass with one worker woken per connection (arms.py's fdpass-exclusive),
-# held to fdpass's goals beside it: the acceptor path without the herd.
-COST_GOALS += tuple(("fdpass-exclusive",) + goal[1:] for goal in COST_GOALS)
 GOAL_WORKERS = 2
 
 

@@ -1,9 +1,13 @@
-/* fdpass: accept sharing. Every worker watches the one shared listener as
- * in bare (EPOLLET, accept until EAGAIN), but a connection goes to the
- * least-loaded worker, not to whoever runs first: a woken worker that is
- * not the least loaded leaves the accept to the one that is (deferral,
- * below), or, when it cannot, accepts and passes the connection to it over
- * SCM_RIGHTS, so the race decides who is woken, not who serves.
+/* fdpass: accept sharing. Every worker watches the one shared listener,
+ * but a connection goes to the least-loaded worker, not to whoever runs
+ * first. By default the kernel wakes one worker per connection (the
+ * listener level triggered with EPOLLEXCLUSIVE, below): it accepts one
+ * connection per event and keeps it, or, when the pick names a sibling,
+ * passes it over SCM_RIGHTS, so the kernel decides who is woken, not who
+ * serves. ACCEPTLAB_ACCEPT_EXCLUSIVE=0 is the herd: every worker woken
+ * (EPOLLET, accept until EAGAIN), and a woken worker that is not the least
+ * loaded leaves the accept to the one that is (deferral, below), or hands
+ * the connection over when it cannot.
  *
  * The parts, each with the reason it exists:
  *  - Slots: everything per worker below exists once per slot (server.h:
@@ -30,8 +34,8 @@
  *    SERVING (-2, from just before it reports ready) or LEFT (-1).
  *  - The pick: least load, ties to the acceptor, siblings scanned from a
  *    rotating start (over indexes) so equal siblings take turns. It is made
- *    before each accept; when it names a sibling, the acceptor usually
- *    defers (share_defer): it leaves the connection queued for that
+ *    before each accept; with the herd, when it names a sibling, the
+ *    acceptor usually defers (share_defer): it leaves the connection queued for that
  *    sibling, woken by the same arrival, and no hand-off is needed. A sibling
  *    that has left or not started is skipped, and so is one in a slow view
  *    (slow_view below): inside one request handler for over 2 ms and asleep
@@ -100,23 +104,25 @@
  *  - One worker pays nothing: with --workers 1 the mechanism is off.
  *    ACCEPTLAB_ACCEPT_SHARE=0 gives the knob-off arm (the bare race) in the
  *    same binary.
- *  - Without the herd (ACCEPTLAB_ACCEPT_EXCLUSIVE=1): the listener is
- *    registered level triggered with EPOLLEXCLUSIVE, so the kernel wakes one
- *    waiting worker per connection (a busy one is passed over, and a stopped
- *    one is not waiting), not all: no deferral (no sibling is left an edge),
- *    one accept per event, routed by the pick as above (kept, or handed
- *    over), then, once a sibling is less loaded, the listener re-added so
- *    the next connection wakes a sibling first (share_accept_exclusive).
- *    Every correction and fault case
- *    above is the hand-off's and the pick's, and holds unchanged; the claim
- *    machinery stays idle.
+ *  - One worker woken (the default; ACCEPTLAB_ACCEPT_EXCLUSIVE=0 is the
+ *    herd): the listener is registered level triggered with EPOLLEXCLUSIVE,
+ *    so the kernel wakes one waiting worker per connection (a busy one is
+ *    passed over, and a stopped one is not waiting), not all: no deferral
+ *    (no sibling is left an edge), one accept per event, routed by the pick
+ *    as above (kept, or handed over), then, once a sibling is less loaded,
+ *    the listener re-added so the next connection wakes a sibling first
+ *    (share_accept_exclusive). Every correction and fault case above is the
+ *    hand-off's and the pick's, and holds on both paths; the claim
+ *    machinery is the herd's alone.
  *
  * Test switches (environment): ACCEPTLAB_TEST_SEND_GAP_MS=N sleeps N ms between
  * the pick and the send (after the state check: the widest window for the
  * leaving race); ACCEPTLAB_TEST_NO_PICK=1 disables the pick (every acceptor
  * keeps what it accepts), a broken build for proving the gate can fail;
- * ACCEPTLAB_TEST_NO_DEFER=1 turns deferral off (every connection the pick
- * gives a sibling is handed over: the hand-off's kill windows).
+ * ACCEPTLAB_TEST_NO_DEFER=1: every connection the pick gives a sibling is
+ * handed over (the hand-off's kill windows): the herd never defers, and a
+ * worker woken alone never moves behind its siblings, so the kernel keeps
+ * waking it while it is waiting.
  * ACCEPTLAB_TEST_STOP_AT=POINT makes the first worker to reach POINT (enum
  * stop_point) SIGSTOP itself there, where a test then kills it.
  * ACCEPTLAB_TEST_ARM_GAP_MS and ACCEPTLAB_TEST_MAX_RESPAWNS are the
@@ -233,7 +239,7 @@ static struct share *share_init(struct server *srv)
 	sh->on = srv->cfg.workers > 1 && env_long("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
 	sh->test_send_gap_ms = (int)env_long("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
 	sh->test_no_pick = (int)env_long("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
-	sh->exclusive = sh->on && env_long("ACCEPTLAB_ACCEPT_EXCLUSIVE", 0, 0, 1);
+	sh->exclusive = sh->on && env_long("ACCEPTLAB_ACCEPT_EXCLUSIVE", 1, 0, 1);
 	sh->test_no_defer = (int)env_long("ACCEPTLAB_TEST_NO_DEFER", 0, 0, 1);
 	sh->test_stop_at = STOP_NONE;
 	if (getenv("ACCEPTLAB_TEST_STOP_AT")) {
@@ -461,8 +467,9 @@ static void share_route(struct worker *w, struct share_worker *sw, int t, int fd
 	share_keep(w, sw, fd);
 }
 
-/* Deferral: the acceptor that the pick would make hand a connection to
- * sibling t leaves the accept to t instead, and no hand-off is needed.
+/* Deferral (the herd's: ACCEPTLAB_ACCEPT_EXCLUSIVE=0): the acceptor that
+ * the pick would make hand a connection to sibling t leaves the accept to
+ * t instead, and no hand-off is needed.
  * Sound because every worker watches the listener edge triggered in its own
  * epoll and accepts until EAGAIN: anything queued arrived after t's last
  * EAGAIN, so t has an edge pending for it and will run its accept loop
@@ -661,7 +668,7 @@ static void fdpass_serving(struct worker *w)
 		atomic_store(&sw->me->state, STATE_SERVING);
 }
 
-/* ACCEPTLAB_ACCEPT_EXCLUSIVE: the kernel woke this worker alone, so no
+/* One worker woken (the default): the kernel woke this worker alone, so no
  * sibling is left an edge to defer to: one accept per event, routed by the
  * pick made before it (kept, or handed to the sibling it names). The kernel
  * wakes the first waiting worker in the order they registered the
@@ -678,8 +685,12 @@ static void share_accept_exclusive(struct worker *w, struct share_worker *sw)
 		return;
 	share_route(w, sw, t, fd, &peer);
 	/* Not while accepting rests (out of descriptors): its resume adds the
-	 * listener back, and an add now would be refused. */
-	if (!w->accept_paused_until && share_pick(w, sw, 1) != w->slot &&
+	 * listener back, and an add now would be refused. Not without the pick
+	 * (ACCEPTLAB_TEST_NO_PICK), nor with ACCEPTLAB_TEST_NO_DEFER: the
+	 * kernel's order is then left alone, and a worker it keeps waking hands
+	 * over what the pick gives a sibling. */
+	if (!sw->sh->test_no_pick && !sw->sh->test_no_defer && !w->accept_paused_until &&
+	    share_pick(w, sw, 1) != w->slot &&
 	    worker_listener_enable(w, EXCLUSIVE_EVENTS, 0) == 0)
 		worker_listener_enable(w, EXCLUSIVE_EVENTS, 1);
 }
@@ -917,13 +928,13 @@ static int fdpass_spawn_import(struct server *srv, const int *fds, int n, char *
 
 const struct accept_variant variant_fdpass = {
 	.name = "fdpass",
-	.mechanism = "accept sharing: the bare race wakes every worker, and each connection goes to the "
-		     "least-loaded one: a woken worker that is not leaves the accept to it (deferral) or, "
-		     "when it cannot, passes the connection over `SCM_RIGHTS`; a sibling stuck in a slow "
-		     "request handler is skipped; `ACCEPTLAB_ACCEPT_SHARE=0` is the knob-off arm; "
-		     "`ACCEPTLAB_ACCEPT_EXCLUSIVE=1` wakes one worker per connection (`EPOLLEXCLUSIVE`, a "
-		     "worker moved behind its siblings once one is less loaded), which hands over what the "
-		     "pick gives a sibling",
+	.mechanism = "accept sharing: the kernel wakes one worker per connection (`EPOLLEXCLUSIVE`, a "
+		     "worker moved behind its siblings once one is less loaded), and each connection goes "
+		     "to the least-loaded worker: the woken one keeps it or passes it over `SCM_RIGHTS`; a "
+		     "sibling stuck in a slow request handler is skipped; `ACCEPTLAB_ACCEPT_SHARE=0` is the "
+		     "knob-off arm; `ACCEPTLAB_ACCEPT_EXCLUSIVE=0` is the herd: every worker woken, and one "
+		     "that is not the least loaded leaves the accept to the one that is (deferral), or hands "
+		     "the connection over when it cannot",
 	.before_fork = fdpass_before_fork,
 	.worker_start = fdpass_start,
 	.serving = fdpass_serving,
