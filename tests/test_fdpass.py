@@ -36,9 +36,12 @@ from tests.faults import fault, record
 FAULT1_ANSWERED_S = 1.0  # worker 1 held 3 s: a burst is answered by worker 0 within this
 FAULT4_CLOSED_S = 1.0    # a connection queued to a dead worker reads a close within this of the SIGKILL
 # Fault 2: each of the 32 requests sleeps this long in worker 0, one after
-# another, so most are still unanswered when the SIGTERM is sent (the whole
-# burst takes well under worker 1's 3 s hold).
+# another, so that with the herd most are still unanswered when the SIGTERM
+# is sent; worker 1's hold outlasts the whole burst (1.3 s idle, several
+# times that beside CPU hogs, where one woken worker serves each before it
+# accepts the next).
 FAULT2_SLEEP_MS = 40
+FAULT2_HOLD_MS = 5000
 # Fault 5: the pick-to-send gap it widens (wide enough for the test to see a
 # sender inside it and SIGSTOP it there), and the servers tried until a
 # hand-off is in flight to the leaver when it leaves (the window is staged:
@@ -465,7 +468,7 @@ def test_fault1_worker_not_started_is_not_picked(start_server, tmp_path):
     a burst of 32 is answered by worker 0 within FAULT1_ANSWERED_S and
     nothing is passed to worker 1 (before the correction, 16 went to it and
     waited 3 s). The window: worker 1 still reads NOT_STARTED afterwards."""
-    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_ARM_GAP_MS="1:3000"))
+    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_ARM_GAP_MS="1:%d" % FAULT2_HOLD_MS, **(WAKES[wake] or {})))
     t0 = time.monotonic()
     res, (rnd,), _ = probe_burst(s, tmp_path, extra=["--timeout-ms", "1000"])
     took = time.monotonic() - t0
@@ -482,9 +485,10 @@ def test_fault1_worker_not_started_is_not_picked(start_server, tmp_path):
     assert state["slots"][1]["inflight"] == 0 and state["passed"] == 0, state
 
 
-@fault("2 SIGTERM during that hold, connections still unanswered",
+@fault("2 SIGTERM during that hold, connections still unanswered ({wake})",
        "exit 0, no connection closed unanswered, none passed to worker 1")
-def test_fault2_sigterm_during_the_hold(start_server):
+@pytest.mark.parametrize("wake", list(WAKES))
+def test_fault2_sigterm_during_the_hold(start_server, wake):
     """Fault 2 (before the not-started state, a SIGTERM inside the hold closed
     unanswered every connection handed to the held worker): SIGTERM while
     worker 1 is held and connections are still unanswered; the server exits
@@ -493,13 +497,15 @@ def test_fault2_sigterm_during_the_hold(start_server):
 
     The window, held open: worker 0 is SIGSTOPped while 32 connections, each
     asking /sleep?ms=FAULT2_SLEEP_MS, wait in the accept queue (ss), then
-    let go: it accepts them all (the accept queue reads 0: none is left for
-    a stopping worker to leave unaccepted) and serves them one after
-    another. The SIGTERM is sent while it sleeps inside one of them;
-    worker 1 still sleeps in its hold after the SIGTERM was sent, and the
-    connections with no answer readable then were unanswered at the signal
-    (an answer, once readable, stays so)."""
-    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_ARM_GAP_MS="1:3000"))
+    let go. The SIGTERM is sent once the accept queue reads 0 (none is left
+    for a stopping worker to leave unaccepted) while worker 0 sleeps inside
+    one of them: with the herd it accepts them all at once and serves them
+    one after another, so most are unanswered then; woken alone (the
+    default) it accepts one per wakeup and serves it before the next, so
+    the last is. Either way worker 1 still sleeps in its hold after the
+    SIGTERM was sent, and the connections with no answer readable then were
+    unanswered at the signal (an answer, once readable, stays so)."""
+    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_ARM_GAP_MS="1:%d" % FAULT2_HOLD_MS, **(WAKES[wake] or {})))
     records = LoadRecords(s.proc.pid)  # worker 1's load, read without a connection of ours
     os.kill(s.pids[0], signal.SIGSTOP)
     try:
