@@ -42,6 +42,11 @@ FAULT4_CLOSED_S = 1.0    # a connection queued to a dead worker reads a close wi
 # accepts the next).
 FAULT2_SLEEP_MS = 40
 FAULT2_HOLD_MS = 5000
+# ... and the last (accepted last: the accept queue is first in, first out)
+# this long, so that one worker woken, which empties the accept queue only
+# as it accepts the last, is seen inside that one's /sleep by a poll that
+# spawns ss on a busy machine.
+FAULT2_LAST_SLEEP_MS = 500
 # Fault 5: the pick-to-send gap it widens (wide enough for the test to see a
 # sender inside it and SIGSTOP it there), and the servers tried until a
 # hand-off is in flight to the leaver when it leaves (the window is staged:
@@ -496,7 +501,8 @@ def test_fault2_sigterm_during_the_hold(start_server, wake):
     unanswered, none passed to worker 1).
 
     The window, held open: worker 0 is SIGSTOPped while 32 connections, each
-    asking /sleep?ms=FAULT2_SLEEP_MS, wait in the accept queue (ss), then
+    asking /sleep?ms=FAULT2_SLEEP_MS (the last FAULT2_LAST_SLEEP_MS), wait
+    in the accept queue (ss), then
     let go. The SIGTERM is sent once the accept queue reads 0 (none is left
     for a stopping worker to leave unaccepted) while worker 0 sleeps inside
     one of them: with the herd it accepts them all at once and serves them
@@ -511,9 +517,10 @@ def test_fault2_sigterm_during_the_hold(start_server, wake):
     try:
         wait_stopped(s.pids[0])
         conns = []
-        for _ in range(32):
+        for i in range(32):
             c = socket.create_connection(("127.0.0.1", s.port), timeout=5)
-            c.sendall(b"GET /sleep?ms=%d HTTP/1.1\r\nHost: t\r\n\r\n" % FAULT2_SLEEP_MS)
+            ms = FAULT2_SLEEP_MS if i < 31 else FAULT2_LAST_SLEEP_MS
+            c.sendall(b"GET /sleep?ms=%d HTTP/1.1\r\nHost: t\r\n\r\n" % ms)
             conns.append(c)
         wait_acked(conns)
         wait_until("32 in the accept queue", lambda: accept_queue(s.port) == 32)
