@@ -37,7 +37,7 @@ FAULT1_ANSWERED_S = 1.0  # worker 1 held 3 s: a burst is answered by worker 0 wi
 FAULT4_CLOSED_S = 1.0    # a connection queued to a dead worker reads a close within this of the SIGKILL
 # Fault 2: each of the 32 requests sleeps this long in worker 0, one after
 # another, so that with the herd most are still unanswered when the SIGTERM
-# is sent; worker 1's hold outlasts the whole burst (1.3 s idle, several
+# is sent; worker 1's hold outlasts the whole burst (1.7 s idle, several
 # times that beside CPU hogs, where one woken worker serves each before it
 # accepts the next).
 FAULT2_SLEEP_MS = 40
