@@ -72,11 +72,12 @@ def env_with(**kw):
 # (the default: EPOLLEXCLUSIVE, level triggered), or all of them
 # (ACCEPTLAB_ACCEPT_EXCLUSIVE=0, the herd: the bare race, edge triggered,
 # with deferral). The pick's rules and the balance hold in both.
-WAKES = {"exclusive": None, "herd": {"ACCEPTLAB_ACCEPT_EXCLUSIVE": 0}}
+WAKES = {"exclusive": {}, "herd": {"ACCEPTLAB_ACCEPT_EXCLUSIVE": 0}}
 
 
-def wake_env(wake):
-    return env_with(**WAKES[wake]) if WAKES[wake] else None
+def wake_env(wake, **more):
+    """The environment of a server woken as WAKES[wake] says, with more."""
+    return env_with(**WAKES[wake], **more)
 
 
 def share_state(port):
@@ -299,14 +300,13 @@ def test_deferral_replaces_most_handoffs(start_server):
     (woken by the same arrival) instead of accepting it and handing it over.
     The same close-mode load (8 clients, 1200 connections) on a herd server
     with deferral and on one with ACCEPTLAB_TEST_NO_DEFER=1: every request
-    answered by both; with deferral
-    the page counts deferrals, and fewer than half the hand-offs of the
-    other (a connection is handed over only while a deferral to another
-    worker is pending, or by the worker a pending one names)."""
+    answered by both; with deferral the page counts deferrals, and fewer
+    than half the hand-offs of the other (a connection is handed over only
+    while a deferral to another worker is pending, or by the worker a
+    pending one names)."""
     counts = {}
     for defer in (True, False):
-        s = start_server("fdpass", env=wake_env("herd") if defer else
-                         env_with(ACCEPTLAB_ACCEPT_EXCLUSIVE=0, ACCEPTLAB_TEST_NO_DEFER=1))
+        s = start_server("fdpass", env=wake_env("herd") if defer else wake_env("herd", ACCEPTLAB_TEST_NO_DEFER=1))
         bad = close_mode_clients(s.port)
         assert not bad, "deferral %s: %d requests not answered 200: %r" % (defer, len(bad), bad[:3])
         counts[defer] = share_state(s.port)
@@ -414,8 +414,8 @@ def test_exclusive_wake_registers_one_waiter_and_never_defers(start_server):
 
 def test_exclusive_wake_passes_a_stopped_worker_over(start_server):
     """With one worker woken per connection (the default), a worker that is
-    stopped is not among the waiters the kernel picks
-    from: its SIGSTOP took it out of its epoll wait. Worker 0 is made to
+    stopped is not among the waiters the kernel picks from: its SIGSTOP
+    took it out of its epoll wait. Worker 0 is made to
     hold n idle keep-alive connections and worker 1 none, so the pick keeps
     each new connection with worker 1; worker 0 is stopped; then n new
     connections, one at a time, are each answered by worker 1 within 2 s.
@@ -502,8 +502,7 @@ def test_fault2_sigterm_during_the_hold(start_server, wake):
 
     The window, held open: worker 0 is SIGSTOPped while 32 connections, each
     asking /sleep?ms=FAULT2_SLEEP_MS (the last FAULT2_LAST_SLEEP_MS), wait
-    in the accept queue (ss), then
-    let go. The SIGTERM is sent once the accept queue reads 0 (none is left
+    in the accept queue (ss), then let go. The SIGTERM is sent once the accept queue reads 0 (none is left
     for a stopping worker to leave unaccepted) while worker 0 sleeps inside
     one of them: with the herd it accepts them all at once and serves them
     one after another, so most are unanswered then; woken alone (the
@@ -511,7 +510,7 @@ def test_fault2_sigterm_during_the_hold(start_server, wake):
     the last is. Either way worker 1 still sleeps in its hold after the
     SIGTERM was sent, and the connections with no answer readable then were
     unanswered at the signal (an answer, once readable, stays so)."""
-    s = start_server("fdpass", env=env_with(ACCEPTLAB_TEST_ARM_GAP_MS="1:%d" % FAULT2_HOLD_MS, **(WAKES[wake] or {})))
+    s = start_server("fdpass", env=wake_env(wake, ACCEPTLAB_TEST_ARM_GAP_MS="1:%d" % FAULT2_HOLD_MS))
     records = LoadRecords(s.proc.pid)  # worker 1's load, read without a connection of ours
     os.kill(s.pids[0], signal.SIGSTOP)
     try:

@@ -35,9 +35,10 @@
  *  - The pick: least load, ties to the acceptor, siblings scanned from a
  *    rotating start (over indexes) so equal siblings take turns. It is made
  *    before each accept; with the herd, when it names a sibling, the
- *    acceptor usually defers (share_defer): it leaves the connection queued for that
- *    sibling, woken by the same arrival, and no hand-off is needed. A sibling
- *    that has left or not started is skipped, and so is one in a slow view
+ *    acceptor usually defers (share_defer): it leaves the connection
+ *    queued for that sibling, woken by the same arrival, and no hand-off is
+ *    needed. A sibling that has left or not started is skipped, and so is
+ *    one in a slow view
  *    (slow_view below): inside one request handler for over 2 ms and asleep
  *    there (blocking inline: its scheduler state, read from /proc, is S or
  *    D), or for over 20 ms whatever its state, or asleep in one right after
