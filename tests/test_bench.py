@@ -710,7 +710,11 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     recv program at least once per request: the server reads each request,
     wrk each answer), the hooks alone's the same programs; no tracer or diagnosis left running; the
     report's table, the A/A floor, the passive verdict, the hooks' line and
-    the programs table."""
+    the programs table. After them, one server profile run per state
+    (untraced-aa too): perf's samples of the server hold nothing in the
+    watchers' kernel paths without a watcher, and hold the passive watch's
+    recv program and the syscall tracepoints' slow path with it; the
+    report's profile table."""
     results = tmp_path / "r"
     before = pids_running(os.path.join(ROOT, "bin", "acceptlab-diagnose"))
     before_trace = pids_running(os.path.join(ROOT, "bin", "acceptlab-trace"))
@@ -722,8 +726,21 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     run = run_dir_of(results)
     rows = sorted(read_rows(run / "trace_overhead.jsonl"), key=lambda r: r["seq"])
     programs = [r for r in rows if r.get("kind") == "programs"]
-    rows = [r for r in rows if r.get("kind") != "programs"]
+    profiles = [r for r in rows if r.get("kind") == "server_profile"]
+    rows = [r for r in rows if r.get("kind") not in ("programs", "server_profile")]
     assert [r["state"] for r in programs] == ["traced", "passive", "passive-hooks"], programs
+    assert [r["state"] for r in profiles] == ["untraced-aa", "traced", "passive", "passive-hooks"], profiles
+    for r in profiles:
+        assert "error" not in r and r["samples"] > 0 and r["requests"] > 0 and r["cpu_us_per_request"] > 0, r
+        assert set(r["paths"]) == {"syscall tracepoint", "dispatch", "programs"}, r
+    profile = {r["state"]: r for r in profiles}
+    # no watcher: none of the three paths is in the server's samples; the
+    # passive watch: its recv program, which runs at each of the server's
+    # reads (two a request), and the syscall tracepoints' slow path (its
+    # accept exits make every syscall of the server take it) are
+    assert sum(profile["untraced-aa"]["paths"].values()) == 0, profile["untraced-aa"]
+    assert any(p["symbol"].endswith("_on_recv") for p in profile["passive"]["programs"]), profile["passive"]
+    assert profile["passive"]["paths"]["syscall tracepoint"] > 0, profile["passive"]
     for r in programs:
         assert r["mode"] == "keepalive" and r["requests"] > 0 and "error" not in r, r
         ran = {p["name"]: p for p in r["programs"] if p["events"] > 0}
@@ -785,6 +802,7 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     assert ("Keep-alive: CPU per request on/off with the passive watch's hooks alone (each program returning at "
             "once), judged on the passive watch's goal: ") in text, text
     assert "### What each program costs per event" in text and "| Keep-alive | passive | on_recv | " in text, text
+    assert "### Where a watcher's cost lands in the server" in text and "| Keep-alive | passive | " in text, text
 
 
 def test_bad_stopping_rule_options_exit_2(tmp_path):

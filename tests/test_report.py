@@ -1460,6 +1460,56 @@ def test_programs_runs_say_what_each_program_costs():
         trace_section.parse_overhead_row(programs("untraced-aa", []), 3)
 
 
+def test_server_profile_runs_say_where_a_watchers_cost_lands():
+    """Rows with "kind": "server_profile" (perf's samples of the server's
+    workers, one watcher attached) are a table of their own after the
+    programs table, and the toggled table does not change for them: per
+    state its samples, its CPU per request, and each kernel path's share of
+    the samples with that share of the CPU per request (0.80 % of 50 µs is
+    0.40 µs), the three summed (0.8 + 1.2 + 2.0 = 4.00 %, 2.00 µs), and its
+    largest programs by name, not by JIT symbol; the findings name each
+    watched state's paths, not the reference's; a run perf could not make
+    is said, not dropped; an unknown state or a row without every path is
+    a row error."""
+    from acceptlab.results_io import RowError
+    from report.common import Failed
+    from report.sections import trace as trace_section
+
+    def toggled(n):
+        return {"state": "untraced-aa", "traced": False, "mode": "close", "round": n, "method": "toggled",
+                "requests_per_s": 30000.0, "window_s": 0.5, "pair_ratios": [1.0] * 3, "watched": "toggled",
+                "cpu_us_per_request_off": 30.0, "cpu_us_per_request_on": 30.0, "cpu_ratio_aa": 1.0}
+
+    def profile(state, paths, progs=()):
+        return {"kind": "server_profile", "state": state, "mode": "close", "samples": 10000,
+                "cpu_us_per_request": 50.0, "paths": paths,
+                "programs": [{"symbol": "bpf_prog_99a402d87fa0b103_" + n, "self_pct": pct} for n, pct in progs]}
+    zero = {"syscall tracepoint": 0.0, "dispatch": 0.0, "programs": 0.0}
+    base = [trace_section.parse_overhead_row(toggled(n), n) for n in (1, 2)]
+    extra = [profile("untraced-aa", zero),
+             profile("passive", {"syscall tracepoint": 0.8, "dispatch": 1.2, "programs": 2.0},
+                     [("exit_accept4", 1.5), ("on_recv", 0.3)]),
+             dict(kind="server_profile", state="traced", mode="close", error="perf is not installed")]
+    rows = base + [trace_section.parse_overhead_row(r, 10 + i) for i, r in enumerate(extra)]
+    assert isinstance(rows[-1], Failed)
+    alone = "\n".join(trace_section.render_trace_overhead(NS(cost=None), base))
+    text = "\n".join(trace_section.render_trace_overhead(NS(cost=None), rows))
+    assert text.startswith(alone.rstrip("\n")), text
+    assert "### Where a watcher's cost lands in the server" in text and "### Where" not in alone
+    assert ("| Connection: close | passive | 10000 | 50.00 | 0.80 / 0.40 | 1.20 / 0.60 | 2.00 / 1.00 | "
+            "4.00 / 2.00 | exit_accept4 1.50, on_recv 0.30 |") in text, text
+    assert "| Connection: close | untraced-aa | 10000 | 50.00 | 0.00 / 0.00 | 0.00 / 0.00 | 0.00 / 0.00 | " in text
+    flat = " ".join(text.split())
+    assert ("Connection: close: passive: syscall tracepoint 0.80 %, dispatch 1.20 %, programs 2.00 % of the "
+            "server's samples (4.00 % in all).") in flat, flat
+    assert "Connection: close: untraced-aa: syscall" not in flat, flat
+    assert "Connection: close: server profile of traced: not measured (perf is not installed)." in flat, flat
+    with pytest.raises(RowError, match='"state" of a server profile row must be one of'):
+        trace_section.parse_overhead_row(profile("untraced", zero), 3)
+    with pytest.raises(RowError, match='"paths" must be an object of syscall tracepoint, dispatch, programs'):
+        trace_section.parse_overhead_row(profile("passive", {"dispatch": 1.0}), 3)
+
+
 def test_keep_alive_runs_of_a_server_that_closes_are_named():
     """A wrk keep-alive run whose server served about a connection per
     request (blocking answers each with Connection: close, and wrk

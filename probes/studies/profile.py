@@ -33,7 +33,7 @@ from probes.harness.lifecycle import StepFailed, forget, is_root, register
 from probes.harness.servers import ServerRun, peer_running
 from probes.harness.wrk import finish_wrk, need_wrk, start_wrk
 from probes.studies.common import read_sysctl
-from probes.studies.cost import ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, pinned, placement_meta
+from probes.studies.cost import ANCHOR_ARMS, COST_CONNECTIONS, COST_PATH, headers_of, pinned, placement_meta
 
 NAME = "profile"
 PROFILE_ARMS = ["bare", "nginx"]
@@ -103,10 +103,11 @@ def stop_perf(proc):
         raise StepFailed("perf did not finish within %d s of SIGINT" % PERF_TIMEOUT_S)
 
 
-def perf_around_wrk(perf_cmd, root, port, prefix, tag, seconds):
-    """perf_cmd (+ -p WORKERS) attached while wrk runs PROFILE_SECONDS, the
-    server and wrk on separate CPUs as the cost study runs them; returns
-    (wrk's dict, the server tree's CPU ns, perf's stderr text)."""
+def perf_around_wrk(perf_cmd, root, port, prefix, tag, seconds, mode=PROFILE_MODE):
+    """perf_cmd (+ -p WORKERS) attached while wrk runs seconds in mode (the
+    cost study's connections and headers for it), the server and wrk on
+    separate CPUs as the cost study runs them; returns (wrk's dict, the
+    server tree's CPU ns, perf's stderr text)."""
     wrk_cpus = pinned(root)
     pids = process_tree(root)[1:] or [root]  # the workers (not the idle supervisor or master)
     cmd = perf_cmd + ["-p", ",".join(map(str, pids))]
@@ -121,8 +122,8 @@ def perf_around_wrk(perf_cmd, root, port, prefix, tag, seconds):
         if perf.poll() is not None:
             raise StepFailed("perf exited %s at once: %s" % (perf.returncode, tail_text(err_path)))
         with CpuMeter(root) as cpu:
-            out = finish_wrk(start_wrk(prefix + "." + tag, port, COST_PATH, COST_CONNECTIONS[PROFILE_MODE], seconds,
-                                       cpus=wrk_cpus))
+            out = finish_wrk(start_wrk(prefix + "." + tag, port, COST_PATH, COST_CONNECTIONS[mode], seconds,
+                                       headers_of(mode), cpus=wrk_cpus))
         stop_perf(perf)
     finally:
         if perf.poll() is None:

@@ -18,7 +18,13 @@ cpu_ratio_passive or cpu_ratio_passive_hooks; the windows themselves).
 After a mode's rounds, one run more per watcher (PROGRAM_STATES), on a new
 server, measures what each of its BPF programs costs per event by the
 kernel's own count (probes/harness/bpf_stats.py: the run-time statistics
-on for that run alone) -> rows with "kind": "programs".
+on for that run alone) -> rows with "kind": "programs". Then one run more
+per state of PROFILE_STATES measures where the watcher's cost lands in the
+server's own CPU time, which includes what the kernel does to reach the
+programs (a tracepoint's dispatch, a syscall tracepoint's slow path at
+every syscall) and which the kernel's count leaves out: perf's samples of
+the server's workers, each kernel symbol in one of KERNEL_PATHS by its
+name -> rows with "kind": "server_profile".
 Under make bench (--bench-within) the rounds go on until every CPU ratio
 is within +-within of its mean, or the cap (cost's stopping rule,
 studies/common.py). Rows from before this method (the
@@ -27,6 +33,7 @@ still read: fill_ratio_traced fills their ratios."""
 
 import contextlib
 import os
+import subprocess
 import time
 
 from acceptlab import arms
@@ -38,6 +45,7 @@ from probes.harness.servers import ServerRun, loop_fields
 from probes.harness.tracer import (DIAGNOSE_STOP_READ_S, HOOKS_ONLY_ENV, TRACER_ATTACH_TIMEOUT_S, PassiveDiagnosis,
                                    Tracer)
 from probes.harness.wrk import finish_wrk, kill_wrk, need_wrk, run_wrk, start_wrk
+from probes.studies import profile
 from probes.studies.common import final_state, in_own_netns, rewrite_rows, served_split, stopping_record, stopping_rule
 from probes.studies.cost import (COST_CONNECTIONS, COST_MODES, COST_PATH, block_rule, block_timeout, cost_rounds,
                                  headers_of, joined, max_rounds, pinned, placement_meta, print_progress, series_text,
@@ -75,11 +83,34 @@ METHOD = "toggled"
 PROGRAMS = "programs"
 PROGRAM_STATES = (TRACED, PASSIVE, PASSIVE_HOOKS)
 PROGRAM_SECONDS = 2
+# The server profile runs (after the programs runs, one per state): perf's
+# cpu-clock samples of the server's workers over PROFILE_SECONDS of wrk, at
+# PROFILE_HZ, each watcher attached for its whole run (untraced-aa: none,
+# the reference).
+SERVER_PROFILE = "server_profile"
+PROFILE_STATES = (UNTRACED_AA, TRACED, PASSIVE, PASSIVE_HOOKS)
+PROFILE_SECONDS = 2
+PROFILE_HZ = 4999
+# Where a watcher's cost lands, by the kernel symbols' names (prefixes): a
+# syscall tracepoint's slow path, which every syscall of every task takes
+# while a program is attached to any syscall's tracepoint (the tracer's and
+# the passive watch's accept exits); the dispatch from a tracepoint to its
+# programs; the programs themselves (bpf_prog_<tag>_<name>) and the helpers
+# only they call.
+KERNEL_PATHS = (("syscall tracepoint", ("syscall_exit_work", "syscall_trace_enter", "perf_syscall_exit",
+                                        "perf_syscall_enter")),
+                ("dispatch", ("bpf_trace_run", "__bpf_trace_", "trace_call_bpf", "perf_trace_buf_alloc",
+                              "perf_trace_run_bpf_submit")),
+                ("programs", ("bpf_prog_", "bpf_sk_storage_get", "bpf_probe_read", "bpf_task_pt_regs",
+                              "bpf_get_current", "bpf_lru_", "htab_", "__htab_")))
+# The programs' own symbols kept per row (by self share).
+PROFILE_TOP_PROGRAMS = 8
 
 
 def is_programs(row):
-    """A programs run's row (not a toggled or alternated run's)."""
-    return row.get("kind") == PROGRAMS
+    """A programs or server profile run's row (not a toggled or alternated
+    run's)."""
+    return row.get("kind") in (PROGRAMS, SERVER_PROFILE)
 
 
 def state_of(row):
@@ -122,6 +153,12 @@ def meta(plan):
                                            "(BPF_ENABLE_STATS) for that run alone: each program's runs and "
                                            "run time, from the watcher's /proc/PID/fdinfo"
                                            % (", ".join(PROGRAM_STATES), PROGRAM_SECONDS),
+                               "server_profile": "after the programs runs, one run per state (%s) on a new "
+                                                 "server, %d s of wrk with perf record -e cpu-clock -F %d on "
+                                                 "the server's workers, the watcher attached for the whole "
+                                                 "run; each kernel symbol's self share put in one of %s by its "
+                                                 "name" % (", ".join(PROFILE_STATES), PROFILE_SECONDS, PROFILE_HZ,
+                                                           ", ".join(n for n, _ in KERNEL_PATHS)),
                                "rounds": trace_rounds(plan),
                                "stopping": stopping_rule(plan)}}
 
@@ -254,6 +291,73 @@ def programs_run(raw_dir, state, mode):
                 programs=bpf_stats.programs(before, after, named, requests), **seen)
 
 
+def path_of(symbol):
+    """The KERNEL_PATHS name a kernel symbol belongs to, or None."""
+    for name, prefixes in KERNEL_PATHS:
+        if symbol.startswith(prefixes):
+            return name
+    return None
+
+
+def profile_fields(symbols):
+    """perf's symbols (profile.parse_report's) -> each KERNEL_PATHS name's
+    share of the samples (%, every path named, 0 where none), and the
+    programs' own symbols by self share (PROFILE_TOP_PROGRAMS)."""
+    paths = {name: 0.0 for name, _ in KERNEL_PATHS}
+    for sym in symbols:
+        name = path_of(sym["symbol"]) if sym["space"] == "kernel" else None
+        if name:
+            paths[name] += sym["self_pct"]
+    progs = [{"symbol": sym["symbol"], "self_pct": sym["self_pct"]} for sym in symbols
+             if sym["space"] == "kernel" and sym["symbol"].startswith("bpf_prog_")]
+    return {"paths": {k: round(v, 2) for k, v in paths.items()}, "programs": progs[:PROFILE_TOP_PROGRAMS]}
+
+
+def profile_run(raw_dir, state, mode):
+    """The server profile run of a state: a new server of TRACE_OVERHEAD_ARM,
+    pinned and warmed up as the rounds' are; the state's watcher attached,
+    then PROFILE_SECONDS of wrk with perf recording the server's workers.
+    Returns the row; a row with "error" when perf is missing or the run
+    failed (the rounds before it stand)."""
+    prefix = os.path.join(raw_dir, "trace-profile-%s-%s" % (state, mode))
+    row = dict(kind=SERVER_PROFILE, arm=TRACE_OVERHEAD_ARM, state=state, mode=mode,
+               workers=TRACE_OVERHEAD_WORKERS, seconds=PROFILE_SECONDS, hz=PROFILE_HZ)
+    perf = profile.perf_path()
+    if not perf:
+        return dict(row, error="perf is not installed (Debian: linux-perf)")
+    data = prefix + ".perf.data"
+    seen = {}
+    try:
+        with ServerRun(arms.server_args(TRACE_OVERHEAD_ARM), TRACE_OVERHEAD_WORKERS, prefix) as (proc, ready, _):
+            port = ready["port"]
+            warm_up(prefix, port, mode, pinned(proc.pid))
+            with watching(state, proc.pid, port, prefix, seen):
+                out, ns, _ = profile.perf_around_wrk([perf, "record", "-e", "cpu-clock", "-F", str(PROFILE_HZ),
+                                                      "-o", data], proc.pid, port, prefix, "record",
+                                                     PROFILE_SECONDS, mode=mode)
+        report = [perf, "report", "-i", data, "--stdio", "--no-children", "-g", "none"]
+        rep = subprocess.run(report + ["--sort", "dso,sym"], capture_output=True, text=True,
+                             timeout=profile.PERF_TIMEOUT_S)
+        by_dso = subprocess.run(report + ["-n", "--sort", "dso"], capture_output=True, text=True,
+                                timeout=profile.PERF_TIMEOUT_S)
+    except (StepFailed, subprocess.TimeoutExpired) as e:
+        return dict(row, error=str(e))
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(data)  # the report below keeps what the row reads; the data file is megabytes
+    with open(prefix + ".perf.txt", "w") as f:
+        f.write(rep.stdout + by_dso.stdout)
+    symbols = profile.parse_report(rep.stdout)
+    if rep.returncode != 0 or not symbols:
+        return dict(row, error="perf report found no samples (exit %s): %s"
+                    % (rep.returncode, profile.tail_text(prefix + ".perf.txt")))
+    requests = out.get("requests")
+    return dict(row, requests=requests, requests_per_s=out.get("requests_per_s"),
+                samples=profile.samples_of(by_dso.stdout),
+                cpu_us_per_request=round(ns / 1000.0 / requests, 3) if requests else None,
+                **profile_fields(symbols))
+
+
 def block(plan, raw_dir, mode, states):
     """The mode's block: rounds of one run per state, each on a new server,
     in an order shuffled from round to round, until the stopping rule (or
@@ -278,7 +382,14 @@ def block(plan, raw_dir, mode, states):
         row.update(seq=len(rows))
         rows.append(row)
         print_progress(rnd, "programs of %s: %s" % (state, programs_text(row)))
-    return rows, joined("%d runs in %d rounds, %d programs runs" % (runs, rnd, len(rows) - runs), ratios_text(rows))
+    for state in PROFILE_STATES:
+        time.sleep(SETTLE_S)
+        row = profile_run(raw_dir, state, mode)
+        row.update(seq=len(rows))
+        rows.append(row)
+        print_progress(rnd, "server profile of %s: %s" % (state, profile_text(row)))
+    return rows, joined("%d runs in %d rounds, %d programs and profile runs" % (runs, rnd, len(rows) - runs),
+                        ratios_text(rows))
 
 
 def programs_text(row):
@@ -288,6 +399,14 @@ def programs_text(row):
         return "not measured: " + row["error"]
     return ", ".join("%s %s/req x %s ns" % (p["name"], p["events_per_request"], p["ns_per_event"])
                      for p in row["programs"]) or "no program"
+
+
+def profile_text(row):
+    """A server profile run's progress text: each path's share of the
+    server's samples."""
+    if "error" in row:
+        return "not measured: " + row["error"]
+    return "%s samples; %s" % (row["samples"], ", ".join("%s %.2f %%" % kv for kv in row["paths"].items()))
 
 
 def ratios_text(rows):
@@ -305,7 +424,8 @@ def steps(plan, raw_dir):
                                  % (ATTACHED[TRACED], ATTACHED[PASSIVE]))
             cap = plan.bench_max_rounds if plan.bench_within else trace_rounds(plan)
             run_s = CONNECT_S + toggling.run_seconds(pairs_of(plan)) + WATCHER_SPAN_S
-            programs_s = len(PROGRAM_STATES) * (PROGRAM_SECONDS + WATCHER_SPAN_S + 10)
+            programs_s = (len(PROGRAM_STATES) * (PROGRAM_SECONDS + WATCHER_SPAN_S + 10)
+                          + len(PROFILE_STATES) * (PROFILE_SECONDS + WATCHER_SPAN_S + 20))
             timeout = block_timeout(len(STATES), cap, run_s, 120 + programs_s)
             return in_own_netns(lambda: block(plan, raw_dir, mode, list(STATES)), timeout,
                                 "trace_overhead's %s block" % mode)

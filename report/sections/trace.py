@@ -333,9 +333,52 @@ def parse_programs_row(obj: dict, line: int):
     return ProgramsRun(line, state, mode, get_int(obj, "requests"), tuple(out))
 
 
+@dataclass(frozen=True)
+class ServerProfileRun:
+    """A server profile run (a row with "kind": "server_profile"): perf's
+    samples of the server's workers under wrk, one watcher attached (none
+    for untraced-aa), and the share of them in each kernel path."""
+    line: int
+    state: str
+    mode: str
+    samples: Optional[int]
+    cpu_us: Optional[float]   # the server's CPU µs per request over the run
+    paths: tuple              # (name, % of the samples), in the row's order
+    programs: tuple           # (symbol, % of the samples), largest first
+
+
+# The states a server profile run is of, in the table's order, and the
+# kernel paths its row must name (the study's KERNEL_PATHS).
+PROFILE_STATES = ("untraced-aa", "traced", "passive", "passive-hooks")
+PROFILE_PATHS = ("syscall tracepoint", "dispatch", "programs")
+PROFILE_FAILED = "server profile of "
+
+
+def parse_profile_row(obj: dict, line: int):
+    state = get_str(obj, "state")
+    if state not in PROFILE_STATES:
+        raise RowError(f'"state" of a server profile row must be one of {", ".join(PROFILE_STATES)}, '
+                       f'got {json.dumps(state)}')
+    mode = get_str(obj, "mode")
+    if "error" in obj:
+        return Failed(line, (PROFILE_FAILED + state, mode, None), str(obj["error"]))
+    paths = get(obj, "paths")
+    if not isinstance(paths, dict) or sorted(paths) != sorted(PROFILE_PATHS):
+        raise RowError(f'"paths" must be an object of {", ".join(PROFILE_PATHS)}, got {json.dumps(paths)}')
+    progs = get(obj, "programs")
+    if not isinstance(progs, list) or not all(isinstance(p, dict) for p in progs):
+        raise RowError(f'"programs" must be a list of objects, got {json_kind(progs)}')
+    return ServerProfileRun(line, state, mode, get_int(obj, "samples") if obj.get("samples") is not None else None,
+                            get_number(obj, "cpu_us_per_request", nullable=True),
+                            tuple((k, get_number(paths, k)) for k in PROFILE_PATHS),
+                            tuple((get_str(p, "symbol"), get_number(p, "self_pct")) for p in progs))
+
+
 def parse_overhead_row(obj: dict, line: int):
     if obj.get("kind") == "programs":
         return parse_programs_row(obj, line)
+    if obj.get("kind") == "server_profile":
+        return parse_profile_row(obj, line)
     traced = get_bool(obj, "traced")
     mode = get_str(obj, "mode")
     state = get_str(obj, "state") if "state" in obj else None
@@ -605,10 +648,68 @@ def render_programs(rows: list) -> list:
     return out + ([""] if failed else [])
 
 
+def failed_profile_run(row) -> bool:
+    """Whether a parsed row is a server profile run that failed."""
+    return isinstance(row, Failed) and str(row.key[0]).startswith(PROFILE_FAILED)
+
+
+def program_name(symbol: str) -> str:
+    """A JIT-compiled program's name from its symbol (bpf_prog_<tag>_<name>)."""
+    parts = symbol.split("_", 3)
+    return parts[3] if len(parts) == 4 and parts[:2] == ["bpf", "prog"] else symbol
+
+
+def render_server_profile(rows: list) -> list:
+    """The server profile runs' table: per mode and state, perf's samples of
+    the server's workers and the share of them in each kernel path, each
+    also as µs per request (the share of the run's CPU per request)."""
+    runs = [r for r in rows if isinstance(r, ServerProfileRun)]
+    failed = [r for r in rows if failed_profile_run(r)]
+    if not runs and not failed:
+        return []
+    out = ["### Where a watcher's cost lands in the server", "",
+           "What was measured: after the programs runs, one run more per state, on a new server under wrk as the "
+           "rounds run it, its watcher attached for the whole run (untraced-aa: none, the reference), with "
+           "`perf record -e cpu-clock` on the server's workers: each kernel symbol's share of the samples, put "
+           "in a path by its name. The syscall tracepoint path is the slow path every syscall of every task "
+           "takes while a program is attached to any syscall's tracepoint (the accept exits); the dispatch is "
+           "the kernel's call from a tracepoint to its programs; the programs are the watcher's compiled "
+           "programs and the helpers only they call. Unlike the kernel's count above, this is the server's own "
+           "CPU time, and it counts the paths to the programs; a path's µs per request is its share of the "
+           "run's CPU per request. The samples of one run: a share below about 0.3 % is within their noise.",
+           "", "| mode | state | samples | CPU µs per request | "
+           + " | ".join(f"{p} (% / µs)" for p in PROFILE_PATHS) + " | all three (% / µs) | programs, largest |",
+           "|---|---|---|---|" + "---|" * (len(PROFILE_PATHS) + 2)]
+
+    def share(pct, cpu):
+        return f"{pct:.2f} / {pct * cpu / 100:.2f}" if cpu is not None else f"{pct:.2f} / -"
+    lines = []
+    for mode, title in COST_MODES:
+        for state in PROFILE_STATES:
+            for r in (r for r in runs if r.mode == mode and r.state == state):
+                paths = dict(r.paths)
+                total = sum(paths.values())
+                top = ", ".join(f"{program_name(sym)} {pct:.2f}" for sym, pct in r.programs[:3]) or "-"
+                out.append(f"| {title} | {state} | {r.samples if r.samples is not None else '-'} | "
+                           f"{'-' if r.cpu_us is None else format(r.cpu_us, '.2f')} | "
+                           + " | ".join(share(paths[p], r.cpu_us) for p in PROFILE_PATHS)
+                           + f" | {share(total, r.cpu_us)} | {top} |")
+                if state != "untraced-aa":
+                    lines.append(f"{title}: {state}: " + ", ".join(f"{p} {paths[p]:.2f} %" for p in PROFILE_PATHS)
+                                 + f" of the server's samples ({total:.2f} % in all)")
+    out.append("")
+    if lines:
+        out += ["**What this shows.** " + "; ".join(lines) + ".", ""]
+    for f in failed:
+        out.append(f"{dict(COST_MODES).get(f.key[1], f.key[1])}: {f.key[0]}: not measured ({f.error}).")
+    return out + ([""] if failed else [])
+
+
 def render_trace_overhead(meta: Meta, rows: list) -> list:
     out = ["## The tracer's overhead", ""]
-    programs = render_programs(rows)
-    rows = [r for r in rows if not isinstance(r, ProgramsRun) and not failed_programs_run(r)]
+    programs = render_programs(rows) + render_server_profile(rows)
+    rows = [r for r in rows if not isinstance(r, (ProgramsRun, ServerProfileRun)) and not failed_programs_run(r)
+            and not failed_profile_run(r)]
     alternated = [r for r in rows if isinstance(r, OverheadRun)]
     if any(r.toggled for r in alternated):
         return out + render_toggled_overhead([r for r in alternated if r.toggled],
