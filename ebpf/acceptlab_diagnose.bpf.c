@@ -132,18 +132,29 @@ struct {
 	__type(value, struct diag_conn);
 } conns SEC(".maps");
 
+/* The totals, one copy per CPU (the loader sums them): every accept, first
+ * read and destruction of the port's connections adds to them, on both
+ * ends' CPUs, where one copy would move its cache line between the CPUs at
+ * each. A program does not run nested in itself on a CPU (the kernel skips
+ * the inner run), and each total has one program adding to it (accepted:
+ * the two accept exits, and a syscall's exit never runs inside another's),
+ * so a plain add loses nothing. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct diag_totals);
 } totals SEC(".maps");
 
-/* Connections read again after their first read was attributed: a mark
- * kept on the socket itself (freed with it), made at the second read, so
- * each later read of a keep-alive connection costs a pointer chase, not a
- * hash lookup, and a connection read once (Connection: close) allocates
- * nothing. */
+/* Connections read again after their first read was attributed, of those
+ * not in conn_slots (followed in the hash, or not followed): a mark kept on
+ * the socket itself (freed with it), made at the second read, so each later
+ * read of such a connection costs the mark's lookup, not a hash lookup. A
+ * connection in conn_slots needs none: its entry says it was read (the
+ * entry is looked at first, and the mark's lookup is a helper's call,
+ * which at every read of every keep-alive connection cost the server more
+ * than the rest of the program), and a connection read once (Connection:
+ * close) allocates nothing. */
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -256,7 +267,7 @@ static __always_inline struct diag_conn *follow(__u64 key, __u32 hash, struct di
 			return &s->c;
 		}
 	}
-	__sync_fetch_and_add(&tot->spilled, 1);
+	tot->spilled++;
 	bpf_map_update_elem(&conns, &key, &fresh, BPF_ANY);
 	return bpf_map_lookup_elem(&conns, &key);
 }
@@ -299,7 +310,7 @@ int BPF_PROG(on_destroy, struct sock *sk)
 		return 0;
 	own(c, 0, NULL);
 	if ((tot = the_totals()))
-		__sync_fetch_and_add(&tot->closed, 1);
+		tot->closed++;
 	if (slot)
 		__sync_val_compare_and_swap(&slot->sk, key, 0);
 	else
@@ -344,8 +355,8 @@ static __always_inline int accept_exit(long ret)
 	key = (__u64)sk;
 	if (!(tot = the_totals()))
 		return 0;
-	__sync_fetch_and_add(&t->accepted, 1);
-	__sync_fetch_and_add(&tot->accepted, 1);
+	t->accepted++; /* its own thread's record, in its own context */
+	tot->accepted++;
 	/* Followed from here to its destruction. */
 	if (!(c = follow(key, sk->__sk_common.skc_hash, tot)))
 		return 0;
@@ -385,9 +396,18 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 
 	if (targ_hooks_only || ret <= 0 || (flags & MSG_PEEK) || !sk || sk->__sk_common.skc_num != targ_port)
 		return 0;
-	if (bpf_sk_storage_get(&first_read_seen, sk, 0, 0))
+	/* A followed connection in its entry: its first read, or a later one
+	 * (no mark asked). Else a later read of one marked, else the hash. */
+	slot = slot_at(sk->__sk_common.skc_hash);
+	if (slot && slot->sk == key) {
+		c = &slot->c;
+		if (c->server)
+			return 0; /* a later read: its first was attributed */
+	} else if (bpf_sk_storage_get(&first_read_seen, sk, 0, 0)) {
 		return 0; /* a later read: its first was attributed */
-	c = conn_of(key, sk->__sk_common.skc_hash, &slot);
+	} else {
+		c = bpf_map_lookup_elem(&conns, &key);
+	}
 	if (!c || c->server) {
 		/* Marked, so that its later reads cost a pointer chase. */
 		bpf_sk_storage_get(&first_read_seen, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -400,7 +420,7 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 		id = bpf_get_current_pid_tgid();
 		tgid = id >> 32;
 		if (first_bytes_read(sk, ret) && !is_target(tgid) && (tot = the_totals()))
-			__sync_fetch_and_add(&tot->unaccepted_reads, 1);
+			tot->unaccepted_reads++;
 		return 0;
 	}
 	if (btf_sk_netns(sk) != targ_netns || !(tot = the_totals()))
@@ -411,13 +431,15 @@ int BPF_PROG(on_recv, struct sock *sk, int ret, int flags)
 	if (!(t = thread_of(tid, tgid)))
 		return 0;
 	c->server = tid;
-	__sync_fetch_and_add(&t->served, 1);
-	__sync_fetch_and_add(&tot->served, 1);
+	/* t is the reading thread's own record, in its own context: plain
+	 * adds (the acceptor's, another thread's, takes an atomic one). */
+	t->served++;
+	tot->served++;
 	if (tid != c->acceptor) {
-		__sync_fetch_and_add(&tot->handoffs, 1);
-		__sync_fetch_and_add(&t->received, 1);
+		tot->handoffs++;
+		t->received++;
 		if (tgid != c->acceptor_tgid)
-			__sync_fetch_and_add(&t->received_cross, 1);
+			t->received_cross++;
 		if ((acc = thread_find(c->acceptor)))
 			__sync_fetch_and_add(&acc->handed_off, 1);
 	}
@@ -449,12 +471,13 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	if (!waking_in_wait(p, targ_wait_nr))
 		return 0;
 	/* The previous cycle ends here. The thread sleeps, so its own
-	 * accepts do not race these stores. */
+	 * accepts do not race these stores, and the kernel wakes a task
+	 * under its pi_lock, so two wakings of it do not race them either. */
 	if (cycle_wasted(t))
-		__sync_fetch_and_add(&t->wasted, 1);
+		t->wasted++;
 	t->woken = 1;
 	t->won = t->lost = 0;
-	__sync_fetch_and_add(&t->wakeups, 1);
+	t->wakeups++;
 	return 0;
 }
 

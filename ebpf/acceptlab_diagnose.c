@@ -544,9 +544,22 @@ static void read_totals(const struct tracing *tr, struct diag_totals *t)
 {
 	__u32 zero = 0;
 	long queued = tr->queued0 >= 0 ? detect_queued(tr->d) : -1;
+	int ncpu = libbpf_num_possible_cpus();
+	struct diag_totals *per = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*per)) : NULL;
 
 	memset(t, 0, sizeof(*t));
-	bpf_map__lookup_elem(tr->diag->maps.totals, &zero, sizeof(zero), t, sizeof(*t), 0);
+	/* The kernel side keeps one copy per CPU: summed. */
+	if (per && !bpf_map__lookup_elem(tr->diag->maps.totals, &zero, sizeof(zero), per,
+					 (size_t)ncpu * sizeof(*per), 0))
+		for (int i = 0; i < ncpu; i++) {
+			t->accepted += per[i].accepted;
+			t->served += per[i].served;
+			t->handoffs += per[i].handoffs;
+			t->closed += per[i].closed;
+			t->unaccepted_reads += per[i].unaccepted_reads;
+			t->spilled += per[i].spilled;
+		}
+	free(per);
 	t->established = t->accepted;
 	if (queued >= 0 && (long long)t->accepted + queued - tr->queued0 >= 0)
 		t->established = (__u64)((long long)t->accepted + queued - tr->queued0);

@@ -67,7 +67,8 @@ struct diag_conn_slot {
 	struct diag_conn c;
 };
 
-/* Totals over the whole trace (one slot of an array map). */
+/* Totals over the whole trace (the kernel side keeps one copy per CPU,
+ * which the loader sums). */
 struct diag_totals {
 	__u64 established;   /* the loader's: accepted, plus what the listeners' queues gained */
 	__u64 accepted;      /* accepts of the port's connections by the traced processes */
