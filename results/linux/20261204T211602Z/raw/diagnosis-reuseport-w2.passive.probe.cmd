@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:45229 --shape burst --connections 32 --rounds 1 --path /pid --workers-from /work/main/results/linux/20261204T211602Z/raw/diagnosis-reuseport-w2.ready --json
