@@ -1408,6 +1408,27 @@ def test_passive_hooks_say_what_the_programs_cannot_take_off():
     assert "Two runs a round" in without and "passive-hooks" not in without, without
 
 
+def toggled_row(state, n, field):
+    """A toggled trace_overhead row of state in round n, its ratio in field."""
+    return {"state": state, "traced": state == "traced", "mode": "close", "round": n, "method": "toggled",
+            "requests_per_s": 30000.0, "window_s": 0.5, "pair_ratios": [1.01] * 3, "watched": "toggled",
+            "cpu_us_per_request_off": 30.0, "cpu_us_per_request_on": 30.3, field: 1.01}
+
+
+def overhead_texts(base, extra):
+    """The tracer's overhead section from base (parsed rows) alone, and with
+    extra (raw rows of runs after the rounds, the last one failed) parsed
+    after them, which must only add to it."""
+    from report.common import Failed
+    from report.sections import trace as trace_section
+    rows = base + [trace_section.parse_overhead_row(r, 10 + i) for i, r in enumerate(extra)]
+    assert isinstance(rows[-1], Failed)
+    alone = "\n".join(trace_section.render_trace_overhead(NS(cost=None), base))
+    text = "\n".join(trace_section.render_trace_overhead(NS(cost=None), rows))
+    assert text.startswith(alone.rstrip("\n")), text
+    return alone, text
+
+
 def test_programs_runs_say_what_each_program_costs():
     """Rows with "kind": "programs" (one run per watcher, the kernel's BPF
     statistics on) are a table of their own under the toggled one, and the
@@ -1420,13 +1441,7 @@ def test_programs_runs_say_what_each_program_costs():
     kernel would not count is said, not dropped; an unknown watcher is a
     row error."""
     from acceptlab.results_io import RowError
-    from report.common import Failed
     from report.sections import trace as trace_section
-
-    def toggled(state, n, field):
-        return {"state": state, "traced": state == "traced", "mode": "close", "round": n, "method": "toggled",
-                "requests_per_s": 30000.0, "window_s": 0.5, "pair_ratios": [1.01] * 3, "watched": "toggled",
-                "cpu_us_per_request_off": 30.0, "cpu_us_per_request_on": 30.3, field: 1.01}
 
     def prog(name, events, ns_each, requests=1000):
         return {"name": name, "type": "tracing", "id": 7, "events": events, "run_ns": int(events * ns_each),
@@ -1435,16 +1450,12 @@ def test_programs_runs_say_what_each_program_costs():
 
     def programs(state, progs):
         return {"kind": "programs", "state": state, "mode": "close", "requests": 1000, "programs": progs}
-    base = [trace_section.parse_overhead_row(toggled("untraced-aa", n, "cpu_ratio_aa"), n) for n in (1, 2)]
+    base = [trace_section.parse_overhead_row(toggled_row("untraced-aa", n, "cpu_ratio_aa"), n) for n in (1, 2)]
     extra = [programs("passive", [prog("on_recv", 2000, 300), prog("on_waking", 500, 250), prog("on_fork", 0, 0)]),
              programs("passive-hooks", [prog("on_recv", 2000, 100), prog("on_waking", 500, 150),
                                         prog("on_fork", 0, 0)]),
              dict(kind="programs", state="traced", mode="close", error="BPF_ENABLE_STATS: Operation not permitted")]
-    rows = base + [trace_section.parse_overhead_row(r, 10 + i) for i, r in enumerate(extra)]
-    assert isinstance(rows[-1], Failed)
-    alone = "\n".join(trace_section.render_trace_overhead(NS(cost=None), base))
-    text = "\n".join(trace_section.render_trace_overhead(NS(cost=None), rows))
-    assert text.startswith(alone.rstrip("\n")), text
+    alone, text = overhead_texts(base, extra)
     assert "### What each program costs per event" in text and "### What each program" not in alone
     assert "| Connection: close | passive | on_recv | 2.000 | 300 | +200 | 600 |" in text, text
     assert "| Connection: close | passive | on_waking | 0.500 | 250 | +100 | 125 |" in text, text
@@ -1472,29 +1483,19 @@ def test_server_profile_runs_say_where_a_watchers_cost_lands():
     is said, not dropped; an unknown state or a row without every path is
     a row error."""
     from acceptlab.results_io import RowError
-    from report.common import Failed
     from report.sections import trace as trace_section
-
-    def toggled(n):
-        return {"state": "untraced-aa", "traced": False, "mode": "close", "round": n, "method": "toggled",
-                "requests_per_s": 30000.0, "window_s": 0.5, "pair_ratios": [1.0] * 3, "watched": "toggled",
-                "cpu_us_per_request_off": 30.0, "cpu_us_per_request_on": 30.0, "cpu_ratio_aa": 1.0}
 
     def profile(state, paths, progs=()):
         return {"kind": "server_profile", "state": state, "mode": "close", "samples": 10000,
                 "cpu_us_per_request": 50.0, "paths": paths,
                 "programs": [{"symbol": "bpf_prog_99a402d87fa0b103_" + n, "self_pct": pct} for n, pct in progs]}
     zero = {"syscall tracepoint": 0.0, "dispatch": 0.0, "programs": 0.0}
-    base = [trace_section.parse_overhead_row(toggled(n), n) for n in (1, 2)]
+    base = [trace_section.parse_overhead_row(toggled_row("untraced-aa", n, "cpu_ratio_aa"), n) for n in (1, 2)]
     extra = [profile("untraced-aa", zero),
              profile("passive", {"syscall tracepoint": 0.8, "dispatch": 1.2, "programs": 2.0},
                      [("exit_accept4", 1.5), ("on_recv", 0.3)]),
              dict(kind="server_profile", state="traced", mode="close", error="perf is not installed")]
-    rows = base + [trace_section.parse_overhead_row(r, 10 + i) for i, r in enumerate(extra)]
-    assert isinstance(rows[-1], Failed)
-    alone = "\n".join(trace_section.render_trace_overhead(NS(cost=None), base))
-    text = "\n".join(trace_section.render_trace_overhead(NS(cost=None), rows))
-    assert text.startswith(alone.rstrip("\n")), text
+    alone, text = overhead_texts(base, extra)
     assert "### Where a watcher's cost lands in the server" in text and "### Where" not in alone
     assert ("| Connection: close | passive | 10000 | 50.00 | 0.80 / 0.40 | 1.20 / 0.60 | 2.00 / 1.00 | "
             "4.00 / 2.00 | exit_accept4 1.50, on_recv 0.30 |") in text, text

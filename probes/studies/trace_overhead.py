@@ -376,18 +376,14 @@ def block(plan, raw_dir, mode, states):
         again, text = go_on(rows, rnd)
         print_progress(rnd, text)
     runs = len(rows)
-    for state in PROGRAM_STATES:
-        time.sleep(SETTLE_S)
-        row = programs_run(raw_dir, state, mode)
-        row.update(seq=len(rows))
-        rows.append(row)
-        print_progress(rnd, "programs of %s: %s" % (state, programs_text(row)))
-    for state in PROFILE_STATES:
-        time.sleep(SETTLE_S)
-        row = profile_run(raw_dir, state, mode)
-        row.update(seq=len(rows))
-        rows.append(row)
-        print_progress(rnd, "server profile of %s: %s" % (state, profile_text(row)))
+    for states, run, what, text in ((PROGRAM_STATES, programs_run, "programs", programs_text),
+                                    (PROFILE_STATES, profile_run, "server profile", profile_text)):
+        for state in states:
+            time.sleep(SETTLE_S)
+            row = run(raw_dir, state, mode)
+            row.update(seq=len(rows))
+            rows.append(row)
+            print_progress(rnd, "%s of %s: %s" % (what, state, text(row)))
     return rows, joined("%d runs in %d rounds, %d programs and profile runs" % (runs, rnd, len(rows) - runs),
                         ratios_text(rows))
 

@@ -311,14 +311,21 @@ def failed_programs_run(row) -> bool:
     return isinstance(row, Failed) and str(row.key[0]).startswith(PROGRAMS_FAILED)
 
 
-def parse_programs_row(obj: dict, line: int):
+def side_run_head(obj: dict, line: int, states: tuple, what: str, failed: str) -> tuple:
+    """A row of a run after the rounds (programs, server profile): its state
+    (one of states) and mode, and a Failed for a run that carries an error
+    (its key failed + its state), else None."""
     state = get_str(obj, "state")
-    if state not in PROGRAMS_STATES:
-        raise RowError(f'"state" of a programs row must be one of {", ".join(PROGRAMS_STATES)}, '
-                       f'got {json.dumps(state)}')
+    if state not in states:
+        raise RowError(f'"state" of a {what} row must be one of {", ".join(states)}, got {json.dumps(state)}')
     mode = get_str(obj, "mode")
-    if "error" in obj:
-        return Failed(line, (PROGRAMS_FAILED + state, mode, None), str(obj["error"]))
+    return state, mode, Failed(line, (failed + state, mode, None), str(obj["error"])) if "error" in obj else None
+
+
+def parse_programs_row(obj: dict, line: int):
+    state, mode, failed = side_run_head(obj, line, PROGRAMS_STATES, "programs", PROGRAMS_FAILED)
+    if failed:
+        return failed
     progs = get(obj, "programs")
     if not isinstance(progs, list):
         raise RowError(f'"programs" must be a list, got {json_kind(progs)}')
@@ -355,13 +362,9 @@ PROFILE_FAILED = "server profile of "
 
 
 def parse_profile_row(obj: dict, line: int):
-    state = get_str(obj, "state")
-    if state not in PROFILE_STATES:
-        raise RowError(f'"state" of a server profile row must be one of {", ".join(PROFILE_STATES)}, '
-                       f'got {json.dumps(state)}')
-    mode = get_str(obj, "mode")
-    if "error" in obj:
-        return Failed(line, (PROFILE_FAILED + state, mode, None), str(obj["error"]))
+    state, mode, failed = side_run_head(obj, line, PROFILE_STATES, "server profile", PROFILE_FAILED)
+    if failed:
+        return failed
     paths = get(obj, "paths")
     if not isinstance(paths, dict) or sorted(paths) != sorted(PROFILE_PATHS):
         raise RowError(f'"paths" must be an object of {", ".join(PROFILE_PATHS)}, got {json.dumps(paths)}')
@@ -589,6 +592,17 @@ def render_toggled_overhead(runs: list, failed: list) -> list:
     return out + shows(lines, failed)
 
 
+def side_run_tail(lines: list, failed: list) -> list:
+    """The end of a table of runs after the rounds: its findings, then each
+    run that failed, said."""
+    out = [""]
+    if lines:
+        out += ["**What this shows.** " + "; ".join(lines) + ".", ""]
+    for f in failed:
+        out.append(f"{dict(COST_MODES).get(f.key[1], f.key[1])}: {f.key[0]}: not measured ({f.error}).")
+    return out + ([""] if failed else [])
+
+
 def render_programs(rows: list) -> list:
     """The programs runs' table: per mode, watcher and program, its events
     per request, ns per event and ns per request by the kernel's count; for
@@ -640,12 +654,7 @@ def render_programs(rows: list) -> list:
                                  f"{num(top.ns_per_event, '.0f')} ns each)"
                                  + (f", {over:+.0f} ns per request over the same hooks' programs returning at "
                                     "once" if state == "passive" and hooks else ""))
-    out.append("")
-    if lines:
-        out += ["**What this shows.** " + "; ".join(lines) + ".", ""]
-    for f in failed:
-        out.append(f"{dict(COST_MODES).get(f.key[1], f.key[1])}: {f.key[0]}: not measured ({f.error}).")
-    return out + ([""] if failed else [])
+    return out + side_run_tail(lines, failed)
 
 
 def failed_profile_run(row) -> bool:
@@ -697,12 +706,7 @@ def render_server_profile(rows: list) -> list:
                 if state != "untraced-aa":
                     lines.append(f"{title}: {state}: " + ", ".join(f"{p} {paths[p]:.2f} %" for p in PROFILE_PATHS)
                                  + f" of the server's samples ({total:.2f} % in all)")
-    out.append("")
-    if lines:
-        out += ["**What this shows.** " + "; ".join(lines) + ".", ""]
-    for f in failed:
-        out.append(f"{dict(COST_MODES).get(f.key[1], f.key[1])}: {f.key[0]}: not measured ({f.error}).")
-    return out + ([""] if failed else [])
+    return out + side_run_tail(lines, failed)
 
 
 def render_trace_overhead(meta: Meta, rows: list) -> list:
