@@ -548,17 +548,13 @@ static void read_totals(const struct tracing *tr, struct diag_totals *t)
 	struct diag_totals *per = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*per)) : NULL;
 
 	memset(t, 0, sizeof(*t));
-	/* The kernel side keeps one copy per CPU: summed. */
+	/* The kernel side keeps one copy per CPU: summed, field by field (all
+	 * __u64; established is the loader's, 0 in every copy). */
 	if (per && !bpf_map__lookup_elem(tr->diag->maps.totals, &zero, sizeof(zero), per,
 					 (size_t)ncpu * sizeof(*per), 0))
-		for (int i = 0; i < ncpu; i++) {
-			t->accepted += per[i].accepted;
-			t->served += per[i].served;
-			t->handoffs += per[i].handoffs;
-			t->closed += per[i].closed;
-			t->unaccepted_reads += per[i].unaccepted_reads;
-			t->spilled += per[i].spilled;
-		}
+		for (int i = 0; i < ncpu; i++)
+			for (size_t k = 0; k < sizeof(*t) / sizeof(__u64); k++)
+				((__u64 *)t)[k] += ((const __u64 *)&per[i])[k];
 	free(per);
 	t->established = t->accepted;
 	if (queued >= 0 && (long long)t->accepted + queued - tr->queued0 >= 0)

@@ -21,6 +21,7 @@ counts), is said in the row: an "error" that starts "skipped:" (the whole
 arm), or "syscalls_skipped" with the reason (that half). --bench-seconds,
 when shorter, shortens both runs (a test's tiny run)."""
 
+import contextlib
 import os
 import shutil
 import signal
@@ -187,6 +188,23 @@ def samples_of(by_dso):
     return total or None
 
 
+def report_symbols(perf, data, prefix, limit=None):
+    """perf's report of data: its symbols by self share (parse_report's;
+    limit, a percent, the least kept) and its sample count (from the report
+    by dso), both kept at prefix.perf.txt. StepFailed when it found no
+    samples."""
+    base = [perf, "report", "-i", data, "--stdio", "--no-children", "-g", "none"]
+    rep = subprocess.run(base + ["--sort", "dso,sym"] + (["--percent-limit", str(limit)] if limit else []),
+                         capture_output=True, text=True, timeout=PERF_TIMEOUT_S)
+    by_dso = subprocess.run(base + ["-n", "--sort", "dso"], capture_output=True, text=True, timeout=PERF_TIMEOUT_S)
+    with open(prefix + ".perf.txt", "w") as f:
+        f.write(rep.stdout + by_dso.stdout)
+    symbols = parse_report(rep.stdout)
+    if rep.returncode != 0 or not symbols:
+        raise StepFailed("perf report found no samples (exit %s): %s" % (rep.returncode, tail_text(prefix + ".perf.txt")))
+    return symbols, samples_of(by_dso.stdout)
+
+
 def profile_arm(plan, root, port, prefix, perf):
     kernel, why_not = access()
     row = {"perf": perf_version(perf)}
@@ -198,25 +216,16 @@ def profile_arm(plan, root, port, prefix, perf):
     row.update({"requests": out["requests"], "requests_per_s": out["requests_per_s"],
                 "kernel_samples": kernel})
     row.update(cpu_fields(ns, out["requests"]))
-    rep = subprocess.run([perf, "report", "-i", data, "--stdio", "--no-children", "--sort", "dso,sym", "-g", "none",
-                          "--percent-limit", "0.3"], capture_output=True, text=True, timeout=PERF_TIMEOUT_S)
     callers = subprocess.run([perf, "report", "-i", data, "--stdio", "--no-children", "--sort", "sym",
                               "-g", "caller,0.5,callee", "--percent-limit", "2"],
                              capture_output=True, text=True, timeout=PERF_TIMEOUT_S)
-    by_dso = subprocess.run([perf, "report", "-i", data, "--stdio", "--no-children", "-n", "--sort", "dso",
-                             "-g", "none"], capture_output=True, text=True, timeout=PERF_TIMEOUT_S)
-    with open(prefix + ".perf.txt", "w") as f:
-        f.write(rep.stdout + by_dso.stdout)
     with open(prefix + ".perf-callers.txt", "w") as f:
         f.write(callers.stdout)
     try:
-        os.unlink(data)  # the reports above keep what the row reads; the data file is megabytes
-    except OSError:
-        pass
-    symbols = parse_report(rep.stdout)
-    if rep.returncode != 0 or not symbols:
-        raise StepFailed("perf report found no samples (exit %s): %s" % (rep.returncode, tail_text(prefix + ".perf.txt")))
-    row["samples"] = samples_of(by_dso.stdout)
+        symbols, row["samples"] = report_symbols(perf, data, prefix, limit=0.3)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(data)  # the reports keep what the row reads; the data file is megabytes
     row["user_pct"] = round(sum(s["self_pct"] for s in symbols if s["space"] == "user"), 2)
     row["symbols"] = symbols[:TOP_SYMBOLS]
     if why_not:

@@ -107,7 +107,7 @@ KERNEL_PATHS = (("syscall tracepoint", ("syscall_exit_work", "syscall_trace_ente
 PROFILE_TOP_PROGRAMS = 8
 
 
-def is_programs(row):
+def after_rounds(row):
     """A programs or server profile run's row (not a toggled or alternated
     run's)."""
     return row.get("kind") in (PROGRAMS, SERVER_PROFILE)
@@ -335,25 +335,14 @@ def profile_run(raw_dir, state, mode):
                 out, ns, _ = profile.perf_around_wrk([perf, "record", "-e", "cpu-clock", "-F", str(PROFILE_HZ),
                                                       "-o", data], proc.pid, port, prefix, "record",
                                                      PROFILE_SECONDS, mode=mode)
-        report = [perf, "report", "-i", data, "--stdio", "--no-children", "-g", "none"]
-        rep = subprocess.run(report + ["--sort", "dso,sym"], capture_output=True, text=True,
-                             timeout=profile.PERF_TIMEOUT_S)
-        by_dso = subprocess.run(report + ["-n", "--sort", "dso"], capture_output=True, text=True,
-                                timeout=profile.PERF_TIMEOUT_S)
+        symbols, samples = profile.report_symbols(perf, data, prefix)
     except (StepFailed, subprocess.TimeoutExpired) as e:
         return dict(row, error=str(e))
     finally:
         with contextlib.suppress(OSError):
-            os.unlink(data)  # the report below keeps what the row reads; the data file is megabytes
-    with open(prefix + ".perf.txt", "w") as f:
-        f.write(rep.stdout + by_dso.stdout)
-    symbols = profile.parse_report(rep.stdout)
-    if rep.returncode != 0 or not symbols:
-        return dict(row, error="perf report found no samples (exit %s): %s"
-                    % (rep.returncode, profile.tail_text(prefix + ".perf.txt")))
+            os.unlink(data)  # the report keeps what the row reads; the data file is megabytes
     requests = out.get("requests")
-    return dict(row, requests=requests, requests_per_s=out.get("requests_per_s"),
-                samples=profile.samples_of(by_dso.stdout),
+    return dict(row, requests=requests, requests_per_s=out.get("requests_per_s"), samples=samples,
                 cpu_us_per_request=round(ns / 1000.0 / requests, 3) if requests else None,
                 **profile_fields(symbols))
 
@@ -442,7 +431,7 @@ def fill_ratio_traced(rows):
         series = partner_series(rows, untraced, field, same=("mode",))
         for r in rows:
             state = state_of(r)
-            if (state == UNTRACED or "error" in r or r.get("method") == METHOD or is_programs(r)
+            if (state == UNTRACED or "error" in r or r.get("method") == METHOD or after_rounds(r)
                     or not (field == "requests_per_s" or field in r)):
                 continue
             if r.get("seq") is None:  # a run from before the block method: its round's untraced run
@@ -465,7 +454,7 @@ def series_name(state, mode):
 def cpu_series(rows):
     """{"<traced|passive> / untraced, <mode>": [the CPU ratio each round, in
     round order]}."""
-    rows = [dict(r) for r in rows if not is_programs(r)]
+    rows = [dict(r) for r in rows if not after_rounds(r)]
     fill_ratio_traced(rows)
     series = {}
     for r in sorted(rows, key=lambda r: r.get("round", 0)):
@@ -484,7 +473,7 @@ def outcome(path, plan):
         rounds_run = max([r.get("round", 0) for r in rows] + [0])
         state.update(final_state(plan, cpu_series(rows), within(plan), rounds_run, max_rounds(plan, rows, TRACE_ROUNDS)))
         for r in rows:
-            if is_programs(r):
+            if after_rounds(r):
                 continue
             name = series_name(state_of(r), r.get("mode"))
             if "error" not in r:
