@@ -694,7 +694,7 @@ def test_toggled_rows_keep_their_own_ratios():
 def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     """A quick trace_overhead (keep-alive, two rounds, QUICK_PAIRS on windows
     a run): each round runs untraced-aa, traced, passive and passive-hooks
-    once, each on a new server (every run's port its own); every run's
+    once, each on a new server (every run's workers its own); every run's
     windows alternate off and on, off first and last, and read the server's
     CPU and requests in each; each watcher loaded for its own run only (a tracer's and a
     diagnosis's output per traced or passive run in raw/, none for any
@@ -754,7 +754,15 @@ def test_trace_overhead_runs_the_passive_diagnosis(tmp_path):
     for rnd in (1, 2):
         mine = [r for r in rows if r["round"] == rnd]
         assert sorted(r["state"] for r in mine) == ["passive", "passive-hooks", "traced", "untraced-aa"], mine
-    assert len({r["port"] for r in rows}) == len(rows), "a server kept from one run to another"
+    # A new server for every run: each run's ready line (its row's port) names
+    # workers no other run had. Not the ports alone: a port one server
+    # closed may be drawn again for the next.
+    readies = [json.loads(next(line for line in (run / "raw" / ("trace-overhead-%s-keepalive-r%d.ready"
+                                                               % (r["state"], r["round"]))).read_text().splitlines()
+                                if line.startswith("{"))) for r in rows]
+    assert [d["port"] for d in readies] == [r["port"] for r in rows], (readies, rows)
+    workers = [{w["pid"] for w in d["workers"]} for d in readies]
+    assert len(set().union(*workers)) == sum(map(len, workers)), "a server kept from one run to another: %r" % workers
     field = {"untraced-aa": "cpu_ratio_aa", "traced": "cpu_ratio_traced", "passive": "cpu_ratio_passive",
              "passive-hooks": "cpu_ratio_passive_hooks"}
     passive = ("passive", "passive-hooks")
