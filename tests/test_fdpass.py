@@ -502,9 +502,9 @@ def test_fault2_sigterm_during_the_hold(start_server, wake):
 
     The window, held open: worker 0 is SIGSTOPped while 32 connections, each
     asking /sleep?ms=FAULT2_SLEEP_MS (the last FAULT2_LAST_SLEEP_MS), wait
-    in the accept queue (ss), then let go. The SIGTERM is sent once the accept queue reads 0 (none is left
-    for a stopping worker to leave unaccepted) while worker 0 sleeps inside
-    one of them: with the herd it accepts them all at once and serves them
+    in the accept queue (ss), then let go. The SIGTERM is sent once the
+    accept queue reads 0 (none is left for a stopping worker to leave
+    unaccepted) while worker 0 sleeps inside one of them: with the herd it accepts them all at once and serves them
     one after another, so most are unanswered then; woken alone (the
     default) it accepts one per wakeup and serves it before the next, so
     the last is. Either way worker 1 still sleeps in its hold after the

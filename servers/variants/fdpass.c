@@ -37,15 +37,15 @@
  *    before each accept; with the herd, when it names a sibling, the
  *    acceptor usually defers (share_defer): it leaves the connection
  *    queued for that sibling, woken by the same arrival, and no hand-off is
- *    needed. A sibling that has left or not started is skipped, and so is
- *    one in a slow view
- *    (slow_view below): inside one request handler for over 2 ms and asleep
- *    there (blocking inline: its scheduler state, read from /proc, is S or
- *    D), or for over 20 ms whatever its state, or asleep in one right after
- *    a handler that took over 2 ms, or just out of a slow one. A sibling that is merely preempted, or busy with a long pass
- *    of short requests, is not skipped: it serves what it is given as soon
- *    as it runs. An acceptor just out of a slow view keeps nothing a
- *    sibling can take.
+ *    needed. A sibling that has left or not started is skipped, and so is one
+ *    in a slow view (slow_view below): inside one request handler for over 2
+ *    ms and asleep there (blocking inline: its scheduler state, read from
+ *    /proc, is S or D), or for over 20 ms whatever its state, or asleep in
+ *    one right after a handler that took over 2 ms, or just out of a slow
+ *    one. A sibling that is merely preempted, or busy with a long pass of
+ *    short requests, is not skipped: it serves what it is given as soon as it
+ *    runs. An acceptor just out of a slow view keeps nothing a sibling can
+ *    take.
  *  - The hand-off: raise the target's inflight BEFORE sending (load_give:
  *    the credit, then the giving record naming the connection), read its
  *    state again and keep the connection if it has left; on any send failure
