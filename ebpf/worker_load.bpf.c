@@ -44,7 +44,12 @@
  *    handing off (its slot's giving record), credited to a target and not
  *    sent, the target's credit is taken back here (dying_giver), so a
  *    sender killed anywhere between its credit and its successful send
- *    leaves no hand-off counted that will never arrive.
+ *    leaves no hand-off counted that will never arrive. A receiver killed
+ *    holding a hand-off whose sender had not yet closed its own copy dies
+ *    without its exit's close being the last: mark_exited
+ *    (tp_btf/sched_process_exit) marks its slot exited first, and the
+ *    sender's close counts the connection in the slot's died_held
+ *    (given_to_dead).
  *  - select_least_loaded (sk_reuseport, reuseport-bpf only) picks the live
  *    slot with the least load for each SYN and counts the SYN in that
  *    slot's current time bucket; the SYN stops counting when its connection
@@ -89,6 +94,7 @@ const volatile __u32 targ_port = 0;             /* our port, host order */
 const volatile __u32 targ_netns = 0;            /* our network namespace's inode */
 const volatile bool targ_steer = false;         /* reuseport-bpf: SYNs are steered and counted */
 const volatile bool targ_tag_on_read = false;   /* worker processes: a connection's first read tags it */
+const volatile bool targ_giving = false;        /* fdpass: senders keep giving records */
 const volatile __u32 targ_tags = WORKER_LOAD_MAX_TAGS; /* conn_tags' entries */
 
 /* slot -> its load; mmapped by user space. */
@@ -569,19 +575,55 @@ static __always_inline void dying_giver(const struct sock *sk)
 		__sync_fetch_and_add(&t->credited, -1);
 }
 
+/* fdpass: our close of sk, by a live task, after the worker it was handed
+ * to began to exit. The receiver had taken it, so its exit's close was not
+ * the last: the sender still held its own copy, between its send and its
+ * close. The connection was open at the receiver's death: count it in that
+ * slot's died_held. s is the slot sk's tag names (a tag of its generation);
+ * NULL if no one tagged it, the receiver dying before its first read: then
+ * the sender's giving record, still set until after its close, names the
+ * slot. A live receiver holds its copy, so a sender's close is the last
+ * one only once the receiver has closed it, or died. A receiver that
+ * answered and closed it, then exited, all inside that window, is counted
+ * too: an over-count, never a loss left uncounted. */
+static __always_inline void given_to_dead(struct load_slot *s, const struct sock *sk)
+{
+	struct load_slot *from;
+	__u64 g, peer;
+	__u32 target;
+
+	if (!s) {
+		from = slot_of_task(bpf_get_current_pid_tgid() >> 32);
+		if (!from)
+			return;
+		g = *(volatile __u64 *)&from->giving;
+		peer = ((__u64)sk->__sk_common.skc_dport << 32) | sk->__sk_common.skc_daddr;
+		if (!g || (g & WORKER_LOAD_GIVING_PEER_MASK) != peer)
+			return;
+		target = (__u32)(g >> 48) - 1;
+		s = bpf_map_lookup_elem(&slots, &target);
+	}
+	if (s && *(volatile __u32 *)&s->exited)
+		__sync_fetch_and_add(&s->died_held, 1);
+}
+
 /* A connection of ours leaves ESTABLISHED in the context of current: if
  * current is a worker process dying (PF_EXITING) and s (or, for a connection
  * it had not tagged yet, s NULL) is its slot, the connection was open at its
  * death: count it in the slot's died_held. A close by the dying worker's
  * exit runs in its own context (its files are put in do_exit), so this
- * tells a killed worker's connections from any other close. */
-static __always_inline void count_death(struct load_slot *s)
+ * tells a killed worker's connections from any other close; fdpass's
+ * senders close the hand-offs a dead receiver had taken (given_to_dead). */
+static __always_inline void count_death(struct load_slot *s, const struct sock *sk)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!(task->flags & PF_EXITING))
+	if (!(task->flags & PF_EXITING)) {
+		if (targ_giving && sk->sk_shutdown == SHUTDOWN_MASK)
+			given_to_dead(s, sk);
 		return;
+	}
 	if (!s)
 		s = slot_of_task(tgid);
 	if (s && s->owner && s->owner == tgid)
@@ -609,7 +651,7 @@ static __always_inline int left_established(struct sock *sk)
 			 * finds). */
 			if (__sync_val_compare_and_swap(w, 0, TAG_LEFT) != 0)
 				continue; /* the worker's tag came first */
-			count_death(NULL); /* accepted, not yet admitted, when its worker died */
+			count_death(NULL, sk); /* accepted, not yet admitted, when its worker died */
 			return 0;
 		}
 		if (!(old & TAG_COUNTED))
@@ -619,7 +661,7 @@ static __always_inline int left_established(struct sock *sk)
 		s = slot_of(old);
 		if (s) {
 			__sync_fetch_and_add(&s->held, -1);
-			count_death(s);
+			count_death(s, sk);
 		}
 		return 0;
 	}
@@ -689,6 +731,22 @@ int BPF_PROG(tag_on_read, struct sock *sk, int ret, int flags)
 			return 0;
 		}
 	}
+	return 0;
+}
+
+/* fdpass (targ_giving): a worker process's last thread begins to exit,
+ * before its exit closes its files: its slot is marked exited until the
+ * slot restarts (given_to_dead). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(mark_exited, struct task_struct *p)
+{
+	struct load_slot *s;
+
+	if (p->signal->live.counter)
+		return 0; /* another thread of the process runs on */
+	s = slot_of_task(p->tgid);
+	if (s)
+		*(volatile __u32 *)&s->exited = 1;
 	return 0;
 }
 

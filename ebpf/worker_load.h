@@ -72,8 +72,9 @@ struct load_slot {
 	__u32 owner;
 	/* Kernel accounting: connections of ours that were ESTABLISHED when
 	 * the slot's owner died (closed by its exit: the task is the owner and
-	 * PF_EXITING), counted here whether the worker had tagged them yet or
-	 * not. The supervisor reads it when it reaps the worker: what a killed
+	 * PF_EXITING; or, a hand-off it had taken, by its sender's close after
+	 * the death: exited below), counted here whether the worker had
+	 * tagged them yet or not. The supervisor reads it when it reaps the worker: what a killed
 	 * worker held open at its death. Restarts with the slot. */
 	__u32 died_held;
 	/* The hand-offs to the slot that its receiver has retired, as ONE word
@@ -89,6 +90,13 @@ struct load_slot {
 	 * closing that connection, the kernel takes the credit back. Cleared
 	 * when the slot restarts. */
 	__u64 giving;
+	/* Kernel accounting, fdpass: 1 from the moment the slot's worker
+	 * process begins to exit (sched_process_exit, before its exit closes
+	 * its files) until the slot restarts. A hand-off it had taken whose
+	 * sender had not yet closed its own copy is closed last by that
+	 * sender, after the death: the kernel counts it in died_held too. */
+	__u32 exited;
+	__u32 unused;
 };
 
 /* What a slot has in flight: credited less retired, in 32-bit wrapping

@@ -38,7 +38,7 @@ struct load_account {
 	int steer;
 	int giving; /* LOAD_GIVING with kernel accounting */
 	struct worker_load_bpf *skel; /* the supervisor's (NULL in an exec'd worker) */
-	struct bpf_link *link, *destroy_link, *read_link;
+	struct bpf_link *link, *destroy_link, *exit_link, *read_link;
 	int slots_fd, owner_fd, listeners_fd, prog_fd; /* kernel */
 	int read_prog_fd; /* kernel, tagging at first reads: tag_on_read's program (else -1) */
 	int page_fd;                                   /* user */
@@ -131,6 +131,7 @@ again:
 		skel->rodata->targ_netns = (__u32)st.st_ino;
 	skel->rodata->targ_steer = (flags & LOAD_STEER) != 0;
 	skel->rodata->targ_tag_on_read = on_read;
+	skel->rodata->targ_giving = (flags & LOAD_GIVING) != 0;
 	if (!on_read) {
 		bpf_program__set_autoload(skel->progs.tag_on_read, false);
 		/* socket storage holds the tags */
@@ -146,8 +147,10 @@ again:
 	}
 	/* Only fdpass's senders record what they give: the others would hold
 	 * the program's descriptors for nothing. */
-	if (!(flags & LOAD_GIVING))
+	if (!(flags & LOAD_GIVING)) {
 		bpf_program__set_autoload(skel->progs.count_destroy, false);
+		bpf_program__set_autoload(skel->progs.mark_exited, false);
+	}
 	if (!(flags & LOAD_STEER)) {
 		bpf_program__set_autoload(skel->progs.select_least_loaded, false);
 		bpf_map__set_max_entries(skel->maps.syn_owner, 1);
@@ -180,23 +183,21 @@ again:
 		worker_load_bpf__destroy(skel);
 		return -1;
 	}
-	if (flags & LOAD_GIVING)
-		la->destroy_link = bpf_program__attach(skel->progs.count_destroy);
-	if ((flags & LOAD_GIVING) && !la->destroy_link) {
+	if ((flags & LOAD_GIVING) && !(la->destroy_link = bpf_program__attach(skel->progs.count_destroy)))
 		snprintf(err, errlen, "attaching to tp_btf/tcp_destroy_sock: %s", strerror(errno));
-		bpf_link__destroy(la->link);
-		la->link = NULL;
-		worker_load_bpf__destroy(skel);
-		return -1;
-	}
-	if (on_read && !(la->read_link = bpf_program__attach(skel->progs.tag_on_read))) {
+	else if ((flags & LOAD_GIVING) && !(la->exit_link = bpf_program__attach(skel->progs.mark_exited)))
+		snprintf(err, errlen, "attaching to tp_btf/sched_process_exit: %s", strerror(errno));
+	else if (on_read && !(la->read_link = bpf_program__attach(skel->progs.tag_on_read)))
 		snprintf(err, errlen, "attaching to tp_btf/sock_recv_length: %s", strerror(errno));
-		bpf_link__destroy(la->destroy_link);
-		bpf_link__destroy(la->link);
-		la->link = la->destroy_link = NULL;
-		worker_load_bpf__destroy(skel);
-		return -1;
-	}
+	else
+		goto attached;
+	bpf_link__destroy(la->exit_link);
+	bpf_link__destroy(la->destroy_link);
+	bpf_link__destroy(la->link);
+	la->link = la->destroy_link = la->exit_link = NULL;
+	worker_load_bpf__destroy(skel);
+	return -1;
+attached:
 	la->skel = skel;
 	la->kernel = 1;
 	la->giving = (flags & LOAD_GIVING) != 0;
@@ -340,6 +341,7 @@ void load_slot_restart(struct load_account *la, int slot)
 	__atomic_add_fetch(&s->gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->held, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&s->giving, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->exited, 0, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < SYN_BUCKETS; i++)
 		__atomic_store_n(&s->syn[i], 0, __ATOMIC_SEQ_CST);
 }
@@ -349,15 +351,49 @@ void load_slot_owned(struct load_account *la, int slot, pid_t pid)
 	__atomic_store_n(&la->slots[slot].owner, (__u32)pid, __ATOMIC_SEQ_CST);
 }
 
+/* fdpass, kernel accounting: waits, at most GIVERS_WAIT_MS, while a
+ * sender's giving record names slot, whose worker has died. A sender clears
+ * it only after closing its own copy of the connection, and if the dead
+ * worker had taken that connection, the sender's close was the last one and
+ * counted in the slot's died_held (ebpf/worker_load.bpf.c, given_to_dead).
+ * A sender is there for the few system calls between its credit and its
+ * close; the bound only keeps a stopped one from holding up the reap. */
+#define GIVERS_WAIT_MS 500
+static void wait_for_givers(struct load_account *la, int slot)
+{
+	struct timespec tick = { 0, 200 * 1000 };
+
+	for (int i = 0; i < GIVERS_WAIT_MS * 5; i++) {
+		int giving = 0;
+
+		for (int k = 0; k < MAX_SLOTS && !giving; k++) {
+			uint64_t g = __atomic_load_n(&la->slots[k].giving, __ATOMIC_SEQ_CST);
+
+			/* A sender that is itself dying closes nothing more but
+			 * by its exit, and its record stays until its own reap. */
+			giving = k != slot && g >> 48 == (uint64_t)slot + 1 &&
+				 !__atomic_load_n(&la->slots[k].exited, __ATOMIC_SEQ_CST);
+		}
+		if (!giving)
+			return;
+		nanosleep(&tick, NULL);
+	}
+}
+
 void load_slot_reaped(struct load_account *la, int slot, int index, pid_t pid)
 {
 	struct load_slot *s = &la->slots[slot];
+	int64_t held;
+
 	/* Reaped: its exit (and every close it made) is over. Kernel: what
-	 * its exit closed while ESTABLISHED, and nothing else (held may still
-	 * carry a raise whose tag it never made, for a connection counted
-	 * there too). User: what it had admitted and not closed. */
-	int64_t held = la->kernel ? (int64_t)__atomic_load_n(&s->died_held, __ATOMIC_SEQ_CST)
-				  : __atomic_load_n(&s->held, __ATOMIC_SEQ_CST);
+	 * its exit closed while ESTABLISHED, and the hand-offs it had taken
+	 * that their senders closed after it (held may still carry a raise
+	 * whose tag it never made, for a connection counted there too). User:
+	 * what it had admitted and not closed. */
+	if (la->kernel && la->giving)
+		wait_for_givers(la, slot);
+	held = la->kernel ? (int64_t)__atomic_load_n(&s->died_held, __ATOMIC_SEQ_CST)
+			  : __atomic_load_n(&s->held, __ATOMIC_SEQ_CST);
 
 	emit_line(STDOUT_FILENO, "{\"event\":\"slot_restarted\",\"index\":%d,\"slot\":%d,\"pid\":%d,"
 		  "\"held_at_death\":%lld,\"inflight\":%lld}", index, slot, (int)pid, (long long)held,

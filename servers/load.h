@@ -103,7 +103,9 @@ void load_slot_owned(struct load_account *la, int slot, pid_t pid);
 /* The supervisor has reaped slot's worker pid (of index): writes one line
  * {"event":"slot_restarted","index":I,"slot":S,"pid":P,"held_at_death":N,
  * "inflight":M} on stdout, N what it held open when it died (kernel: the
- * connections its exit closed while ESTABLISHED, tagged or not yet; user:
+ * connections its exit closed while ESTABLISHED, tagged or not yet, and the
+ * hand-offs it had taken that their senders closed after its death, for
+ * which it waits while a sender's giving record names the slot; user:
  * those it had admitted and not closed), M what was in flight to it, then
  * restarts the slot (load_slot_restart). */
 void load_slot_reaped(struct load_account *la, int slot, int index, pid_t pid);
@@ -117,8 +119,9 @@ void load_credit(struct load_account *la, int slot, int delta);
  * order, as accept and struct sock have them) to slot to: credits to, then
  * (kernel, LOAD_GIVING) records the giving in from's record, so the kernel
  * takes the credit back if from dies holding that connection unsent. Then
- * exactly one of: load_given once the send has succeeded, or
- * load_give_back. */
+ * exactly one of: load_given once the send has succeeded and the sender has
+ * closed its own copy (the reap of a dead target waits for that close:
+ * load_slot_reaped), or load_give_back. */
 void load_give(struct load_account *la, int from, int to, uint32_t peer_addr, uint16_t peer_port);
 void load_given(struct load_account *la, int from);
 void load_give_back(struct load_account *la, int from, int to);

@@ -571,10 +571,10 @@ def run_probe(*args, timeout=60):
 
 # The balancing variants' load records (ebpf/worker_load.h, struct
 # load_slot): __s64 held, credited; __u64 syn[8]; __u32 live, gen, owner,
-# died_held; __u64 retired, giving. A SYN counts while its bucket's epoch is
+# died_held; __u64 retired, giving; __u32 exited, unused. A SYN counts while its bucket's epoch is
 # within the window; inflight is credited less retired's count (its high 32
 # bits), in 32-bit wrapping arithmetic (WORKER_LOAD_INFLIGHT).
-LOAD_SLOT = struct.Struct("<qq8QIIIIQQ")
+LOAD_SLOT = struct.Struct("<qq8QIIIIQQII")
 LOAD_MAX_SLOTS = 128  # MAX_SLOTS in servers/server.h: two slots per worker index
 SYN_EPOCH_SHIFT = 27
 SYN_WINDOW = 6
@@ -631,7 +631,7 @@ class LoadRecords:
             os.close(fd)
 
     def slots(self, n):
-        """[{held, inflight, syn, live, gen, owner, died_held, giving, load}, ...] for
+        """[{held, inflight, syn, live, gen, owner, died_held, giving, exited, load}, ...] for
         the first n slots; inflight and load as the server computes them
         (load: held + inflight + the SYNs in the window)."""
         now = time.monotonic_ns() >> SYN_EPOCH_SHIFT  # CLOCK_MONOTONIC, as bpf_ktime_get_ns
@@ -642,7 +642,7 @@ class LoadRecords:
             inflight = (credited - (rest[12] >> 32)) & 0xffffffff
             inflight -= (inflight & 0x80000000) << 1
             out.append({"held": held, "inflight": inflight, "syn": syn, "live": rest[8], "gen": rest[9],
-                        "owner": rest[10], "died_held": rest[11], "giving": rest[13],
+                        "owner": rest[10], "died_held": rest[11], "giving": rest[13], "exited": rest[14],
                         "load": held + inflight + syn})
         return out
 

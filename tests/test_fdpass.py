@@ -1147,6 +1147,67 @@ def test_kill_at_a_window_leaves_no_count(start_server, point, accounting):
     assert get(s.port, "/pid")[0] == 200
 
 
+def test_receiver_killed_before_its_sender_closes_counts_the_hand_off(start_server):
+    """A receiver killed holding a hand-off whose sender has not yet closed
+    its own copy (the sender between its successful send and its close)
+    counts that connection in its held_at_death: its exit's close is not
+    the last one, the sender's is, after the death, and the connection ends
+    unanswered all the same. The kernel counts that close in the dead
+    slot's died_held (ebpf/worker_load.bpf.c, given_to_dead), and the reap
+    waits while the sender's giving record names the slot (servers/load.c).
+    Before that, such a kill lost a connection its death did not count (a
+    rare failure of the kill windows under load, where a sender preempted
+    there opened the window).
+
+    The window, made here: the sender stops itself at "sent"; the receiver
+    takes the hand-off (its credit retired, held raised; the connections
+    carry no request yet, so it serves nothing) and is killed; once it is
+    dead the sender continues, closes its copy, and only then clears its
+    record."""
+    env = env_with(ACCEPTLAB_TEST_STOP_AT="sent", ACCEPTLAB_ACCOUNTING="kernel", ACCEPTLAB_TEST_NO_DEFER="1")
+    s = start_server("fdpass", env=env)
+    records = LoadRecords(s.proc.pid)
+    conns, sender = [], None
+    try:
+        for _ in range(STOP_MAX_DEFAULT):
+            conns += [socket.create_connection(("127.0.0.1", s.port), timeout=5) for _ in range(RECEIVER_BURST)]
+            sender = stopped_worker(s.pids)
+            if sender is not None:
+                break
+        assert sender is not None, "no worker reached sent within %d connections" % len(conns)
+        wait_stopped(sender)
+        index = s.pids.index(sender)
+        other = 1 - index
+        receiver = s.pids[other]
+        giving = records.slots(2)[index]["giving"]
+        assert giving and (giving >> 48) - 1 == other, records.slots(2)
+        at_hand = socket.ntohs((giving >> 32) & 0xffff)
+        wait_until("the receiver to take the hand-off (its credit retired, its held raised)",
+                   lambda: records.slots(2)[other]["inflight"] == 0 and records.slots(2)[other]["held"] >= 1)
+        os.kill(receiver, signal.SIGKILL)
+        wait_until("the receiver's exit", lambda: task_state(receiver)[0] in ("Z", "X", "gone"))
+    finally:
+        if sender is not None:
+            os.kill(sender, signal.SIGCONT)
+    death = s.wait_for("slot_restarted", pid=receiver)
+    for c in conns:
+        try:
+            c.sendall(b"GET /pid HTTP/1.1\r\nHost: t\r\n\r\n")
+        except OSError:
+            pass  # closed by the server already: read as unanswered below
+    answers = answers_of(conns)
+    mine = [a for c, a in zip(conns, answers) if c.getsockname()[1] == at_hand]
+    for c in conns:
+        c.close()
+    print("%d connections, %d lost; the death %r" % (len(conns), answers.count(None), death))
+    assert mine == [None], "the hand-off at hand (port %d) should have died with its receiver: %r" % (at_hand, mine)
+    assert death["held_at_death"] >= 1, death
+    assert answers.count(None) <= death["held_at_death"], (answers, death)
+    idle = wait_until_or_none(lambda: all(r["held"] == 0 and r["inflight"] == 0 and r["giving"] == 0
+                                          for r in records.slots(4)))
+    assert idle, "not idle: %r (the death: %r)" % (records.slots(4), death)
+
+
 def held_map_ids(pid):
     """The ids of the BPF maps server pid holds (from its descriptors'
     fdinfo), by name, from bpftool."""

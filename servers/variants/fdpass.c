@@ -75,6 +75,10 @@
  *        retired word names its ticket; the replacement takes it without
  *        retiring it again (load_retired), as the supervisor's drain does.
  *      - after the dequeue: the connection dies with the worker, retired.
+ *        Its sender may not have closed its own copy yet: its close, after
+ *        the death, is then the last one, and the kernel counts it in the
+ *        dead slot's held at death all the same; the sender clears its
+ *        giving record only after that close, and the reap waits for it.
  *      - sender killed after its credit, before a send returned success (a
  *        failed one included): its exit closes the connection, the last
  *        reference, and the kernel, finding the giving record, takes the
@@ -449,8 +453,8 @@ static int share_give(struct worker *w, struct share_worker *sw, int t, int fd, 
 		goto back;
 	}
 	test_stop(sh, STOP_SENT);
-	load_given(sh->load, w->slot);
 	close(fd);
+	load_given(sh->load, w->slot); /* after the close: the reap waits for it (load.h) */
 	atomic_fetch_add(&sh->page->event_id, 1);
 	sw->passed++;
 	return 0;
