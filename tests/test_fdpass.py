@@ -1160,8 +1160,9 @@ def test_receiver_killed_before_its_sender_closes_counts_the_hand_off(start_serv
     there opened the window).
 
     The window, made here: the sender stops itself at "sent"; the receiver
-    takes the hand-off (its credit retired, held raised; the connections
-    carry no request yet, so it serves nothing) and is killed; once it is
+    takes the hand-off (its credit retired, held raised, and it waits in
+    epoll again; the connections carry no request yet, so it serves
+    nothing) and is killed; once it is
     dead the sender continues, closes its copy, and only then clears its
     record."""
     env = env_with(ACCEPTLAB_TEST_STOP_AT="sent", ACCEPTLAB_ACCOUNTING="kernel", ACCEPTLAB_TEST_NO_DEFER="1")
@@ -1182,8 +1183,12 @@ def test_receiver_killed_before_its_sender_closes_counts_the_hand_off(start_serv
         giving = records.slots(2)[index]["giving"]
         assert giving and (giving >> 48) - 1 == other, records.slots(2)
         at_hand = socket.ntohs((giving >> 32) & 0xffff)
-        wait_until("the receiver to take the hand-off (its credit retired, its held raised)",
-                   lambda: records.slots(2)[other]["inflight"] == 0 and records.slots(2)[other]["held"] >= 1)
+        # Taken: its credit retired, its held raised, and the receiver back
+        # in epoll_wait (past the dequeue and its first read, which follow
+        # the retire).
+        wait_until("the receiver to take the hand-off",
+                   lambda: records.slots(2)[other]["inflight"] == 0 and records.slots(2)[other]["held"] >= 1
+                   and in_epoll_wait(*task_state(receiver)))
         os.kill(receiver, signal.SIGKILL)
         wait_until("the receiver's exit", lambda: task_state(receiver)[0] in ("Z", "X", "gone"))
     finally:
