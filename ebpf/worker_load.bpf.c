@@ -542,6 +542,31 @@ static __always_inline struct load_slot *slot_of_task(__u32 tgid)
 	return slot_index_of_task(tgid, &slot);
 }
 
+/* The giving record of current's worker process if it names sk's peer (the
+ * connection it is handing off), its slot in *from; else 0. */
+static __always_inline __u64 giving_of(const struct sock *sk, struct load_slot **from)
+{
+	struct load_slot *s = slot_of_task(bpf_get_current_pid_tgid() >> 32);
+	__u64 g, peer;
+
+	if (!s)
+		return 0;
+	g = *(volatile __u64 *)&s->giving;
+	peer = ((__u64)sk->__sk_common.skc_dport << 32) | sk->__sk_common.skc_daddr;
+	if (!g || (g & WORKER_LOAD_GIVING_PEER_MASK) != peer)
+		return 0;
+	*from = s;
+	return g;
+}
+
+/* The slot a giving record hands its connection to. */
+static __always_inline struct load_slot *giving_target(__u64 g)
+{
+	__u32 target = (__u32)(g >> 48) - 1;
+
+	return bpf_map_lookup_elem(&slots, &target);
+}
+
 /* Our own close of sk, in a worker process that is dying: if sk is the
  * connection it was handing off (its slot's giving record names sk's peer),
  * it credited the target and never sent it (a sent one is still held by its
@@ -554,23 +579,15 @@ static __always_inline struct load_slot *slot_of_task(__u32 tgid)
 static __always_inline void dying_giver(const struct sock *sk)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct load_slot *s, *t;
-	__u64 g, peer;
-	__u32 target;
+	struct load_slot *s = NULL, *t;
+	__u64 g;
 
 	if (!(task->flags & PF_EXITING) || sk->sk_shutdown != SHUTDOWN_MASK || !ours(sk))
 		return;
-	s = slot_of_task(bpf_get_current_pid_tgid() >> 32);
-	if (!s)
+	g = giving_of(sk, &s);
+	if (!g || !s || __sync_val_compare_and_swap(&s->giving, g, 0) != g)
 		return;
-	g = *(volatile __u64 *)&s->giving;
-	peer = ((__u64)sk->__sk_common.skc_dport << 32) | sk->__sk_common.skc_daddr;
-	if (!g || (g & WORKER_LOAD_GIVING_PEER_MASK) != peer)
-		return;
-	if (__sync_val_compare_and_swap(&s->giving, g, 0) != g)
-		return;
-	target = (__u32)(g >> 48) - 1;
-	t = bpf_map_lookup_elem(&slots, &target);
+	t = giving_target(g);
 	if (t)
 		__sync_fetch_and_add(&t->credited, -1);
 }
@@ -589,20 +606,10 @@ static __always_inline void dying_giver(const struct sock *sk)
 static __always_inline void given_to_dead(struct load_slot *s, const struct sock *sk)
 {
 	struct load_slot *from;
-	__u64 g, peer;
-	__u32 target;
+	__u64 g;
 
-	if (!s) {
-		from = slot_of_task(bpf_get_current_pid_tgid() >> 32);
-		if (!from)
-			return;
-		g = *(volatile __u64 *)&from->giving;
-		peer = ((__u64)sk->__sk_common.skc_dport << 32) | sk->__sk_common.skc_daddr;
-		if (!g || (g & WORKER_LOAD_GIVING_PEER_MASK) != peer)
-			return;
-		target = (__u32)(g >> 48) - 1;
-		s = bpf_map_lookup_elem(&slots, &target);
-	}
+	if (!s && (g = giving_of(sk, &from)))
+		s = giving_target(g);
 	if (s && *(volatile __u32 *)&s->exited)
 		__sync_fetch_and_add(&s->died_held, 1);
 }
