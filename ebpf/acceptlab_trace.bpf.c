@@ -24,7 +24,17 @@
  * hash beside it) holds its cycle, from a wait's return to the next's
  * (its accepts, then the wakeup that ends the next wait), and its stats,
  * what the loader prints; the loader closes the cycles still open when
- * the trace ends (trace_cycle_empty, trace_cycle_wasted). */
+ * the trace ends (trace_cycle_empty, trace_cycle_wasted).
+ *
+ * Each count in a record has one writer at a time, so it is added to
+ * plainly, not by a locked instruction at every event: the thread's own
+ * waits' and accepts' exits (in its own context: a thread runs on one CPU
+ * at a time, and a program does not run nested in itself on a CPU) write
+ * theirs, and its wakers write wakeups and waker_cpu alone (sched_waking
+ * runs under the woken task's pi_lock, so two wakings of one thread do not
+ * overlap; a thread that wakes itself takes no lock, and a waker racing
+ * that for the same wait may find wake_pending clear too and count the
+ * wait twice, a race no atomic add closes). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -204,13 +214,13 @@ static __always_inline int wait_exit(void)
 	c = &w->c;
 	st = &w->s;
 	if (trace_cycle_empty(c))
-		__sync_fetch_and_add(&st->empty_returns, 1);
+		st->empty_returns++;
 	if (trace_cycle_wasted(c))
-		__sync_fetch_and_add(&st->wasted, 1);
+		st->wasted++;
 	c->woken = c->wake_pending;
 	c->wake_pending = c->accept_seen = c->won = c->lost = 0;
 	c->returned = 1;
-	__sync_fetch_and_add(&st->wait_returns, 1);
+	st->wait_returns++;
 	return 0;
 }
 
@@ -244,30 +254,30 @@ static __always_inline int accept_exit(long ret)
 		/* The first accept to return since the wakeup: its latency. */
 		__u32 slot = log2_us(bpf_ktime_get_ns() - c->wake_ns);
 		if (slot < TRACE_HIST_SLOTS)
-			__sync_fetch_and_add(&st->wake_to_accept[slot], 1);
+			st->wake_to_accept[slot]++;
 	}
 	c->accept_seen = 1;
 	if (ret >= 0) {
 		struct conn_seen *seen;
 
 		c->won = 1;
-		__sync_fetch_and_add(&st->won, 1);
+		st->won++;
 		if (cpu < TRACE_MAX_CPUS)
-			__sync_fetch_and_add(&st->accept_cpu[cpu], 1);
+			st->accept_cpu[cpu]++;
 		if (!targ_timeline)
 			return 0; /* no ESTABLISHED to pair it with, no event */
 		sk = sock_of_fd(ret);
 		seen = sk ? bpf_map_lookup_elem(&conns, &sk) : NULL;
 		if (seen) {
 			__u32 ecpu = seen->est_cpu;
-			__sync_fetch_and_add(&st->established, 1);
+			st->established++;
 			if (ecpu < TRACE_MAX_CPUS)
-				__sync_fetch_and_add(&st->est_cpu[ecpu], 1);
+				st->est_cpu[ecpu]++;
 			bpf_map_delete_elem(&conns, &sk);
 		}
 	} else if (ret == -EAGAIN) {
 		c->lost = 1;
-		__sync_fetch_and_add(&st->lost, 1);
+		st->lost++;
 	}
 	emit(EV_ACCEPT, tid, ret, sk);
 	return 0;
@@ -303,9 +313,9 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	c->wake_pending = 1;
 	c->wake_ns = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
-	__sync_fetch_and_add(&st->wakeups, 1);
+	st->wakeups++;
 	if (cpu < TRACE_MAX_CPUS)
-		__sync_fetch_and_add(&st->waker_cpu[cpu], 1);
+		st->waker_cpu[cpu]++;
 	emit(EV_WAKE, tid, 0, 0);
 	return 0;
 }
