@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-diagnose --port 48609 --duration 1.0 --json

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:35465 --shape burst --connections 16 --rounds 3 --workers-from /work/main/results/linux/20261205T024423Z/raw/slowview-fdpass.ready --json
