@@ -26,15 +26,15 @@
  * what the loader prints; the loader closes the cycles still open when
  * the trace ends (trace_cycle_empty, trace_cycle_wasted).
  *
- * Each count in a record has one writer at a time, so it is added to
- * plainly, not by a locked instruction at every event: the thread's own
- * waits' and accepts' exits (in its own context: a thread runs on one CPU
- * at a time, and a program does not run nested in itself on a CPU) write
- * theirs, and its wakers write wakeups and waker_cpu alone (sched_waking
- * runs under the woken task's pi_lock, so two wakings of one thread do not
- * overlap; a thread that wakes itself takes no lock, and a waker racing
- * that for the same wait may find wake_pending clear too and count the
- * wait twice, a race no atomic add closes). */
+ * The counts the thread's own waits' and accepts' exits write have one
+ * writer, the thread in its own context (it runs on one CPU at a time, and
+ * a program does not run nested in itself on a CPU), so they are added to
+ * plainly, not by a locked instruction at every event. Its wakers' counts
+ * (wakeups, waker_cpu) stay atomic: a thread that wakes itself (its own
+ * wait's timer) takes no lock, so a waker on another CPU can race it for
+ * the same wait, both finding wake_pending clear; each atomic add then
+ * counts, and wakeups stays the sum of waker_cpu, where a plain add could
+ * lose one of the two and leave them apart. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -313,9 +313,9 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	c->wake_pending = 1;
 	c->wake_ns = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
-	st->wakeups++;
+	__sync_fetch_and_add(&st->wakeups, 1);
 	if (cpu < TRACE_MAX_CPUS)
-		st->waker_cpu[cpu]++;
+		__sync_fetch_and_add(&st->waker_cpu[cpu], 1);
 	emit(EV_WAKE, tid, 0, 0);
 	return 0;
 }
