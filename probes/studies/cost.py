@@ -66,7 +66,7 @@ COST_SECONDS = {"keepalive": 1, "close": 1}
 # Rounds in the campaign (--bench-rounds overrides; 2 with --quick). Now and
 # then one run's CPU per request lands far from the rest of its arm's, and
 # far from its pair's: on keep-alive, a second in which a server's workers
-# seldom slept (its context switches per request about half the others'),
+# seldom slept (far fewer context switches per request than the others),
 # which makes each request cheaper. Nothing here can tell that run from
 # the others, and none is dropped; with more rounds one such run weighs
 # less in the mean and in the interval, whose half-width, for one run
