@@ -436,6 +436,11 @@ void load_hold(struct load_account *la, int slot)
 	__atomic_add_fetch(&la->slots[slot].held, 1, __ATOMIC_SEQ_CST);
 }
 
+void load_unhold(struct load_account *la, int slot)
+{
+	__atomic_sub_fetch(&la->slots[slot].held, 1, __ATOMIC_SEQ_CST);
+}
+
 void load_tag(struct load_account *la, int slot, int fd)
 {
 	struct load_slot *s = &la->slots[slot];

@@ -130,6 +130,10 @@ void load_give_back(struct load_account *la, int from, int to);
  * see the decision before any syscall), then load_tag. */
 void load_hold(struct load_account *la, int slot);
 
+/* A hold taken back before the connection was tagged or read (the
+ * decision is made again): held lowered by one. */
+void load_unhold(struct load_account *la, int slot);
+
 /* Kernel: tags connected socket fd as slot's, so it counts until it leaves
  * ESTABLISHED; if it already has (the kernel's marker), the raise of
  * load_hold is undone. In worker processes (fdpass) nothing: the kernel

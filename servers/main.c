@@ -123,6 +123,9 @@ static const struct env_var {
 	  "slot i + workers)" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_SEND_GAP_MS", "N", "fdpass",
 	  "sleep N ms between the pick and the send (the leaving race)" },
+	{ ENV_TEST, "ACCEPTLAB_TEST_PICK_GAP_MS", "N", "fdpass",
+	  "an acceptor sleeps N ms between its pick and counting it (deciders at once, each late to see "
+	  "the others' picks)" },
 	{ ENV_TEST, "ACCEPTLAB_TEST_STOP_AT", "POINT", "fdpass",
 	  "the first worker to reach POINT stops itself (SIGSTOP), as a kill there would find it: "
 	  "`keep-held`, `keep-tagged` (an acceptor keeping a connection, before and after its tag), "

@@ -101,7 +101,7 @@ def test_back_to_back_rounds(start_server, tmp_path, variant, workers):
 
 
 @needs_root
-@pytest.mark.parametrize("workers", [2, 4])
+@pytest.mark.parametrize("workers", [2, 4, 8])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_beside_cpu_hogs(start_server, tmp_path, hogs, variant, workers):
     """Every worker preempted at random by two busy CPUs: the fresh burst

@@ -9,6 +9,7 @@ one row per case, failed or not).
 Test switches used (documented in servers/variants/fdpass.c and docs/server.md):
 ACCEPTLAB_TEST_ARM_GAP_MS=I:MS holds worker I before its loop starts,
 ACCEPTLAB_TEST_SEND_GAP_MS widens the pick-to-send gap,
+ACCEPTLAB_TEST_PICK_GAP_MS widens the pick-to-count gap,
 ACCEPTLAB_TEST_MAX_RESPAWNS=0 keeps a killed worker dead.
 """
 
@@ -26,6 +27,7 @@ import time
 
 import pytest
 
+from acceptlab import balance
 from tests.conftest import (PYTHON, LoadRecords, alive, get, in_epoll_wait, in_nanosleep, open_pid_requests,
                             read_response, run_probe, stopped, task_state, wait_acked, wait_request_read, wait_stopped,
                             wait_tasks)
@@ -994,6 +996,49 @@ def test_fault7_pending_never_drifts(start_server, tmp_path):
             continue
         # serving: never left or not started once every respawn is back
         assert line["state"] == -2, state
+
+
+# Fault 8: how long each acceptor sleeps between its pick and counting it
+# (ACCEPTLAB_TEST_PICK_GAP_MS): long beside a wakeup, so the workers the
+# kernel wakes for one burst are inside their gaps together.
+FAULT8_GAP_MS = 1
+FAULT8_SHAPES = {"burst": (3, []), "keepalive": (2, ["--requests", "3", "--gap-ms", "1"])}
+
+
+@fault("8 deciders at once: {workers} workers, each acceptor %d ms between its pick and its count" % FAULT8_GAP_MS,
+       "every round within the target (max - min <= 2), rounds of 16 per worker back to back")
+@pytest.mark.parametrize("workers", [4, 8])
+def test_fault8_deciders_at_once(start_server, tmp_path, workers):
+    """Fault 8 (CPU hogs, 8 workers, back-to-back rounds: one worker two
+    over): the pick reads the loads before its decision counts, so workers
+    deciding at once, or one preempted between its pick and its count, each
+    give the same least-loaded worker one more. Each decision is counted,
+    then checked against the loads as they are, and made again if it left
+    its worker more than one above another (share_count). With every
+    acceptor sleeping FAULT8_GAP_MS inside that window, the workers the
+    kernel wakes for a burst decide together: without the check, rounds of
+    16 per worker end with one worker at 19 to 21 and another at 13. With
+    it, burst and keep-alive rounds back to back hold the target. The
+    window is proved by the workers' "left" lines at the stop: decisions
+    made again (repicked) above 0."""
+    s = start_server("fdpass", workers=workers, env=env_with(ACCEPTLAB_TEST_PICK_GAP_MS=FAULT8_GAP_MS))
+    ready = tmp_path / "ready.json"
+    ready.write_text(json.dumps(s.ready) + "\n")
+    rounds = []
+    for shape, (n, extra) in FAULT8_SHAPES.items():
+        res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", shape, "--json",
+                        "--connections", str(16 * workers), "--rounds", str(n), "--round-gap-ms", "0",
+                        "--workers-from", str(ready), *extra)
+        assert res.returncode == 0, res.stderr[-1500:]
+        rounds += [r for r in map(json.loads, res.stdout.splitlines()) if r["type"] == "round"]
+    assert s.stop() == 0
+    repicked = sum(e["repicked"] for e in s.events if e.get("event") == "left")
+    bad = [r["split"] for r in rounds if r["unanswered"] or not balance.within_target(list(r["counts"].values()),
+                                                                                          workers)]
+    record("%d rounds (%s), %d outside the target; %d decisions made again"
+           % (len(rounds), ", ".join(r["split"] for r in rounds), len(bad), repicked),
+           rounds=len(rounds), outside=len(bad), window={"repicked": repicked})
+    assert not bad, "rounds outside the target: %s (all: %s)" % (bad, [r["split"] for r in rounds])
 
 
 # ------------------------------------------------------------ kills at the counts' windows

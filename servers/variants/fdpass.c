@@ -45,7 +45,9 @@
  *    one. A sibling that is merely preempted, or busy with a long pass of
  *    short requests, is not skipped: it serves what it is given as soon as it
  *    runs. An acceptor just out of a slow view keeps nothing a sibling can
- *    take.
+ *    take. A decision is counted, then checked against the loads as they
+ *    are by then, and made again if a sibling decided at the same moment
+ *    (share_count).
  *  - The hand-off: raise the target's inflight BEFORE sending (load_give:
  *    the credit, then the giving record naming the connection), read its
  *    state again and keep the connection if it has left; on any send failure
@@ -94,10 +96,11 @@
  *    and its death mid-send gives the credit back), admitting only when
  *    none is left. It then prints a "left" line:
  *    the hand-offs in flight to it when it stored LEFT (inflight_at_leave),
- *    and what it received and forwarded while draining. The sender's "raise, then read
- *    state" and the leaver's "store LEFT, then read inflight" are each a
- *    write before a read (sequentially consistent atomics), so at least one
- *    side sees the other.
+ *    and what it received and forwarded while draining (and how many of
+ *    its decisions it made again over its life: repicked). The sender's
+ *    "raise, then read state" and the leaver's "store LEFT, then read
+ *    inflight" are each a write before a read (sequentially consistent
+ *    atomics), so at least one side sees the other.
  *  - The supervisor marks a reaped worker LEFT before deciding on a respawn
  *    (a sender that picked it before the reap refuses after) and restarts
  *    its slot's count (what it held died with it); a replacement marks its
@@ -122,7 +125,9 @@
  *
  * Test switches (environment): ACCEPTLAB_TEST_SEND_GAP_MS=N sleeps N ms between
  * the pick and the send (after the state check: the widest window for the
- * leaving race); ACCEPTLAB_TEST_NO_PICK=1 disables the pick (every acceptor
+ * leaving race); ACCEPTLAB_TEST_PICK_GAP_MS=N sleeps N ms between an
+ * acceptor's pick and its count (share_count: the window in which deciders
+ * at once see each other's picks late); ACCEPTLAB_TEST_NO_PICK=1 disables the pick (every acceptor
  * keeps what it accepts), a broken build for proving the gate can fail;
  * ACCEPTLAB_TEST_NO_DEFER=1: every connection the pick gives a sibling is
  * handed over (the hand-off's kill windows): the herd never defers, and a
@@ -193,6 +198,7 @@ struct share {
 	int chan_recv[MAX_SLOTS];
 	int chan_send[MAX_SLOTS];
 	int test_send_gap_ms;
+	int test_pick_gap_ms;
 	int test_no_pick;
 	int exclusive;    /* ACCEPTLAB_ACCEPT_EXCLUSIVE: one worker woken per connection */
 	int test_no_defer;
@@ -228,7 +234,7 @@ struct share_worker {
 	struct share *sh;
 	struct share_line *me;
 	int left;
-	uint64_t passed, received, forwarded, deferred, took_over;
+	uint64_t passed, received, forwarded, deferred, took_over, repicked;
 };
 
 static struct share the_share;
@@ -243,6 +249,7 @@ static struct share *share_init(struct server *srv)
 	sh->nslots = srv->nslots;
 	sh->on = srv->cfg.workers > 1 && env_long("ACCEPTLAB_ACCEPT_SHARE", 1, 0, 1);
 	sh->test_send_gap_ms = (int)env_long("ACCEPTLAB_TEST_SEND_GAP_MS", 0, 0, 60000);
+	sh->test_pick_gap_ms = (int)env_long("ACCEPTLAB_TEST_PICK_GAP_MS", 0, 0, 60000);
 	sh->test_no_pick = (int)env_long("ACCEPTLAB_TEST_NO_PICK", 0, 0, 1);
 	sh->exclusive = sh->on && env_long("ACCEPTLAB_ACCEPT_EXCLUSIVE", 1, 0, 1);
 	sh->test_no_defer = (int)env_long("ACCEPTLAB_TEST_NO_DEFER", 0, 0, 1);
@@ -319,6 +326,15 @@ static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
 		sh->chan_send[i] = sv[1];
 	}
 	return 0;
+}
+
+/* The test switches' gaps: ms milliseconds, signals or not. */
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }
 
 /* 1 if thread tid is asleep (S) or in uninterruptible wait (D). */
@@ -416,11 +432,62 @@ static int share_pick(struct worker *w, struct share_worker *sw, int include_sel
 	return best;
 }
 
-/* w keeps fd, which no one is credited with: held first (siblings see the
- * decision at once), then the tag; inflight is never touched. */
+/* 1 if t, whose load now counts w's decision for it, is still no more than
+ * one above every worker the pick would consider (w itself and the
+ * siblings that take): the decision stands. */
+static int share_pick_stands(struct worker *w, struct share_worker *sw, int t)
+{
+	struct share *sh = sw->sh;
+	int64_t now = now_ns(), lt = load_of(sh->load, t);
+	int per = sh->nslots / sh->workers;
+
+	if (t != w->slot && now >= __atomic_load_n(&sw->me->clock.slow_until, __ATOMIC_RELAXED) &&
+	    load_of(sh->load, w->slot) + 1 < lt)
+		return 0;
+	for (int i = 0; i < sh->workers * per; i++)
+		if (i != t && i != w->slot && sibling_takes(sw, i, now) && load_of(sh->load, i) + 1 < lt)
+			return 0;
+	return 1;
+}
+
+/* Counts w's decision to route the connection from peer to t: t's held if t
+ * is w (load_hold), else t's credit and w's giving record (load_give).
+ * The pick read the loads before this count, so two acceptors deciding at
+ * once, or one preempted between its pick and its count, can each give the
+ * same least-loaded worker one more, and a round ends with it two over. So
+ * the decision is checked again once counted, against the loads as they are
+ * now: the counts are sequentially consistent, so of two deciders the
+ * later one's check sees the other's count. One that leaves t more than one
+ * above a worker the pick would consider is taken back (load_unhold,
+ * load_give_back: the states a kill already knows) and made again, at most
+ * PICK_TRIES times in all; the last stands as made. Returns t as counted. */
+#define PICK_TRIES 4
+
+static int share_count(struct worker *w, struct share_worker *sw, int t, const struct sockaddr_in *peer)
+{
+	struct share *sh = sw->sh;
+
+	for (int tries = 1;; tries++) {
+		if (t == w->slot)
+			load_hold(sh->load, t);
+		else
+			load_give(sh->load, w->slot, t, peer->sin_addr.s_addr, peer->sin_port);
+		if (tries == PICK_TRIES || sh->test_no_pick || share_pick_stands(w, sw, t))
+			return t;
+		if (t == w->slot)
+			load_unhold(sh->load, t);
+		else
+			load_give_back(sh->load, w->slot, t);
+		sw->repicked++;
+		t = share_pick(w, sw, 1);
+	}
+}
+
+/* w keeps fd, which no one is credited with: its held raised first
+ * (share_count or load_hold: siblings see the decision at once), then the
+ * tag; inflight is never touched. */
 static void share_keep(struct worker *w, struct share_worker *sw, int fd)
 {
-	load_hold(sw->sh->load, w->slot);
 	test_stop(sw->sh, STOP_KEEP_HELD);
 	load_tag(sw->sh->load, w->slot, fd);
 	test_stop(sw->sh, STOP_KEEP_TAGGED);
@@ -428,23 +495,20 @@ static void share_keep(struct worker *w, struct share_worker *sw, int fd)
 		load_closed_unread(sw->sh->load, w->slot); /* closed unserved, never read */
 }
 
-/* Hands fd, which w holds alone, to sibling t: the credit and the giving
- * record first, then t's state read again, then the send. 0 if it went (our
- * reference closed); -1 (credit taken back) if the caller must keep it. */
+/* Hands fd, which w holds alone, to sibling t, once the caller has made
+ * the credit and the giving record (share_count or load_give): t's state
+ * read again, then the send. 0 if it went (our reference closed); -1
+ * (credit taken back) if the caller must keep it. */
 static int share_give(struct worker *w, struct share_worker *sw, int t, int fd, const struct sockaddr_in *peer)
 {
 	struct share *sh = sw->sh;
 	struct handoff_msg msg = { .peer = *peer };
 
-	load_give(sh->load, w->slot, t, peer->sin_addr.s_addr, peer->sin_port);
 	test_stop(sh, STOP_CREDITED);
 	if (atomic_load(&sh->page->line[t].state) == STATE_LEFT)
 		goto back; /* left after the pick: the credit raised first tells the leaver to wait */
-	if (sh->test_send_gap_ms) {
-		struct timespec ts = { sh->test_send_gap_ms / 1000, (long)(sh->test_send_gap_ms % 1000) * 1000000 };
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
-	}
+	if (sh->test_send_gap_ms)
+		sleep_ms(sh->test_send_gap_ms);
 	do /* never 0 in the low half: a slot that has retired nothing reads 0 there */
 		msg.ticket = (uint64_t)atomic_fetch_add(&sh->page->ticket, 1) + 1;
 	while ((uint32_t)msg.ticket == 0);
@@ -464,11 +528,18 @@ back:
 }
 
 /* fd, just accepted by w, goes to t (share_pick's choice, made before the
- * accept): handed over, or kept when t is w or the hand-off is refused. */
+ * accept), or to where share_count's check moves it: handed over, or kept
+ * when that is w or the hand-off is refused. */
 static void share_route(struct worker *w, struct share_worker *sw, int t, int fd, const struct sockaddr_in *peer)
 {
-	if (t != w->slot && share_give(w, sw, t, fd, peer) == 0)
-		return;
+	if (sw->sh->test_pick_gap_ms)
+		sleep_ms(sw->sh->test_pick_gap_ms);
+	t = share_count(w, sw, t, peer);
+	if (t != w->slot) {
+		if (share_give(w, sw, t, fd, peer) == 0)
+			return;
+		load_hold(sw->sh->load, w->slot);
+	}
 	share_keep(w, sw, fd);
 }
 
@@ -595,6 +666,7 @@ static void share_received(struct worker *w, struct share_worker *sw, int fd, co
 	scm_rights_drop(chan);
 	test_stop(sh, STOP_DEQUEUED);
 	if (t >= 0) {
+		load_give(sh->load, w->slot, t, msg->peer.sin_addr.s_addr, msg->peer.sin_port);
 		if (share_give(w, sw, t, fd, &msg->peer) == 0) {
 			sw->forwarded++;
 			return;
@@ -798,10 +870,12 @@ static void fdpass_leaving(struct worker *w)
 		poll(&pfd, 1, 10); /* a sender between its raise and its send */
 	}
 	/* What the leaving handshake had to do: hand-offs in flight to us when
-	 * we stored LEFT, and what we received and forwarded since. */
+	 * we stored LEFT, and what we received and forwarded since; and how
+	 * many of our decisions share_count made again over our life. */
 	emit_line(STDOUT_FILENO, "{\"event\":\"left\",\"index\":%d,\"slot\":%d,\"pid\":%d,\"inflight_at_leave\":%lld,"
-		  "\"received\":%llu,\"forwarded\":%llu}", w->index, w->slot, (int)w->pid, (long long)at_leave,
-		  (unsigned long long)(sw->received - received), (unsigned long long)(sw->forwarded - forwarded));
+		  "\"received\":%llu,\"forwarded\":%llu,\"repicked\":%llu}", w->index, w->slot, (int)w->pid,
+		  (long long)at_leave, (unsigned long long)(sw->received - received),
+		  (unsigned long long)(sw->forwarded - forwarded), (unsigned long long)sw->repicked);
 }
 
 static void fdpass_reaped(struct server *srv, int slot, pid_t pid)
@@ -873,11 +947,12 @@ static int fdpass_describe(struct worker *w, char *buf, size_t len)
 	size_t off;
 
 	off = (size_t)snprintf(buf, len, "{\"variant\":\"fdpass\",\"on\":%s,\"exclusive\":%s,\"worker\":%d,\"slot\":%d,\"passed\":%llu,"
-			       "\"received\":%llu,\"forwarded\":%llu,\"deferred\":%llu,\"took_over\":%llu",
+			       "\"received\":%llu,\"forwarded\":%llu,\"deferred\":%llu,\"took_over\":%llu,\"repicked\":%llu",
 			       sh->on ? "true" : "false", sh->exclusive ? "true" : "false", w->index, w->slot,
 			       (unsigned long long)sw->passed,
 			       (unsigned long long)sw->received, (unsigned long long)sw->forwarded,
-			       (unsigned long long)sw->deferred, (unsigned long long)sw->took_over);
+			       (unsigned long long)sw->deferred, (unsigned long long)sw->took_over,
+			       (unsigned long long)sw->repicked);
 	if (sh->on && off < len)
 		off += (size_t)snprintf(buf + off, len - off, ",\"event_id\":%lld,\"rotation\":%lld,\"deferrals\":%lld,"
 					"\"takeovers\":%lld,\"claim_pending\":%s,\"claim_target\":%d,",
