@@ -1,0 +1,1 @@
+ip netns exec acceptlab-9351 /work/main/bin/acceptlab-probe --target 10.231.0.1:34319 --shape oneshot --connections 8 --rounds 20 --workers-from /work/main/results/linux/20261205T052114Z/raw/placement-probe-netns-veth-fdpass.ready --json --round-gap-ms 10
