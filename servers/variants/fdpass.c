@@ -127,8 +127,9 @@
  * the pick and the send (after the state check: the widest window for the
  * leaving race); ACCEPTLAB_TEST_PICK_GAP_MS=N sleeps N ms between an
  * acceptor's pick and its count (share_count: the window in which deciders
- * at once see each other's picks late); ACCEPTLAB_TEST_NO_PICK=1 disables the pick (every acceptor
- * keeps what it accepts), a broken build for proving the gate can fail;
+ * at once see each other's picks late); ACCEPTLAB_TEST_NO_PICK=1 disables
+ * the pick (every acceptor keeps what it accepts), a broken build for
+ * proving the gate can fail;
  * ACCEPTLAB_TEST_NO_DEFER=1: every connection the pick gives a sibling is
  * handed over (the hand-off's kill windows): the herd never defers, and a
  * worker woken alone never moves behind its siblings, so the kernel keeps
@@ -401,8 +402,9 @@ static int sibling_takes(struct share_worker *sw, int slot, int64_t now)
 
 /* The least-loaded worker for a new connection: the acceptor itself unless a
  * sibling has strictly less, siblings scanned from a rotating start. With
- * include_self 0 (a leaver forwarding) only siblings count; -1 if none. */
-static int share_pick(struct worker *w, struct share_worker *sw, int include_self)
+ * include_self 0 (a leaver forwarding) only siblings count; -1 if none.
+ * seen (if not NULL): the chosen worker's load as read here. */
+static int share_pick(struct worker *w, struct share_worker *sw, int include_self, int64_t *seen)
 {
 	struct share *sh = sw->sh;
 	int64_t now = now_ns(), best_load = INT64_MAX;
@@ -429,6 +431,8 @@ static int share_pick(struct worker *w, struct share_worker *sw, int include_sel
 			best_load = load;
 		}
 	}
+	if (seen)
+		*seen = best_load;
 	return best;
 }
 
@@ -450,20 +454,26 @@ static int share_pick_stands(struct worker *w, struct share_worker *sw, int t)
 	return 1;
 }
 
-/* Counts w's decision to route the connection from peer to t: t's held if t
- * is w (load_hold), else t's credit and w's giving record (load_give).
+/* Counts w's decision to route the connection from peer to t, whose load
+ * the pick saw as seen: t's held if t is w (load_hold), else t's credit and
+ * w's giving record (load_give).
  * The pick read the loads before this count, so two acceptors deciding at
  * once, or one preempted between its pick and its count, can each give the
  * same least-loaded worker one more, and a round ends with it two over. So
- * the decision is checked again once counted, against the loads as they are
- * now: the counts are sequentially consistent, so of two deciders the
- * later one's check sees the other's count. One that leaves t more than one
- * above a worker the pick would consider is taken back (load_unhold,
- * load_give_back: the states a kill already knows) and made again, at most
- * PICK_TRIES times in all; the last stands as made. Returns t as counted. */
+ * the decision is checked again once counted. If t now reads no more than
+ * seen + 1, no one else counted for it meanwhile, and the others, at least
+ * seen when the pick read them, have only been raised since (or lowered by
+ * a close, which the pick never waits for): it stands, at the cost of
+ * reading the one load just written. Otherwise it is checked against every
+ * load as it is now (share_pick_stands): the counts are sequentially
+ * consistent, so of two deciders the later one's check sees the other's
+ * count. One that leaves t more than one above a worker the pick would
+ * consider is taken back (load_unhold, load_give_back: the states a kill
+ * already knows) and made again, at most PICK_TRIES times in all; the last
+ * stands as made. Returns t as counted. */
 #define PICK_TRIES 4
 
-static int share_count(struct worker *w, struct share_worker *sw, int t, const struct sockaddr_in *peer)
+static int share_count(struct worker *w, struct share_worker *sw, int t, int64_t seen, const struct sockaddr_in *peer)
 {
 	struct share *sh = sw->sh;
 
@@ -472,14 +482,15 @@ static int share_count(struct worker *w, struct share_worker *sw, int t, const s
 			load_hold(sh->load, t);
 		else
 			load_give(sh->load, w->slot, t, peer->sin_addr.s_addr, peer->sin_port);
-		if (tries == PICK_TRIES || sh->test_no_pick || share_pick_stands(w, sw, t))
+		if (tries == PICK_TRIES || sh->test_no_pick || load_of(sh->load, t) <= seen + 1 ||
+		    share_pick_stands(w, sw, t))
 			return t;
 		if (t == w->slot)
 			load_unhold(sh->load, t);
 		else
 			load_give_back(sh->load, w->slot, t);
 		sw->repicked++;
-		t = share_pick(w, sw, 1);
+		t = share_pick(w, sw, 1, &seen);
 	}
 }
 
@@ -528,13 +539,14 @@ back:
 }
 
 /* fd, just accepted by w, goes to t (share_pick's choice, made before the
- * accept), or to where share_count's check moves it: handed over, or kept
- * when that is w or the hand-off is refused. */
-static void share_route(struct worker *w, struct share_worker *sw, int t, int fd, const struct sockaddr_in *peer)
+ * accept, t's load seen as seen), or to where share_count's check moves it:
+ * handed over, or kept when that is w or the hand-off is refused. */
+static void share_route(struct worker *w, struct share_worker *sw, int t, int64_t seen, int fd,
+			const struct sockaddr_in *peer)
 {
 	if (sw->sh->test_pick_gap_ms)
 		sleep_ms(sw->sh->test_pick_gap_ms);
-	t = share_count(w, sw, t, peer);
+	t = share_count(w, sw, t, seen, peer);
 	if (t != w->slot) {
 		if (share_give(w, sw, t, fd, peer) == 0)
 			return;
@@ -623,13 +635,14 @@ static void share_accept_loop(struct worker *w, struct share_worker *sw, int may
 	int fd;
 
 	for (;;) {
-		int t = sh->test_no_pick ? w->slot : share_pick(w, sw, 1);
+		int64_t load_seen = 0;
+		int t = sh->test_no_pick ? w->slot : share_pick(w, sw, 1, &load_seen);
 
 		if (t != w->slot && may_defer && share_defer(sw, t))
 			return;
 		if ((fd = worker_accept_one(w, &peer)) < 0)
 			break;
-		share_route(w, sw, t, fd, &peer);
+		share_route(w, sw, t, load_seen, fd, &peer);
 	}
 	if (seen && w->accept_eagain != again)
 		atomic_compare_exchange_strong(&sh->page->claim, &seen, 0);
@@ -657,7 +670,7 @@ static void share_received(struct worker *w, struct share_worker *sw, int fd, co
 	test_stop(sh, STOP_PEEKED);
 	sw->received++;
 	if (sw->left)
-		t = share_pick(w, sw, 0);
+		t = share_pick(w, sw, 0, NULL);
 	if (t < 0)
 		load_hold(sh->load, w->slot); /* before the retire: a reader never sees it in neither */
 	if (!retired)
@@ -756,18 +769,19 @@ static void fdpass_serving(struct worker *w)
 static void share_accept_exclusive(struct worker *w, struct share_worker *sw)
 {
 	struct sockaddr_in peer;
-	int t = sw->sh->test_no_pick ? w->slot : share_pick(w, sw, 1), fd;
+	int64_t seen = 0;
+	int t = sw->sh->test_no_pick ? w->slot : share_pick(w, sw, 1, &seen), fd;
 
 	if ((fd = worker_accept_one(w, &peer)) < 0)
 		return;
-	share_route(w, sw, t, fd, &peer);
+	share_route(w, sw, t, seen, fd, &peer);
 	/* Not while accepting rests (out of descriptors): its resume adds the
 	 * listener back, and an add now would be refused. Not without the pick
 	 * (ACCEPTLAB_TEST_NO_PICK), nor with ACCEPTLAB_TEST_NO_DEFER: the
 	 * kernel's order is then left alone, and a worker it keeps waking hands
 	 * over what the pick gives a sibling. */
 	if (!sw->sh->test_no_pick && !sw->sh->test_no_defer && !w->accept_paused_until &&
-	    share_pick(w, sw, 1) != w->slot &&
+	    share_pick(w, sw, 1, NULL) != w->slot &&
 	    worker_listener_enable(w, EXCLUSIVE_EVENTS, 0) == 0)
 		worker_listener_enable(w, EXCLUSIVE_EVENTS, 1);
 }
