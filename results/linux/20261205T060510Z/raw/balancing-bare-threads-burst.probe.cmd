@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:42803 --shape burst --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261205T060510Z/raw/balancing-bare-threads-burst.ready --json --round-gap-ms 30

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:41845 --shape keepalive --connections 32 --rounds 3 --workers-from /work/main/results/linux/20261205T060510Z/raw/balancing-lt-keepalive.ready --json --round-gap-ms 30 --requests 4

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:33695 --shape ramp --connections 128 --rounds 2 --workers-from /work/main/results/linux/20261205T060510Z/raw/balancing-lt-w8.ready --json --round-gap-ms 0 --gap-ms 2

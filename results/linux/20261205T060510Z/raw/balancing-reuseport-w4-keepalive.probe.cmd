@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:33405 --shape keepalive --connections 64 --rounds 2 --workers-from /work/main/results/linux/20261205T060510Z/raw/balancing-reuseport-w4.ready --json --round-gap-ms 0 --requests 4

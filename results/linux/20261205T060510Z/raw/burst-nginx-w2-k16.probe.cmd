@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:55977 --shape burst --connections 16 --rounds 5 --workers-from /tmp/acceptlab-peer-nginx-work-benol363/ready.json --json --path /work?us=2000 --latencies --worker-from body --round-gap-ms 25 --timeout-ms 10000

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:44847 --shape burst --connections 64 --rounds 5 --workers-from /tmp/acceptlab-peer-nginx-work-k12szkoi/ready.json --json --path /work?us=2000 --latencies --worker-from body --round-gap-ms 25 --timeout-ms 10000

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:40003 --shape burst --connections 16 --rounds 5 --workers-from /work/main/results/linux/20261205T060510Z/raw/burst-reuseport-bpf-w8.ready --json --path /work?us=2000 --latencies --worker-from header:X-Worker --round-gap-ms 25 --timeout-ms 10000

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-diagnose --port 47527 --load keepalive --connections 32 --rounds 3 --json

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-diagnose --port 37567 --duration 0.5 --json

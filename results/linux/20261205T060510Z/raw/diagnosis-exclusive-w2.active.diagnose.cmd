@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-diagnose --port 41097 --load burst --connections 32 --request /pid --json  # with {'ACCEPTLAB_TEST_PROBE_WORKER_FROM': 'body'}

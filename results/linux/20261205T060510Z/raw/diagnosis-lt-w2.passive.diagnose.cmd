@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-diagnose --port 45169 --duration 0.5 --json

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:40477 --shape burst --connections 32 --rounds 1 --workers-from /work/main/results/linux/20261205T060510Z/raw/perturbation-fdpass-off-w2.ready --json --round-gap-ms 0 --pause-at asked

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:34293 --shape burst --connections 64 --rounds 3 --workers-from /work/main/results/linux/20261205T060510Z/raw/perturbation-reuseport-bpf-w4.ready --json --round-gap-ms 0 --pause-at asked

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:37709 --shape burst --connections 64 --rounds 1 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-hog-beside-worker0-bare-w4.ready --json --round-gap-ms 10

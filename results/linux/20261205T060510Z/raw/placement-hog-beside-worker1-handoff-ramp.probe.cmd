@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:38753 --shape ramp --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-hog-beside-worker1-handoff.ready --json --round-gap-ms 10 --gap-ms 5

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:37171 --shape oneshot --connections 8 --rounds 20 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-hog-beside-worker1-lt-yield.ready --json --round-gap-ms 10

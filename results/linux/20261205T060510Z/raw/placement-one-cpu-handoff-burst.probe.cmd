@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:42285 --shape burst --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-one-cpu-handoff.ready --json --pin 0 --round-gap-ms 10

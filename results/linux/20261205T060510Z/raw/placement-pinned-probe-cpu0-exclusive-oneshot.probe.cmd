@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:39691 --shape oneshot --connections 8 --rounds 20 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-pinned-probe-cpu0-exclusive.ready --json --pin 0 --round-gap-ms 10

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:34297 --shape oneshot --connections 8 --rounds 20 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-pinned-probe-cpu1-exclusive.ready --json --pin 1 --round-gap-ms 10

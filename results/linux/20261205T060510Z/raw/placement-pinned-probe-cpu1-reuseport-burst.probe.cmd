@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:44221 --shape burst --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-pinned-probe-cpu1-reuseport.ready --json --pin 1 --round-gap-ms 10

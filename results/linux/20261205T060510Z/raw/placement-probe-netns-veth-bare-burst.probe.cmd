@@ -1,0 +1,1 @@
+ip netns exec acceptlab-26875 /work/main/bin/acceptlab-probe --target 10.231.0.1:34869 --shape burst --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-probe-netns-veth-bare.ready --json --round-gap-ms 10

@@ -1,0 +1,1 @@
+ip netns exec acceptlab-26875 /work/main/bin/acceptlab-probe --target 10.231.0.1:35241 --shape oneshot --connections 8 --rounds 20 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-probe-netns-veth-fdpass.ready --json --round-gap-ms 10

@@ -1,0 +1,1 @@
+ip netns exec acceptlab-26875 /work/main/bin/acceptlab-probe --target 10.231.0.1:39035 --shape ramp --connections 32 --rounds 2 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-probe-netns-veth-reuseport.ready --json --round-gap-ms 10 --gap-ms 5

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:34641 --shape oneshot --connections 8 --rounds 20 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-unpinned-handoff.ready --json --round-gap-ms 10

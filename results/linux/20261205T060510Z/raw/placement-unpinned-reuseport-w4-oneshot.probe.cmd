@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:33795 --shape oneshot --connections 8 --rounds 10 --workers-from /work/main/results/linux/20261205T060510Z/raw/placement-unpinned-reuseport-w4.ready --json --round-gap-ms 10

@@ -1,0 +1,1 @@
+/usr/bin/wrk -t1 -c32 -d3s --latency --timeout 2s -H 'Connection: close' http://127.0.0.1:43407/pid

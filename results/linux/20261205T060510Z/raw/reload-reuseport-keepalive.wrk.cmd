@@ -1,0 +1,1 @@
+/usr/bin/wrk -t1 -c16 -d3s --latency --timeout 2s http://127.0.0.1:36177/pid

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:37289 --shape burst --connections 32 --rounds 1 --workers-from /work/main/results/linux/20261205T060510Z/raw/respawn-reuseport-migrate-1.ready --json --timeout-ms 5000

@@ -1,0 +1,1 @@
+/work/main/bin/acceptlab-probe --target 127.0.0.1:35353 --shape burst --connections 16 --rounds 3 --workers-from /work/main/results/linux/20261205T060510Z/raw/slowview-fdpass.ready --json

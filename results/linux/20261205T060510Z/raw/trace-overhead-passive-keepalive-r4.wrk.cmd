@@ -1,0 +1,1 @@
+/usr/bin/wrk -t2 -c64 -d45s --latency --timeout 2s http://127.0.0.1:46579/

@@ -1,0 +1,1 @@
+/usr/bin/perf record -e cpu-clock -F 4999 -o /work/main/results/linux/20261205T060510Z/raw/trace-profile-traced-close.perf.data -p 6095,6096
