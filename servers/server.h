@@ -359,6 +359,8 @@ int threads_run(struct server *srv);
  * variable when malformed. */
 long env_long(const char *name, long def, long lo, long hi);
 int64_t now_ns(void);
+/* Sleeps ms milliseconds, however many signals arrive meanwhile. */
+void sleep_ms(int ms);
 /* Writes one line to fd with a single write(2), so lines from several
  * processes sharing stdout never interleave. */
 void emit_line(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

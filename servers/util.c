@@ -18,6 +18,14 @@ int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+void sleep_ms(int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 /* s as a decimal integer in [lo, hi] into *v: 0, or -1 if it is not one. */
 static int parse_in_range(const char *s, long lo, long hi, long *v)
 {

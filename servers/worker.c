@@ -184,9 +184,7 @@ int worker_run(struct worker *w)
 			return 1; /* the supervisor is gone */
 	}
 	if (hold_ms) {
-		struct timespec ts = { hold_ms / 1000, (long)(hold_ms % 1000) * 1000000 };
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
+		sleep_ms(hold_ms);
 		if (v->serving)
 			v->serving(w);
 	}

@@ -32,6 +32,8 @@ from tests.conftest import (PYTHON, LoadRecords, alive, get, in_epoll_wait, in_n
                             read_response, run_probe, stopped, task_state, wait_acked, wait_request_read, wait_stopped,
                             wait_tasks)
 from tests.faults import fault, record
+from tests.test_balance import SHAPE_ARGS
+from tests.test_balance import probe as balance_probe
 
 # The times the fault cases promise: one number, in the test and in the
 # faults table's expected column alike.
@@ -1002,7 +1004,6 @@ def test_fault7_pending_never_drifts(start_server, tmp_path):
 # (ACCEPTLAB_TEST_PICK_GAP_MS): long beside a wakeup, so the workers the
 # kernel wakes for one burst are inside their gaps together.
 FAULT8_GAP_MS = 1
-FAULT8_SHAPES = {"burst": (3, []), "keepalive": (2, ["--requests", "3", "--gap-ms", "1"])}
 
 
 @fault("8 deciders at once: {workers} workers, each acceptor %d ms between its pick and its count" % FAULT8_GAP_MS,
@@ -1022,15 +1023,8 @@ def test_fault8_deciders_at_once(start_server, tmp_path, workers):
     window is proved by the workers' "left" lines at the stop: decisions
     made again (repicked) above 0."""
     s = start_server("fdpass", workers=workers, env=env_with(ACCEPTLAB_TEST_PICK_GAP_MS=FAULT8_GAP_MS))
-    ready = tmp_path / "ready.json"
-    ready.write_text(json.dumps(s.ready) + "\n")
-    rounds = []
-    for shape, (n, extra) in FAULT8_SHAPES.items():
-        res = run_probe("--target", "127.0.0.1:%d" % s.port, "--shape", shape, "--json",
-                        "--connections", str(16 * workers), "--rounds", str(n), "--round-gap-ms", "0",
-                        "--workers-from", str(ready), *extra)
-        assert res.returncode == 0, res.stderr[-1500:]
-        rounds += [r for r in map(json.loads, res.stdout.splitlines()) if r["type"] == "round"]
+    rounds = (balance_probe(s, tmp_path, "burst", rounds=3)
+              + balance_probe(s, tmp_path, "keepalive", rounds=2, extra=SHAPE_ARGS["keepalive"]))
     assert s.stop() == 0
     repicked = sum(e["repicked"] for e in s.events if e.get("event") == "left")
     bad = [r["split"] for r in rounds if r["unanswered"] or not balance.within_target(list(r["counts"].values()),

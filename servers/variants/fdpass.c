@@ -329,15 +329,6 @@ static int fdpass_before_fork(struct server *srv, char *err, size_t errlen)
 	return 0;
 }
 
-/* The test switches' gaps: ms milliseconds, signals or not. */
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* 1 if thread tid is asleep (S) or in uninterruptible wait (D). */
 static int thread_asleep(pid_t tid)
 {
@@ -400,6 +391,15 @@ static int sibling_takes(struct share_worker *sw, int slot, int64_t now)
 	return atomic_load(&l->state) == STATE_SERVING && !slow_view(l, now);
 }
 
+/* w's own load as the pick weighs it: just out of a slow view, any sibling
+ * that takes is better (INT64_MAX - 1, above every real load). */
+static int64_t own_load(struct worker *w, struct share_worker *sw, int64_t now)
+{
+	if (now < __atomic_load_n(&sw->me->clock.slow_until, __ATOMIC_RELAXED))
+		return INT64_MAX - 1;
+	return load_of(sw->sh->load, w->slot);
+}
+
 /* The least-loaded worker for a new connection: the acceptor itself unless a
  * sibling has strictly less, siblings scanned from a rotating start. With
  * include_self 0 (a leaver forwarding) only siblings count; -1 if none.
@@ -415,9 +415,7 @@ static int share_pick(struct worker *w, struct share_worker *sw, int include_sel
 
 	if (include_self) {
 		best = w->slot;
-		/* Just out of a slow view: any sibling that takes is better. */
-		best_load = now < __atomic_load_n(&sw->me->clock.slow_until, __ATOMIC_RELAXED) ?
-				    INT64_MAX - 1 : load_of(sh->load, w->slot);
+		best_load = own_load(w, sw, now);
 	}
 	for (int k = 0; k < n * per; k++) {
 		int i = (start + k / per) % n + (k % per) * n; /* index, then its other slot */
@@ -445,8 +443,7 @@ static int share_pick_stands(struct worker *w, struct share_worker *sw, int t)
 	int64_t now = now_ns(), lt = load_of(sh->load, t);
 	int per = sh->nslots / sh->workers;
 
-	if (t != w->slot && now >= __atomic_load_n(&sw->me->clock.slow_until, __ATOMIC_RELAXED) &&
-	    load_of(sh->load, w->slot) + 1 < lt)
+	if (t != w->slot && own_load(w, sw, now) + 1 < lt)
 		return 0;
 	for (int i = 0; i < sh->workers * per; i++)
 		if (i != t && i != w->slot && sibling_takes(sw, i, now) && load_of(sh->load, i) + 1 < lt)

@@ -190,14 +190,6 @@ static void token_unlock(struct mutex_page *pg, pid_t me)
 	atomic_compare_exchange_strong(&pg->token, &expected, 0);
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* The test switch: sleep while holding the token, once per worker and once
  * per server run. */
 static void maybe_test_hold(struct worker *w, struct mutex_worker *st, struct mutex_page *pg)
