@@ -1370,8 +1370,14 @@ def test_passive_hooks_say_what_the_programs_cannot_take_off():
     against the passive watch's goal on the sham floor: hooks at 1.035,
     1.036, 1.034 (1.035 ± 0.002) on a floor of 1.000 ± 0.002 miss 1.03, so
     the finding says no change to the programs meets it, only fewer hooks;
-    hooks at 1.005, 1.006, 1.004 meet it, so the programs decide the goal;
-    on a floor as wide as the margin it is not resolved and says neither.
+    hooks at 1.005, 1.006, 1.004 meet it, so the programs decide the goal.
+    Unless missed, the finding says what the hooks leave a met watch: its
+    upper bound must lie below the goal less the A/A reach (1.03 - 0.0025
+    on the narrow floor), so the hooks' mean leaves 0.023 of it; on a floor
+    as wide as the margin (reach 0.075) the hooks are not resolved and their
+    mean is above 0.955 already, so only fewer hooks or more rounds can make
+    the watch met; hooks at 1.021 ± 0.005 on a floor of 1.000 ± 0.005 are
+    not resolved either and leave 0.004 (1.025 - 1.021).
     The text counts the runs a round from the states present: three with
     the hooks (sham, passive, hooks), two without."""
     from report.sections import trace as trace_section
@@ -1401,9 +1407,21 @@ def test_passive_hooks_say_what_the_programs_cannot_take_off():
     cheap = text_of((1.0, 1.001, 0.999), (1.005, 1.006, 1.004))
     assert (finding + "1.005 ± 0.002 over 3 rounds, against at most 1.03: met; so the hooks alone do not rule "
             "the goal out: the programs decide it") in cheap, cheap
+    assert ("the programs decide it; a met watch needs its upper bound below 1.028 (the goal less the A/A pair's "
+            "reach from 1), and the hooks alone's mean, 1.005, leaves 0.023 for what its programs add and its "
+            "half-width together") in cheap, cheap
     wide = text_of((1.0, 1.03, 0.97), (1.005, 1.006, 1.004))
     assert finding + "1.005 ± 0.002 over 3 rounds, against at most 1.03: not resolved" in wide, wide
-    assert "programs decide" not in wide and "only fewer hooks" not in wide, wide
+    assert "programs decide" not in wide and "brings the passive watch within its goal" not in wide, wide
+    assert ("a met watch needs its upper bound below 0.955 (the goal less the A/A pair's reach from 1), and the "
+            "hooks alone's mean, 1.005, is not below it: at this run's resolution only fewer hooks, or a finer "
+            "resolution (more rounds), can make the watch's verdict met") in wide, wide
+    near = text_of((1.0, 1.002, 0.998), (1.019, 1.021, 1.023))
+    assert finding + "1.021 ± 0.005 over 3 rounds, against at most 1.03: not resolved" in near, near
+    assert ("a met watch needs its upper bound below 1.025 (the goal less the A/A pair's reach from 1), and the "
+            "hooks alone's mean, 1.021, leaves 0.004 for what its programs add and its half-width together") \
+        in near, near
+    assert "programs decide" not in near, near
     without = text_of((1.0, 1.001, 0.999), None)
     assert "Two runs a round" in without and "passive-hooks" not in without, without
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from acceptlab.results_io import RowError, json_kind
-from acceptlab.stats import MET, MISSED, NOT_RESOLVED, Z975, floor_of, judge, judge_on_floor
+from acceptlab.stats import MET, MISSED, NOT_RESOLVED, Z975, floor_of, floor_reach, judge, judge_on_floor
 from report.common import (Failed, Meta, Study, and_list, cell_text, count_word, get, get_arm, get_bool, get_int,
                            get_number, get_str, interval_text, is_int, number, ordered, placement_text, plural,
                            row_reader)
@@ -525,12 +525,32 @@ TOGGLED_WORDS = {"untraced-aa": "untraced-aa (no watcher, the same windows, noth
 def hooks_line(title: str, ratios: list, floor) -> str:
     """A finding: what the passive watch's hooks alone cost, judged against
     the passive watch's goal, and what that leaves its programs."""
-    verdict, *_ = judge_on_floor(ratios, ALTERNATED_GOALS["passive"], "at most", floor)
+    goal = ALTERNATED_GOALS["passive"]
+    verdict, m, _, _ = judge_on_floor(ratios, goal, "at most", floor)
     then = {MISSED: "; so no change to its programs brings the passive watch within its goal, only fewer hooks",
             MET: "; so the hooks alone do not rule the goal out: the programs decide it"}.get(verdict, "")
     return (f"{title}: CPU per request on/off with the passive watch's hooks alone (each program returning at "
             "once), judged on the passive watch's goal: "
-            + verdict_text(ratios, ALTERNATED_GOALS["passive"], "at most", floor) + then)
+            + verdict_text(ratios, goal, "at most", floor) + then
+            + ("" if verdict == MISSED else room_text(m, goal, floor)))
+
+
+def room_text(hooks_mean, goal: float, floor) -> str:
+    """What the hooks alone leave the passive watch at the run's resolution:
+    a met watch's interval must clear the goal by more than the A/A pair's
+    reach from 1, so its upper bound must lie below goal - reach; the hooks
+    alone's mean is where the watch starts before its programs add
+    anything. "" without a floor or a mean."""
+    if floor is None or hooks_mean is None:
+        return ""
+    need = goal - floor_reach(floor)
+    room = need - hooks_mean
+    head = (f"; a met watch needs its upper bound below {need:.3f} (the goal less the A/A pair's reach from 1), "
+            f"and the hooks alone's mean, {hooks_mean:.3f}, ")
+    if room > 0:
+        return head + f"leaves {room:.3f} for what its programs add and its half-width together"
+    return head + ("is not below it: at this run's resolution only fewer hooks, or a finer resolution (more "
+                   "rounds), can make the watch's verdict met")
 
 
 def render_toggled_overhead(runs: list, failed: list) -> list:
