@@ -547,7 +547,7 @@ def room_text(hooks_mean, goal: float, floor) -> str:
     room = need - hooks_mean
     head = (f"; a met watch needs its upper bound below {need:.3f} (the goal less the A/A pair's reach from 1), "
             f"and the hooks alone's mean, {hooks_mean:.3f}, ")
-    if room > 0:
+    if round(room, 3) > 0:
         return head + f"leaves {room:.3f} for what its programs add and its half-width together"
     return head + ("is not below it: at this run's resolution only fewer hooks, or a finer resolution (more "
                    "rounds), can make the watch's verdict met")
