@@ -1403,6 +1403,7 @@ def test_passive_hooks_say_what_the_programs_cannot_take_off():
            "1.035 ± 0.002 |" in dear, dear
     assert (finding + "1.035 ± 0.002 over 3 rounds, against at most 1.03: missed; so no change to its programs "
             "brings the passive watch within its goal, only fewer hooks") in dear, dear
+    assert "a met watch needs" not in dear, dear  # a miss leaves nothing to say of room
     assert "Three runs a round" in dear and "passive-hooks (the passive watch's hooks alone" in dear, dear
     cheap = text_of((1.0, 1.001, 0.999), (1.005, 1.006, 1.004))
     assert (finding + "1.005 ± 0.002 over 3 rounds, against at most 1.03: met; so the hooks alone do not rule "
